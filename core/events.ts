@@ -1,0 +1,67 @@
+import type { Endpoint } from './endpoint.ts';
+import type { Route } from './route.ts';
+
+/**
+ * Event log format v1: the canonical input. `at` is integer milliseconds of simulated time.
+ * Events with the same `at` apply in file order.
+ */
+export type InputEvent =
+  | { at: number; type: 'route.upsert'; route: Route }
+  | { at: number; type: 'route.delete'; namespace: string; name: string }
+  | { at: number; type: 'endpoints.set'; namespace: string; service: string; endpoints: Endpoint[] }
+  | { at: number; type: 'endpoints.delete'; namespace: string; service: string }
+  | { at: number; type: 'blueprint.upsert'; route: Route }
+  | { at: number; type: 'blueprint.delete'; namespace: string; name: string }
+  | { at: number; type: 'node.fail' | 'node.recover' | 'node.shutdown'; node: string }
+  | { at: number; type: 'router.fail' | 'router.recover'; node: string }
+  | { at: number; type: 'network.partition'; groups: string[][] }
+  | { at: number; type: 'network.heal' };
+
+export type InputEventType = InputEvent['type'];
+
+export const INPUT_EVENT_TYPES: readonly InputEventType[] = [
+  'route.upsert',
+  'route.delete',
+  'endpoints.set',
+  'endpoints.delete',
+  'blueprint.upsert',
+  'blueprint.delete',
+  'node.fail',
+  'node.recover',
+  'node.shutdown',
+  'router.fail',
+  'router.recover',
+  'network.partition',
+  'network.heal',
+];
+
+/** Events the config manager handles; the rest concern nodes and the network. */
+export type ChurnEvent = Extract<
+  InputEvent,
+  { type: 'route.upsert' | 'route.delete' | 'endpoints.set' | 'endpoints.delete' | 'blueprint.upsert' | 'blueprint.delete' }
+>;
+
+export function isChurnEvent(e: InputEvent): e is ChurnEvent {
+  return e.type.startsWith('route.') || e.type.startsWith('endpoints.') || e.type.startsWith('blueprint.');
+}
+
+/** A short stable identity of what an event touches, for the output log and timelines. */
+export function eventSubject(e: InputEvent): string {
+  switch (e.type) {
+    case 'route.upsert':
+    case 'blueprint.upsert':
+      return `${e.route.namespace}/${e.route.name}`;
+    case 'route.delete':
+    case 'blueprint.delete':
+      return `${e.namespace}/${e.name}`;
+    case 'endpoints.set':
+    case 'endpoints.delete':
+      return `${e.namespace}/${e.service}`;
+    case 'network.partition':
+      return e.groups.map((g) => g.join(',')).join('|');
+    case 'network.heal':
+      return '';
+    default:
+      return e.node;
+  }
+}

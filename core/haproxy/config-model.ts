@@ -1,0 +1,40 @@
+/**
+ * The HAProxy configuration a reload writes, reduced to what the runtime API can observe and change:
+ * backends with their servers, and map files. The mocked HAProxy rebuilds its whole state from this on
+ * every reload, which is how runtime changes get lost exactly as they do in a real HAProxy.
+ */
+export interface ServerConfig {
+  name: string;
+  address: string;
+  port: number;
+  /** 0..256; HAProxy's default is 1. */
+  weight: number;
+  /** `disabled` on the server line: starts in maintenance (admin state 0x04, config maint). */
+  disabled: boolean;
+  check: boolean;
+  /** Static `cookie <value>` on the server line, if any. */
+  cookie?: string;
+}
+
+export type Balance = 'roundrobin' | 'leastconn' | 'source' | 'random' | 'static-rr' | 'first';
+
+export interface BackendConfig {
+  name: string;
+  mode: 'http' | 'tcp';
+  balance: Balance;
+  /** `cookie <name> insert ... dynamic` on the backend, with `dynamic-cookie-key`. */
+  cookieName?: string;
+  dynamicCookieKey?: string;
+  servers: ServerConfig[];
+}
+
+export interface MapEntry {
+  key: string;
+  value: string;
+}
+
+export interface HaproxyConfig {
+  backends: BackendConfig[];
+  /** Map file name (e.g. `os_http_be.map`) to its entries in file order. */
+  maps: Record<string, MapEntry[]>;
+}

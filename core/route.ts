@@ -1,0 +1,39 @@
+/** An OpenShift Route as the router sees it (route.openshift.io/v1, the fields that shape HAProxy config). */
+export type Termination = 'edge' | 'passthrough' | 'reencrypt';
+export type InsecureEdgeTerminationPolicy = 'None' | 'Allow' | 'Redirect';
+
+export interface RouteTls {
+  termination: Termination;
+  insecureEdgeTerminationPolicy?: InsecureEdgeTerminationPolicy;
+  certificate?: string;
+  key?: string;
+  caCertificate?: string;
+  destinationCACertificate?: string;
+}
+
+export interface Route {
+  namespace: string;
+  name: string;
+  host: string;
+  path?: string;
+  service: string;
+  targetPort?: string | number;
+  tls?: RouteTls;
+  wildcardPolicy?: 'None' | 'Subdomain';
+  annotations?: Record<string, string>;
+}
+
+/** `namespace/name`: the identity the router keys routes by. */
+export function routeKey(r: { namespace: string; name: string }): string {
+  return `${r.namespace}/${r.name}`;
+}
+
+/** The route's termination, with plain HTTP as "" exactly as the router's blueprint matcher compares it. */
+export function terminationOf(r: Route): Termination | '' {
+  return r.tls?.termination ?? '';
+}
+
+/** `namespace/service`: the key endpoints are stored under. */
+export function serviceKey(namespace: string, service: string): string {
+  return `${namespace}/${service}`;
+}

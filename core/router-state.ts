@@ -1,0 +1,93 @@
+import { sameEndpoints, type Endpoint } from './endpoint.ts';
+import type { ChurnEvent } from './events.ts';
+import { routeKey, serviceKey, type Route } from './route.ts';
+
+/**
+ * What the router has been told: routes, endpoints per service and custom blueprint routes.
+ * This is the desired state that a reload renders and that the invariants compare HAProxy against.
+ */
+export interface RouterState {
+  readonly routes: Map<string, Route>;
+  readonly endpoints: Map<string, Endpoint[]>;
+  readonly blueprints: Map<string, Route>;
+}
+
+/** What an event changed; `null` from `applyChurn` means nothing did (e.g. the same endpoints twice). */
+export type StateChange =
+  | { kind: 'route.added'; route: Route }
+  | { kind: 'route.modified'; before: Route; after: Route }
+  | { kind: 'route.removed'; route: Route }
+  | { kind: 'endpoints.changed'; namespace: string; service: string; before: readonly Endpoint[]; after: readonly Endpoint[] }
+  | { kind: 'blueprint.changed'; before: Route | undefined; after: Route | undefined };
+
+export function emptyRouterState(): RouterState {
+  return { routes: new Map(), endpoints: new Map(), blueprints: new Map() };
+}
+
+const NO_ENDPOINTS: readonly Endpoint[] = [];
+
+export function endpointsOf(state: RouterState, namespace: string, service: string): readonly Endpoint[] {
+  return state.endpoints.get(serviceKey(namespace, service)) ?? NO_ENDPOINTS;
+}
+
+/** Applies one churn event in place and says what changed. */
+export function applyChurn(state: RouterState, e: ChurnEvent): StateChange | null {
+  switch (e.type) {
+    case 'route.upsert': {
+      const key = routeKey(e.route);
+      const before = state.routes.get(key);
+      if (before !== undefined && sameRoute(before, e.route)) return null;
+      state.routes.set(key, e.route);
+      return before === undefined ? { kind: 'route.added', route: e.route } : { kind: 'route.modified', before, after: e.route };
+    }
+    case 'route.delete': {
+      const key = routeKey(e);
+      const before = state.routes.get(key);
+      if (before === undefined) return null;
+      state.routes.delete(key);
+      return { kind: 'route.removed', route: before };
+    }
+    case 'endpoints.set': {
+      const key = serviceKey(e.namespace, e.service);
+      const before = state.endpoints.get(key) ?? NO_ENDPOINTS;
+      if (sameEndpoints(before, e.endpoints)) return null;
+      state.endpoints.set(key, e.endpoints);
+      return { kind: 'endpoints.changed', namespace: e.namespace, service: e.service, before, after: e.endpoints };
+    }
+    case 'endpoints.delete': {
+      const key = serviceKey(e.namespace, e.service);
+      const before = state.endpoints.get(key);
+      if (before === undefined) return null;
+      state.endpoints.delete(key);
+      if (before.length === 0) return null;
+      return { kind: 'endpoints.changed', namespace: e.namespace, service: e.service, before, after: NO_ENDPOINTS };
+    }
+    case 'blueprint.upsert': {
+      const key = routeKey(e.route);
+      const before = state.blueprints.get(key);
+      if (before !== undefined && sameRoute(before, e.route)) return null;
+      state.blueprints.set(key, e.route);
+      return { kind: 'blueprint.changed', before, after: e.route };
+    }
+    case 'blueprint.delete': {
+      const key = routeKey(e);
+      const before = state.blueprints.get(key);
+      if (before === undefined) return null;
+      state.blueprints.delete(key);
+      return { kind: 'blueprint.changed', before, after: undefined };
+    }
+  }
+}
+
+/** Routes are plain JSON from the event log, so a canonical JSON comparison is exact. */
+export function sameRoute(a: Route, b: Route): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+function canonicalJson(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
+}

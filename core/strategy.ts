@@ -1,0 +1,32 @@
+import type { HaproxyConfig } from './haproxy/config-model.ts';
+import type { ReloadReason } from './reload-reason.ts';
+import type { RouterState, StateChange } from './router-state.ts';
+import type { RuntimeProgram } from './runtime-effect.ts';
+
+export const STRATEGY_NAMES = ['reload-always', 'dcm-slots', 'dcm-add-del'] as const;
+export type StrategyName = (typeof STRATEGY_NAMES)[number];
+
+/** What a strategy may do besides talking to HAProxy; all of it is bookkeeping, none of it I/O. */
+export interface StrategyContext {
+  /** True from the start of a reload until HAProxy runs the new config; dynamic calls are refused then. */
+  readonly reloadInProgress: boolean;
+  /** Ask the rate limiter for a reload; coalesced with other requests. */
+  requestReload(reason: ReloadReason, detail?: string): void;
+  /** Arm the commit-interval timer if it is not armed (later calls do not extend it). */
+  armCommitTimer(): void;
+  /** A note for the output log (e.g. why a dynamic change fell back to a reload). */
+  note(message: string): void;
+}
+
+/**
+ * A router generation. `onChange` runs after the desired state has changed; it either changes HAProxy at
+ * runtime (the returned program) or asks for a reload. `render` is what a reload writes.
+ */
+export interface RouterStrategy {
+  readonly name: StrategyName;
+  onChange(change: StateChange, state: RouterState, ctx: StrategyContext): RuntimeProgram | void;
+  /** The full configuration a reload would write for this state (pool backends and slots included). */
+  render(state: RouterState): HaproxyConfig;
+  /** A reload finished and HAProxy now runs `render(stateAtReloadStart)`: reset every runtime bookkeeping. */
+  onReloaded(state: RouterState): void;
+}

@@ -1,0 +1,46 @@
+import type { InputEventType } from '../../core/events.ts';
+import type { ReloadReason } from '../../core/reload-reason.ts';
+
+/**
+ * The output log: what a run observed, one JSON object per line after a header. The report is a pure
+ * projection of these records (`routerbench report <log>` rebuilds it without simulating again), so
+ * anything a report shows must be recorded here. Every record carries `atUs`, the virtual time in µs.
+ */
+export interface OutputHeader {
+  routerbench: 'outputlog';
+  version: 1;
+  scenario: string;
+  seed: number;
+  strategy: string;
+  /** The fully resolved settings of the run (after defaults, scenario, --set and --env). */
+  settings: Record<string, unknown>;
+  /** Budgets to judge the run by, as `path op number` strings (e.g. `reloads.total <= 2`). */
+  budgets: string[];
+  /** The command that reproduces this run exactly. */
+  reproduce: string;
+}
+
+export type RuntimeOutcome = 'ok' | 'error' | 'refused' | 'reset' | 'timeout';
+
+export type VrrpStateName = 'INIT' | 'BACKUP' | 'MASTER' | 'FAULT';
+
+export type OutputRecord =
+  /** An input event was applied (subject: `ns/name`, `ns/service` or the node). */
+  | { atUs: number; type: 'input'; event: InputEventType; subject: string }
+  | { atUs: number; type: 'reload.request'; reason: ReloadReason; detail?: string }
+  | { atUs: number; type: 'reload.start'; n: number }
+  | { atUs: number; type: 'reload.end'; n: number }
+  /** One runtime API command as the client saw it, after retries. */
+  | { atUs: number; type: 'runtime.command'; line: string; outcome: RuntimeOutcome; attempts: number; reply?: string }
+  | { atUs: number; type: 'note'; message: string }
+  | { atUs: number; type: 'warning'; message: string }
+  /** An invariant check over the HAProxy view; `violations` is empty when it held. */
+  | { atUs: number; type: 'invariant'; name: string; violations: string[] }
+  // VRRP (keepalived) observations
+  | { atUs: number; type: 'vrrp.state'; node: string; vrid: number; vip: string; from: VrrpStateName; to: VrrpStateName; priority: number; cause?: string }
+  | { atUs: number; type: 'vrrp.garp'; node: string; vrid: number; vip: string }
+  | { atUs: number; type: 'vrrp.stats'; advertsSent: number; packetsSent: number; deliveries: number; dropped: number }
+  /** Last record of every complete run. */
+  | { atUs: number; type: 'run.end'; events: number; simulatedMs: number };
+
+export type OutputRecordType = OutputRecord['type'];

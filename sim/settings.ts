@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { STRATEGY_NAMES } from '../core/strategy.ts';
+
+/**
+ * Every knob of a run, with its default written once. Dotted keys (`router.maxDynamicServers`) address
+ * them from `--set`, scenario files and sweeps alike.
+ */
+export const RouterSettingsSchema = z
+  .object({
+    strategy: z.enum(STRATEGY_NAMES).default('reload-always'),
+    /** `_dynamic-pod-N` slots per backend (ROUTER_MAX_DYNAMIC_SERVERS). */
+    maxDynamicServers: z.number().int().min(1).max(1000).default(5),
+    /** Pre-allocated backends per blueprint (ROUTER_BLUEPRINT_ROUTE_POOL_SIZE); 0 means no pool. */
+    blueprintPoolSize: z.number().int().min(0).max(1000).default(10),
+    /** Minimum time between reload starts, start to start (RELOAD_INTERVAL). */
+    reloadIntervalMs: z.number().int().min(0).default(5000),
+    /** First dynamic change arms a one-shot timer that forces a reload (COMMIT_INTERVAL). */
+    commitIntervalMs: z.number().int().min(0).default(3_600_000),
+    /**
+     * Simulated time from a reload's start until the new HAProxy serves its config. 1000 ms stands for the
+     * router's reload-haproxy script (render, `haproxy -c`, start the new worker) on a few hundred routes.
+     */
+    reloadDurationMs: z.number().int().min(0).default(1000),
+  })
+  .strict();
+
+export const SimSettingsSchema = z
+  .object({
+    /** Simulated time after the last input event before the run ends; pending timers stop there. */
+    settleMs: z.number().int().min(0).default(60_000),
+    /** A fixed run length instead of last event + settle. */
+    durationMs: z.number().int().min(0).optional(),
+  })
+  .strict();
+
+export const SettingsSchema = z
+  .object({
+    seed: z.number().int().min(0).max(2 ** 32 - 1).default(1),
+    router: RouterSettingsSchema.default(RouterSettingsSchema.parse({})),
+    sim: SimSettingsSchema.default(SimSettingsSchema.parse({})),
+  })
+  .strict();
+
+export type Settings = z.infer<typeof SettingsSchema>;
+export type RouterSettings = z.infer<typeof RouterSettingsSchema>;
+
+export function defaultSettings(): Settings {
+  return SettingsSchema.parse({});
+}
