@@ -1,0 +1,20 @@
+import type { InputEvent } from '../core/events.ts';
+import type { Settings } from './settings.ts';
+
+/**
+ * Everything one run needs; a scenario file, a bare event log or a sweep point all become one of these.
+ * A run is fully determined by it: same RunInput, byte-identical output log and report.
+ */
+export interface RunInput {
+  /** Scenario name as shown in reports. */
+  name: string;
+  /** Where it came from (file path), for messages and the reproduce line. */
+  source: string;
+  settings: Settings;
+  /** Budgets as `path op number` strings, e.g. `reloads.total <= 2`. */
+  budgets: string[];
+  /** The event log, streamed: called once per run, must yield events in non-decreasing `at`. */
+  events: () => Iterable<InputEvent>;
+  /** The command line that reproduces this run (printed on failure). */
+  reproduce: string;
+}
