@@ -16,6 +16,8 @@ export interface StrategyContext {
   armCommitTimer(): void;
   /** A note for the output log (e.g. why a dynamic change fell back to a reload). */
   note(message: string): void;
+  /** A runtime API call failed for good (after retries, or HAProxy answered with an error); counted in the report. */
+  runtimeError(detail: string): void;
 }
 
 /**

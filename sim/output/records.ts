@@ -20,7 +20,8 @@ export interface OutputHeader {
   reproduce: string;
 }
 
-export type RuntimeOutcome = 'ok' | 'error' | 'refused' | 'reset' | 'timeout';
+/** What the socket did with one attempt; whether HAProxy's reply means success is the client's call. */
+export type RuntimeOutcome = 'ok' | 'refused' | 'reset' | 'timeout';
 
 export type VrrpStateName = 'INIT' | 'BACKUP' | 'MASTER' | 'FAULT';
 
@@ -30,8 +31,10 @@ export type OutputRecord =
   | { atUs: number; type: 'reload.request'; reason: ReloadReason; detail?: string }
   | { atUs: number; type: 'reload.start'; n: number }
   | { atUs: number; type: 'reload.end'; n: number }
-  /** One runtime API command as the client saw it, after retries. */
-  | { atUs: number; type: 'runtime.command'; line: string; outcome: RuntimeOutcome; attempts: number; reply?: string }
+  /** One attempt to send a runtime API command line; `reply` is kept when short, for debugging. */
+  | { atUs: number; type: 'runtime.command'; line: string; outcome: RuntimeOutcome; reply?: string }
+  /** The config manager gave up on a runtime call (retries exhausted or an error reply). */
+  | { atUs: number; type: 'runtime.error'; detail: string }
   | { atUs: number; type: 'note'; message: string }
   | { atUs: number; type: 'warning'; message: string }
   /** An invariant check over the HAProxy view; `violations` is empty when it held. */

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import type { InputEvent } from '../../core/events.ts';
+
+/** Validation of event log v1 lines. Strict: an unknown field is as likely a typo as a mistake. */
+const at = z.number().int().min(0);
+const name = z.string().min(1);
+
+export const RouteTlsSchema = z
+  .object({
+    termination: z.enum(['edge', 'passthrough', 'reencrypt']),
+    insecureEdgeTerminationPolicy: z.enum(['None', 'Allow', 'Redirect']).optional(),
+    certificate: z.string().optional(),
+    key: z.string().optional(),
+    caCertificate: z.string().optional(),
+    destinationCACertificate: z.string().optional(),
+  })
+  .strict();
+
+export const RouteSchema = z
+  .object({
+    namespace: name,
+    name: name,
+    host: name,
+    path: z.string().startsWith('/').optional(),
+    service: name,
+    targetPort: z.union([z.string().min(1), z.number().int().min(1).max(65535)]).optional(),
+    tls: RouteTlsSchema.optional(),
+    wildcardPolicy: z.enum(['None', 'Subdomain']).optional(),
+    annotations: z.record(z.string(), z.string()).optional(),
+  })
+  .strict();
+
+export const EndpointSchema = z
+  .object({
+    ip: z.union([z.ipv4(), z.ipv6()], { error: 'expected an IPv4 or IPv6 address' }),
+    port: z.number().int().min(1).max(65535),
+    ready: z.boolean().optional(),
+    name: z.string().min(1).optional(),
+  })
+  .strict();
+
+const nodeEvent = <T extends string>(type: T) => z.object({ at, type: z.literal(type), node: name }).strict();
+
+export const InputEventSchema = z.discriminatedUnion('type', [
+  z.object({ at, type: z.literal('route.upsert'), route: RouteSchema }).strict(),
+  z.object({ at, type: z.literal('route.delete'), namespace: name, name }).strict(),
+  z.object({ at, type: z.literal('endpoints.set'), namespace: name, service: name, endpoints: z.array(EndpointSchema) }).strict(),
+  z.object({ at, type: z.literal('endpoints.delete'), namespace: name, service: name }).strict(),
+  z.object({ at, type: z.literal('blueprint.upsert'), route: RouteSchema }).strict(),
+  z.object({ at, type: z.literal('blueprint.delete'), namespace: name, name }).strict(),
+  nodeEvent('node.fail'),
+  nodeEvent('node.recover'),
+  nodeEvent('node.shutdown'),
+  nodeEvent('router.fail'),
+  nodeEvent('router.recover'),
+  z.object({ at, type: z.literal('network.partition'), groups: z.array(z.array(name).min(1)).min(1) }).strict(),
+  z.object({ at, type: z.literal('network.heal') }).strict(),
+]);
+
+// The schema and the core type must describe the same events; this line fails to compile if they drift.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _schemaMatchesCore: Same<z.infer<typeof InputEventSchema>, InputEvent> = true;
+void _schemaMatchesCore;
+
+export const EventLogHeaderSchema = z
+  .object({ routerbench: z.literal('eventlog'), version: z.literal(1) })
+  .passthrough();
