@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import { isReady, type Endpoint } from '../endpoint.ts';
+import { terminationOf, type Route, type Termination } from '../route.ts';
+
+/**
+ * Names exactly as the router renders them (pkg/router/template/util GenerateBackendNamePrefix,
+ * router.go routeKey, plugin.go endpoint IDs). Modelled, not copied.
+ */
+
+/** The router's ServiceAliasConfigKey: `<namespace>:<name>` (routeKeySeparator is ":"). */
+export function aliasKey(r: { namespace: string; name: string }): string {
+  return `${r.namespace}:${r.name}`;
+}
+
+export function backendPrefix(termination: Termination | ''): string {
+  switch (termination) {
+    case 'edge':
+      return 'be_edge_http';
+    case 'reencrypt':
+      return 'be_secure';
+    case 'passthrough':
+      return 'be_tcp';
+    default:
+      return 'be_http';
+  }
+}
+
+/** `be_http:<ns>:<name>`, `be_edge_http:…`, `be_tcp:…` (passthrough), `be_secure:…` (reencrypt). */
+export function backendNameOf(route: Route): string {
+  return `${backendPrefix(terminationOf(route))}:${route.namespace}:${route.name}`;
+}
+
+/**
+ * The endpoint ID the router uses as the static server name. Endpoints backed by a pod (our `name`) are
+ * `pod:<pod>:<endpoints name = service>:<port name>:<ip>:<port>`, others `ept:<service>:<port name>:<ip>:<port>`.
+ * The event log carries no port name, so that field is empty, as for an unnamed single-port service.
+ */
+export function endpointServerName(service: string, e: Endpoint): string {
+  return e.name === undefined ? `ept:${service}::${e.ip}:${e.port}` : `pod:${e.name}:${service}::${e.ip}:${e.port}`;
+}
+
+export function md5Hex(s: string): string {
+  return createHash('md5').update(s).digest('hex');
+}
+
+/** The route's RoutingKeyName: md5 of its alias key; the default cookie name and the dynamic cookie key. */
+export function routingKeyName(r: { namespace: string; name: string }): string {
+  return md5Hex(aliasKey(r));
+}
+
+/** One served endpoint: its static server name and address. */
+export interface ServedEndpoint {
+  id: string;
+  ip: string;
+  port: number;
+}
+
+/**
+ * The endpoints the router serves for a service, in endpoint-list order: only ready addresses (the router
+ * reads `subsets[].addresses`, never `notReadyAddresses`), duplicates by ID dropped as plugin.go does.
+ */
+export function servedEndpoints(service: string, endpoints: readonly Endpoint[]): ServedEndpoint[] {
+  const out: ServedEndpoint[] = [];
+  let seen: Set<string> | undefined;
+  for (const e of endpoints) {
+    if (!isReady(e)) continue;
+    const id = endpointServerName(service, e);
+    if (out.length > 0) {
+      seen ??= new Set(out.map((x) => x.id));
+      if (seen.has(id)) continue;
+      seen.add(id);
+    }
+    out.push({ id, ip: e.ip, port: e.port });
+  }
+  return out;
+}
+
+/** Go's strconv.ParseBool truth values, which the template's `isTrue` uses. */
+export function isTrue(v: string | undefined): boolean {
+  return v === '1' || v === 't' || v === 'T' || v === 'true' || v === 'TRUE' || v === 'True';
+}

@@ -1,0 +1,138 @@
+import { endpointsOf, type RouterState } from '../router-state.ts';
+import type { Route } from '../route.ts';
+import type { Balance, BackendConfig, HaproxyConfig, MapEntry, ServerConfig } from './config-model.ts';
+import { compareMapLines, MAP_FILES, MAP_WILDCARD, renderedMapEntries } from './map-entries.ts';
+import { aliasKey, backendNameOf, isTrue, md5Hex, routingKeyName, servedEndpoints } from './names.ts';
+
+/**
+ * What a reload writes, modelled on images/router/haproxy/conf/haproxy-config.template: one backend per
+ * route (the template ranges over the router state map, which Go templates visit in sorted key order, so
+ * backends are ordered by `<namespace>:<name>`), the route's ready endpoints as static servers, the config
+ * manager's `_dynamic-pod-N` slots, and the map files.
+ */
+export interface RenderOptions {
+  /** `_dynamic-pod-1..N` disabled slot servers per backend (dcm-slots); 0 = no slots. */
+  maxDynamicServers: number;
+  /** Pool slot routes (`_hapcm_blueprint_pool` namespace, no host), rendered as ordinary backends. */
+  extraBackends?: readonly Route[];
+  /**
+   * Which template generation: `none` is the router without a config manager; `slots` the 2018 template
+   * (static servers keep `cookie <hash>`, `cookie … dynamic`, `dynamic-cookie-key`, slot servers);
+   * `add-del` the 2026 template (static servers without `cookie`, `dynamic-cookie-key`, no slots).
+   * Defaults to `slots` when maxDynamicServers > 0, else `none`.
+   */
+  manager?: 'none' | 'slots' | 'add-del';
+  /** ROUTER_ALLOW_WILDCARD_ROUTES. */
+  allowWildcardRoutes?: boolean;
+}
+
+/** The template's placeholder address of every dynamic slot (`server-template … 172.4.0.4:8765`). */
+export const SLOT_ADDRESS = '172.4.0.4';
+export const SLOT_PORT = 8765;
+/** `ServerTemplateName`: the constant prefix `_dynamic` + `-pod`; slots are `_dynamic-pod-1..N`. */
+export const SLOT_NAME_PREFIX = '_dynamic-pod-';
+
+const BALANCE_ANNOTATION = 'haproxy.router.openshift.io/balance';
+const DISABLE_COOKIES_ANNOTATION = 'haproxy.router.openshift.io/disable_cookies';
+const COOKIE_NAME_ANNOTATION = 'router.openshift.io/cookie_name';
+const BALANCE_RE = /^(?:roundrobin|leastconn|source|random)$/;
+const COOKIE_NAME_RE = /^[a-zA-Z0-9_-]+$/;
+
+export function slotServerName(i: number): string {
+  return `${SLOT_NAME_PREFIX}${i}`;
+}
+
+export function renderRouterConfig(state: RouterState, opts: RenderOptions): HaproxyConfig {
+  const manager = opts.manager ?? (opts.maxDynamicServers > 0 ? 'slots' : 'none');
+  const routes: Route[] = [];
+  for (const r of state.routes.values()) routes.push(r);
+  if (opts.extraBackends !== undefined) for (const r of opts.extraBackends) routes.push(r);
+  const keyed = routes.map((r) => ({ key: aliasKey(r), route: r }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+
+  const backends: BackendConfig[] = [];
+  const lines = new Map<string, string[]>();
+  for (const f of MAP_FILES) lines.set(f, []);
+  if (opts.allowWildcardRoutes === true) lines.set(MAP_WILDCARD, []);
+
+  for (const { route } of keyed) {
+    const name = backendNameOf(route);
+    backends.push(renderBackend(state, route, name, manager, manager === 'slots' ? opts.maxDynamicServers : 0));
+    for (const e of renderedMapEntries(route, name, { allowWildcardRoutes: opts.allowWildcardRoutes === true })) {
+      lines.get(e.map)?.push(`${e.key} ${e.value}`);
+    }
+  }
+
+  const maps: Record<string, MapEntry[]> = {};
+  for (const [file, ls] of lines) {
+    ls.sort(compareMapLines);
+    maps[file] = ls.map(splitMapLine);
+  }
+  return { backends, maps };
+}
+
+function splitMapLine(line: string): MapEntry {
+  const i = line.lastIndexOf(' ');
+  return { key: line.slice(0, i), value: line.slice(i + 1) };
+}
+
+/** The backend block for one route. Exported for strategies that need a single backend's shape. */
+export function renderBackend(
+  state: RouterState,
+  route: Route,
+  name: string,
+  manager: 'none' | 'slots' | 'add-del',
+  slots: number,
+): BackendConfig {
+  const termination = route.tls?.termination ?? '';
+  const passthrough = termination === 'passthrough';
+  const annotations = route.annotations;
+  const served = servedEndpoints(route.service, endpointsOf(state, route.namespace, route.service));
+
+  // One service per route: with endpoints it is the single active service unit, whose weight the router
+  // reduces to 1 (calculateServiceWeights); without endpoints it has no weight entry and no servers.
+  const weight = 1;
+  // Health checks only when the route has more than one active endpoint (`gt $cfg.ActiveEndpoints 1`).
+  const check = served.length > 1;
+  const staticCookies = manager !== 'add-del' && !passthrough;
+  const servers: ServerConfig[] = served.map((e) => {
+    const s: ServerConfig = { name: e.id, address: e.ip, port: e.port, weight, disabled: false, check };
+    if (staticCookies) s.cookie = md5Hex(e.id);
+    return s;
+  });
+  // Slots: `server-template _dynamic-pod- 1-N 172.4.0.4:8765 check inter … disabled` (weight defaults to 1);
+  // reencrypt backends list them one by one with `weight 0 ssl disabled check`.
+  for (let i = 1; i <= slots; i++) {
+    servers.push({
+      name: slotServerName(i),
+      address: SLOT_ADDRESS,
+      port: SLOT_PORT,
+      weight: termination === 'reencrypt' ? 0 : 1,
+      disabled: true,
+      check: true,
+    });
+  }
+
+  const annotatedBalance = annotations?.[BALANCE_ANNOTATION];
+  // Without the annotation: `random` for http-mode backends, `source` for passthrough (single service;
+  // ROUTER_LOAD_BALANCE_ALGORITHM / ROUTER_TCP_BALANCE_SCHEME are not modelled).
+  const balance: Balance =
+    annotatedBalance !== undefined && BALANCE_RE.test(annotatedBalance)
+      ? (annotatedBalance as Balance)
+      : passthrough
+        ? 'source'
+        : 'random';
+
+  const backend: BackendConfig = { name, mode: passthrough ? 'tcp' : 'http', balance, servers };
+  const key = routingKeyName(route);
+  if (!passthrough && !isTrue(annotations?.[DISABLE_COOKIES_ANNOTATION])) {
+    const annotated = annotations?.[COOKIE_NAME_ANNOTATION];
+    backend.cookieName = annotated !== undefined && COOKIE_NAME_RE.test(annotated) ? annotated : key;
+  }
+  // The 2018 template writes `dynamic-cookie-key <RoutingKeyName>` next to the slots (passthrough included);
+  // the 2026 one on every backend once a config manager is on.
+  if ((manager === 'slots' && slots > 0) || (manager === 'slots' && termination === 'reencrypt') || manager === 'add-del') {
+    backend.dynamicCookieKey = key;
+  }
+  return backend;
+}
