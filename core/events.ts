@@ -14,7 +14,17 @@ export type InputEvent =
   | { at: number; type: 'blueprint.delete'; namespace: string; name: string }
   | { at: number; type: 'node.fail' | 'node.recover' | 'node.shutdown'; node: string }
   | { at: number; type: 'router.fail' | 'router.recover'; node: string }
-  | { at: number; type: 'network.partition'; groups: string[][] }
+  /** A node (its keepalived) joins the cluster with this primary IP. */
+  | { at: number; type: 'node.join'; node: string; ip: string }
+  /** A node leaves the cluster for good (keepalived stopped gracefully, address dropped from the peers). */
+  | { at: number; type: 'node.leave'; node: string }
+  /** The node is frozen (paused VM, CPU starvation): no adverts sent or heard for `durationMs`. */
+  | { at: number; type: 'node.stall'; node: string; durationMs: number }
+  /**
+   * Nodes in different groups cannot reach each other; nodes in no group form one more group. With
+   * `oneWay`, only traffic from an earlier group to a later one is blocked.
+   */
+  | { at: number; type: 'network.partition'; groups: string[][]; oneWay?: boolean }
   | { at: number; type: 'network.heal' };
 
 export type InputEventType = InputEvent['type'];
@@ -31,6 +41,9 @@ export const INPUT_EVENT_TYPES: readonly InputEventType[] = [
   'node.shutdown',
   'router.fail',
   'router.recover',
+  'node.join',
+  'node.leave',
+  'node.stall',
   'network.partition',
   'network.heal',
 ];
@@ -58,7 +71,7 @@ export function eventSubject(e: InputEvent): string {
     case 'endpoints.delete':
       return `${e.namespace}/${e.service}`;
     case 'network.partition':
-      return e.groups.map((g) => g.join(',')).join('|');
+      return e.groups.map((g) => g.join(',')).join(e.oneWay ? '>' : '|');
     case 'network.heal':
       return '';
     default:

@@ -1,0 +1,39 @@
+import type { TrackSpec } from './track.ts';
+
+/** A VRRP instance as configured, for every node that runs it (resolved from either configuration form). */
+export interface VrrpInstanceSpec {
+  vip: string;
+  vrid: number;
+  /** Base priority per node name. */
+  priorities: Record<string, number>;
+  preempt: boolean;
+  preemptDelayMs: number;
+  track: TrackSpec[];
+  /**
+   * Nodes whose config says `state MASTER` (ipfailover's preferred masters). keepalived ≥ 2.0 starts them in
+   * BACKUP anyway and clears `nopreempt` and `preempt_delay` for them.
+   */
+  initialMasterNodes: string[];
+}
+
+/** Preemption as one node's keepalived runs it. */
+export function preemptionFor(spec: VrrpInstanceSpec, node: string): { preempt: boolean; preemptDelayMs: number } {
+  if (spec.initialMasterNodes.includes(node)) return { preempt: true, preemptDelayMs: 0 };
+  return { preempt: spec.preempt, preemptDelayMs: spec.preemptDelayMs };
+}
+
+/** A configuration value that cannot be run; `key` is the dotted path of the offending setting. */
+export class ClusterConfigError extends Error {
+  constructor(
+    readonly key: string,
+    detail: string,
+  ) {
+    super(`${key}: ${detail}`);
+    this.name = 'ClusterConfigError';
+  }
+}
+
+export function ipToUint32(ip: string): number {
+  const p = ip.split('.');
+  return ((Number(p[0]) << 24) >>> 0) + (Number(p[1]) << 16) + (Number(p[2]) << 8) + Number(p[3]);
+}

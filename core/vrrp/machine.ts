@@ -1,0 +1,236 @@
+import { assign, setup } from 'xstate';
+import { masterDownUs, skewUs, type VrrpVersion } from './timers.ts';
+
+/**
+ * One VRRP instance (one node's view of one virtual router) as an xstate 5 machine. It is pure: it never
+ * reads a clock. Every event carries `nowUs`, timers are deadlines in the context, and what the instance
+ * wants done (send an advert, send gratuitous ARPs, arm a timer) comes back as named actions with params
+ * from `transition()`; the simulation executes them on its own virtual clock.
+ *
+ * Behaviour (RFC 3768/5798 §6.4, keepalived 2.x vrrp.c):
+ * - INIT --START--> MASTER if the address owner (priority 255), FAULT if a weight-0 tracked script is KO,
+ *   else BACKUP with the down timer at now + Master_Down_Interval.
+ * - BACKUP: priority-0 advert → down timer at now + Skew. Advert with priority ≥ own, or preemption off, or
+ *   within preempt_delay → accept: down timer at now + Master_Down (the first lower-priority advert starts the
+ *   preempt_delay clock). Lower priority otherwise → discard, the timer keeps running. Timer → MASTER.
+ * - MASTER: entry sends an advert and a GARP burst, arms the advert timer (every A) and the second GARP burst
+ *   (garp_master_delay). Higher priority (or equal from a higher primary IP) → BACKUP. Lower priority → send an
+ *   advert at once and re-send GARPs (keepalived 2.x, RFC 9568). Priority 0 → send an advert at once.
+ * - SHUTDOWN: a master sends a priority-0 advert, then INIT. CRASH: INIT silently. FAULT: a master sends a
+ *   priority-0 advert; FAULT_CLEAR → BACKUP with a full down timer.
+ * - v2 drops an advert whose interval differs from its own; v3 backups adopt the master's interval.
+ */
+export type VrrpState = 'INIT' | 'BACKUP' | 'MASTER' | 'FAULT';
+export type GarpReason = 'master' | 'repeat' | 'lower-prio';
+
+export interface VrrpContext {
+  version: VrrpVersion;
+  /** Primary IP as an unsigned 32-bit number (tie-break between equal priorities). */
+  ip: number;
+  basePriority: number;
+  /** Effective priority (base + tracked weights, clamped); what adverts carry. */
+  priority: number;
+  advertIntervalUs: number;
+  /** v3: the interval learned from the master; v2: always advertIntervalUs. */
+  masterAdverIntervalUs: number;
+  downTimerAdverts: number;
+  preempt: boolean;
+  preemptDelayUs: number;
+  /** When a lower-priority master may be preempted (preempt_delay running); −1 when not running. */
+  preemptAtUs: number;
+  /** BACKUP: when the master is declared down; −1 otherwise. */
+  downDeadlineUs: number;
+  garpMasterDelayUs: number;
+}
+
+export type VrrpInput = Omit<VrrpContext, 'masterAdverIntervalUs' | 'preemptAtUs' | 'downDeadlineUs' | 'priority'> & {
+  priority?: number;
+};
+
+export type VrrpEvent =
+  | { type: 'START'; nowUs: number; fault: boolean }
+  | { type: 'ADVERT'; nowUs: number; priority: number; srcIp: number; intervalUs: number }
+  | { type: 'DOWN_TIMER'; nowUs: number }
+  | { type: 'ADVERT_TIMER'; nowUs: number }
+  | { type: 'GARP_TIMER'; nowUs: number }
+  | { type: 'SET_PRIORITY'; nowUs: number; priority: number }
+  | { type: 'FAULT'; nowUs: number }
+  | { type: 'FAULT_CLEAR'; nowUs: number }
+  | { type: 'SHUTDOWN'; nowUs: number }
+  | { type: 'CRASH'; nowUs: number };
+
+type Advert = Extract<VrrpEvent, { type: 'ADVERT' }>;
+
+/** Master_Down_Interval for this context (own priority, learned interval). */
+export function contextMasterDownUs(c: VrrpContext): number {
+  return masterDownUs(c.version, c.priority, c.masterAdverIntervalUs, c.downTimerAdverts);
+}
+
+export function intervalMismatch(c: VrrpContext, e: Advert): boolean {
+  return c.version === 2 && e.intervalUs !== c.advertIntervalUs;
+}
+
+/** The interval a backup times the master with after hearing `e` (v3 adopts the master's). */
+function learnedInterval(c: VrrpContext, e: Advert): number {
+  return c.version === 3 ? e.intervalUs : c.masterAdverIntervalUs;
+}
+
+/** BACKUP accepts (resets its down timer on) this non-zero-priority advert. */
+export function backupAccepts(c: VrrpContext, e: Advert): boolean {
+  if (e.priority >= c.priority || !c.preempt) return true;
+  return c.preemptDelayUs > 0 && (c.preemptAtUs < 0 || e.nowUs < c.preemptAtUs);
+}
+
+/** MASTER yields to this advert. */
+export function masterYields(c: VrrpContext, e: Advert): boolean {
+  return e.priority > c.priority || (e.priority === c.priority && e.srcIp > c.ip);
+}
+
+export const vrrpMachine = setup({
+  types: {
+    context: {} as VrrpContext,
+    events: {} as VrrpEvent,
+    input: {} as VrrpInput,
+  },
+  actions: {
+    /** Back to BACKUP: the down timer restarts in full (with the interval just learned, v3). */
+    enterBackup: assign(({ context: c, event }) => {
+      const interval = event.type === 'ADVERT' ? learnedInterval(c, event) : c.advertIntervalUs;
+      const down = masterDownUs(c.version, c.priority, interval, c.downTimerAdverts);
+      return { masterAdverIntervalUs: interval, downDeadlineUs: event.nowUs + down, preemptAtUs: -1 };
+    }),
+    leaveBackup: assign({ downDeadlineUs: -1, preemptAtUs: -1 }),
+    /** Send one advert (to the group or every unicast peer). */
+    sendAdvert: (_, _params: { priority: number }) => {},
+    /** Make sure the down timer fires no later than atUs (the deadline lives in the context). */
+    armDownTimer: (_, _params: { atUs: number }) => {},
+    armAdvertTimer: (_, _params: { atUs: number }) => {},
+    armGarpTimer: (_, _params: { atUs: number }) => {},
+    /** Send a gratuitous ARP burst for the VIP. */
+    garp: (_, _params: { reason: GarpReason }) => {},
+    /** An advert dropped on receipt (v2 interval mismatch). */
+    dropAdvert: (_, _params: { reason: 'interval' }) => {},
+  },
+  guards: {
+    owner: ({ context }) => context.priority === 255,
+    startFault: ({ event }) => event.type === 'START' && event.fault,
+    mismatch: ({ context, event }) => event.type === 'ADVERT' && intervalMismatch(context, event),
+    priorityZero: ({ event }) => event.type === 'ADVERT' && event.priority === 0,
+    backupAccepts: ({ context, event }) => event.type === 'ADVERT' && backupAccepts(context, event),
+    masterYields: ({ context, event }) => event.type === 'ADVERT' && masterYields(context, event),
+    downExpired: ({ context, event }) => context.downDeadlineUs >= 0 && event.nowUs >= context.downDeadlineUs,
+  },
+}).createMachine({
+  id: 'vrrp',
+  context: ({ input }) => ({
+    ...input,
+    priority: input.priority ?? input.basePriority,
+    masterAdverIntervalUs: input.advertIntervalUs,
+    preemptAtUs: -1,
+    downDeadlineUs: -1,
+  }),
+  initial: 'INIT',
+  on: {
+    SET_PRIORITY: { actions: assign({ priority: ({ event }) => event.priority }) },
+    CRASH: { target: '.INIT', actions: ['leaveBackup'] },
+  },
+  states: {
+    INIT: {
+      on: {
+        START: [
+          { guard: 'startFault', target: 'FAULT' },
+          { guard: 'owner', target: 'MASTER' },
+          { target: 'BACKUP', actions: ['enterBackup', { type: 'armDownTimer', params: ({ context }) => ({ atUs: context.downDeadlineUs }) }] },
+        ],
+        CRASH: {},
+      },
+    },
+    BACKUP: {
+      on: {
+        ADVERT: [
+          { guard: 'mismatch', actions: { type: 'dropAdvert', params: { reason: 'interval' } } },
+          {
+            guard: 'priorityZero',
+            actions: [
+              assign(({ context: c, event }) => {
+                const e = event as Advert;
+                const interval = learnedInterval(c, e);
+                return { masterAdverIntervalUs: interval, downDeadlineUs: e.nowUs + skewUs(c.version, c.priority, interval) };
+              }),
+              { type: 'armDownTimer', params: ({ context }) => ({ atUs: context.downDeadlineUs }) },
+            ],
+          },
+          {
+            guard: 'backupAccepts',
+            actions: [
+              assign(({ context: c, event }) => {
+                const e = event as Advert;
+                const interval = learnedInterval(c, e);
+                const down = masterDownUs(c.version, c.priority, interval, c.downTimerAdverts);
+                let preemptAtUs = c.preemptAtUs;
+                if (e.priority >= c.priority) preemptAtUs = -1;
+                else if (c.preempt && c.preemptDelayUs > 0 && preemptAtUs < 0) preemptAtUs = e.nowUs + c.preemptDelayUs;
+                return { masterAdverIntervalUs: interval, downDeadlineUs: e.nowUs + down, preemptAtUs };
+              }),
+              { type: 'armDownTimer', params: ({ context }) => ({ atUs: context.downDeadlineUs }) },
+            ],
+          },
+          // Lower priority with preemption on: discarded; the down timer keeps running.
+          {},
+        ],
+        DOWN_TIMER: [
+          { guard: 'downExpired', target: 'MASTER' },
+          { actions: { type: 'armDownTimer', params: ({ context }) => ({ atUs: context.downDeadlineUs }) } },
+        ],
+        FAULT: { target: 'FAULT', actions: ['leaveBackup'] },
+        SHUTDOWN: { target: 'INIT', actions: ['leaveBackup'] },
+      },
+    },
+    MASTER: {
+      entry: [
+        assign(({ context: c }) => ({ masterAdverIntervalUs: c.advertIntervalUs, downDeadlineUs: -1, preemptAtUs: -1 })),
+        { type: 'sendAdvert', params: ({ context }) => ({ priority: context.priority }) },
+        { type: 'garp', params: { reason: 'master' } },
+        { type: 'armAdvertTimer', params: ({ context, event }) => ({ atUs: event.nowUs + context.advertIntervalUs }) },
+        { type: 'armGarpTimer', params: ({ context, event }) => ({ atUs: event.nowUs + context.garpMasterDelayUs }) },
+      ],
+      on: {
+        ADVERT: [
+          { guard: 'mismatch', actions: { type: 'dropAdvert', params: { reason: 'interval' } } },
+          { guard: 'priorityZero', actions: { type: 'sendAdvert', params: ({ context }) => ({ priority: context.priority }) } },
+          {
+            guard: 'masterYields',
+            target: 'BACKUP',
+            actions: ['enterBackup', { type: 'armDownTimer', params: ({ context }) => ({ atUs: context.downDeadlineUs }) }],
+          },
+          {
+            actions: [
+              { type: 'sendAdvert', params: ({ context }) => ({ priority: context.priority }) },
+              { type: 'garp', params: { reason: 'lower-prio' } },
+            ],
+          },
+        ],
+        ADVERT_TIMER: {
+          actions: [
+            { type: 'sendAdvert', params: ({ context }) => ({ priority: context.priority }) },
+            { type: 'armAdvertTimer', params: ({ context, event }) => ({ atUs: event.nowUs + context.advertIntervalUs }) },
+          ],
+        },
+        GARP_TIMER: { actions: { type: 'garp', params: { reason: 'repeat' } } },
+        FAULT: { target: 'FAULT', actions: { type: 'sendAdvert', params: { priority: 0 } } },
+        SHUTDOWN: { target: 'INIT', actions: { type: 'sendAdvert', params: { priority: 0 } } },
+      },
+    },
+    FAULT: {
+      on: {
+        FAULT_CLEAR: {
+          target: 'BACKUP',
+          actions: ['enterBackup', { type: 'armDownTimer', params: ({ context }) => ({ atUs: context.downDeadlineUs }) }],
+        },
+        SHUTDOWN: { target: 'INIT' },
+      },
+    },
+  },
+});
+
+export type VrrpMachine = typeof vrrpMachine;

@@ -1,0 +1,142 @@
+import { z } from 'zod';
+
+/**
+ * The scenario's `cluster` section: router nodes, the network between them and keepalived, either as explicit
+ * VRRP instances (`keepalived.instances`) or generated the way OpenShift ipfailover does it (`ipfailover`).
+ * Strict: an unknown key is as likely a typo as a mistake. Defaults are keepalived's own unless noted.
+ */
+const name = z.string().min(1);
+const ms = z.number().min(0);
+
+export const ClusterNodeSchema = z.object({ name, ip: z.ipv4() }).strict();
+
+export const LinkOverrideSchema = z
+  .object({
+    from: name,
+    to: name,
+    delayMs: ms.optional(),
+    jitterMs: ms.optional(),
+    loss: z.number().min(0).max(1).optional(),
+    /** Only from → to; by default both directions. */
+    oneWay: z.boolean().default(false),
+  })
+  .strict();
+
+export const NetworkSchema = z
+  .object({
+    /** One-way delay of every link. */
+    delayMs: ms.default(0.2),
+    /** Uniform extra delay in [0, jitterMs) per packet. */
+    jitterMs: ms.default(0.1),
+    /** Probability a packet is lost. */
+    loss: z.number().min(0).max(1).default(0),
+    links: z.array(LinkOverrideSchema).default([]),
+  })
+  .strict();
+
+export const TrackScriptSchema = z
+  .object({
+    /** `router-check` is the router's check script (a TCP connect to the node's watch port); others always succeed. */
+    script: name.default('router-check'),
+    weight: z.number().int().min(-253).max(253).default(0),
+    fall: z.number().int().min(1).default(1),
+    rise: z.number().int().min(1).default(1),
+    intervalMs: z.number().int().min(1).default(1000),
+  })
+  .strict();
+
+export const VrrpInstanceSchema = z
+  .object({
+    vip: z.ipv4(),
+    vrid: z.number().int().min(1).max(255),
+    /** Base priority per node; nodes not named get `keepalived.defaultPriority`. */
+    priorities: z.record(z.string(), z.number().int().min(1).max(255)).default({}),
+    /** false = nopreempt. */
+    preempt: z.boolean().default(true),
+    preemptDelayMs: z.number().int().min(0).max(1_000_000).default(0),
+    track: z.array(TrackScriptSchema).default([]),
+  })
+  .strict();
+
+export const KeepalivedSchema = z
+  .object({
+    version: z.union([z.literal(2), z.literal(3)]).default(2),
+    advertIntervalMs: z.number().int().min(10).max(255_000).default(1000),
+    downTimerAdverts: z.number().int().min(1).max(100).default(3),
+    garpMasterDelayMs: z.number().int().min(0).default(5000),
+    unicast: z.boolean().default(false),
+    defaultPriority: z.number().int().min(1).max(255).default(100),
+    /** Misconfiguration: nodes whose keepalived uses another advert interval (v2 drops mismatched adverts). */
+    advertIntervalMsByNode: z.record(z.string(), z.number().int().min(10).max(255_000)).default({}),
+    instances: z.array(VrrpInstanceSchema).default([]),
+  })
+  .strict();
+
+export const IpfailoverSchema = z
+  .object({
+    /** OPENSHIFT_HA_VIRTUAL_IPS: comma or space separated addresses and `a.b.c.X-Y` ranges. */
+    virtualIps: z.string().min(1),
+    /** OPENSHIFT_HA_VRRP_ID_OFFSET: instance c (1-based) gets virtual_router_id offset + c. */
+    vrrpIdOffset: z.number().int().min(0).max(254).default(0),
+    /** OPENSHIFT_HA_MONITOR_PORT: the check script connects here; 0 means no check (`script "true"`). */
+    watchPort: z.number().int().min(0).max(65535).default(80),
+    checkIntervalMs: z.number().int().min(1000).default(2000),
+    /** OPENSHIFT_HA_PREEMPTION: "preempt_delay N" (seconds), "preempt" or "nopreempt". */
+    preemption: z.string().default('preempt_delay 300'),
+    unicastPeers: z.boolean().default(false),
+    /** OPENSHIFT_HA_REPLICA_COUNT; defaults to the number of nodes (one keepalived pod per node). */
+    replicas: z.number().int().min(1).optional(),
+  })
+  .strict();
+
+export const MembershipSchema = z
+  .object({
+    /** Unicast: time until the other nodes' configs are regenerated with a joined/left node's address. */
+    configRegenDelayMs: z.number().int().min(0).default(30_000),
+  })
+  .strict();
+
+export const ClusterSchema = z
+  .object({
+    nodes: z.array(ClusterNodeSchema).min(1),
+    network: NetworkSchema.default(NetworkSchema.parse({})),
+    keepalived: KeepalivedSchema.default(KeepalivedSchema.parse({})),
+    ipfailover: IpfailoverSchema.optional(),
+    membership: MembershipSchema.default(MembershipSchema.parse({})),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    const names = new Set<string>();
+    c.nodes.forEach((n, i) => {
+      if (names.has(n.name)) ctx.addIssue({ code: 'custom', path: ['nodes', i, 'name'], message: `duplicate node '${n.name}'` });
+      names.add(n.name);
+    });
+    const known = (node: string, path: (string | number)[]): void => {
+      if (!names.has(node)) ctx.addIssue({ code: 'custom', path, message: `unknown node '${node}'` });
+    };
+    c.network.links.forEach((l, i) => {
+      known(l.from, ['network', 'links', i, 'from']);
+      known(l.to, ['network', 'links', i, 'to']);
+    });
+    for (const node of Object.keys(c.keepalived.advertIntervalMsByNode)) known(node, ['keepalived', 'advertIntervalMsByNode', node]);
+    const vrids = new Map<number, number>();
+    c.keepalived.instances.forEach((inst, i) => {
+      const prev = vrids.get(inst.vrid);
+      if (prev !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['keepalived', 'instances', i, 'vrid'], message: `duplicate vrid ${inst.vrid} (also instances[${prev}])` });
+      vrids.set(inst.vrid, i);
+      for (const node of Object.keys(inst.priorities)) known(node, ['keepalived', 'instances', i, 'priorities', node]);
+    });
+    const hasInstances = c.keepalived.instances.length > 0;
+    if (hasInstances && c.ipfailover)
+      ctx.addIssue({ code: 'custom', path: ['ipfailover'], message: 'give either keepalived.instances or ipfailover, not both' });
+    if (!hasInstances && !c.ipfailover)
+      ctx.addIssue({ code: 'custom', path: ['keepalived', 'instances'], message: 'no VRRP instances: give keepalived.instances or ipfailover' });
+  });
+
+export type ClusterConfig = z.infer<typeof ClusterSchema>;
+export type ClusterNode = z.infer<typeof ClusterNodeSchema>;
+export type NetworkConfig = z.infer<typeof NetworkSchema>;
+export type KeepalivedConfig = z.infer<typeof KeepalivedSchema>;
+export type IpfailoverConfig = z.infer<typeof IpfailoverSchema>;
+export type VrrpInstanceConfig = z.infer<typeof VrrpInstanceSchema>;
