@@ -1,0 +1,248 @@
+import type { RuntimeProgram, TransportResult } from './runtime-effect.ts';
+
+/**
+ * The runtime API client as a generator (modelled on configmanager/haproxy client.go): one connection per
+ * command, retried only when the connection was refused or reset, at most 3 attempts with exponential
+ * backoff 10 ms, 20 ms (k8s wait.ExponentialBackoff{Duration: 10ms, Factor: 2, Steps: 3} sleeps between
+ * attempts only). Reply parsers for the `show` commands and acceptance checks for the `set` commands.
+ */
+
+export const MAX_ATTEMPTS = 3;
+export const BACKOFF_INITIAL_MS = 10;
+export const BACKOFF_FACTOR = 2;
+
+/** Base of every client error: a dynamic change that failed, so the router must reload. */
+export class RuntimeApiError extends Error {
+  constructor(
+    message: string,
+    readonly command: string,
+  ) {
+    super(message);
+    this.name = 'RuntimeApiError';
+  }
+}
+
+/** The socket could not be used (after retries, for refused/reset). */
+export class TransportError extends RuntimeApiError {
+  constructor(
+    command: string,
+    readonly error: 'refused' | 'reset' | 'timeout',
+    readonly attempts: number,
+  ) {
+    super(`${command}: connection ${error} after ${attempts} attempt(s)`, command);
+    this.name = 'TransportError';
+  }
+}
+
+/** HAProxy answered something the router does not accept for that command. */
+export class UnexpectedReplyError extends RuntimeApiError {
+  constructor(
+    command: string,
+    readonly reply: string,
+  ) {
+    super(`unexpected response from haproxy to "${command}": ${reply.trim()}`, command);
+    this.name = 'UnexpectedReplyError';
+  }
+}
+
+/** A backend, server or map the manager expected is not in HAProxy (e.g. a route not loaded yet). */
+export class NotFoundError extends RuntimeApiError {
+  constructor(
+    command: string,
+    readonly what: 'backend' | 'server' | 'map',
+    readonly id: string,
+  ) {
+    super(`no ${what} found for id: ${id}`, command);
+    this.name = 'NotFoundError';
+  }
+}
+
+/** Sends one command line; resolves with the raw reply (read to EOF). Throws TransportError. */
+export function* runCommand(line: string): RuntimeProgram<string> {
+  let delayMs = BACKOFF_INITIAL_MS;
+  for (let attempt = 1; ; attempt++) {
+    const result = (yield { kind: 'command', line }) as TransportResult | undefined;
+    if (result === undefined) throw new TransportError(line, 'reset', attempt);
+    if (result.ok) return result.reply;
+    const retriable = result.error === 'refused' || result.error === 'reset';
+    if (!retriable || attempt >= MAX_ATTEMPTS) throw new TransportError(line, result.error, attempt);
+    yield { kind: 'sleep', ms: delayMs };
+    delayMs *= BACKOFF_FACTOR;
+  }
+}
+
+/** A `set`/`enable` command whose success is silent: any non-blank reply is an error. */
+export function* runSilent(line: string): RuntimeProgram<void> {
+  const reply = yield* runCommand(line);
+  if (!isBlank(reply)) throw new UnexpectedReplyError(line, reply);
+}
+
+/** `set server … addr`: accepted replies (HAProxy 2.x wording, plus 3.x's "nothing changed"). */
+export function isAcceptedAddrReply(reply: string): boolean {
+  const r = reply.trim();
+  return (
+    r.length === 0 ||
+    r === 'nothing changed' ||
+    r.startsWith('IP changed from') ||
+    r.startsWith('port changed from') ||
+    r.startsWith('no need to change')
+  );
+}
+
+export function* runSetServerAddr(line: string): RuntimeProgram<void> {
+  const reply = yield* runCommand(line);
+  if (!isAcceptedAddrReply(reply)) throw new UnexpectedReplyError(line, reply);
+}
+
+/** A command whose only accepted (trimmed) reply is `expected` (`add server`, `del server`). */
+export function* runExpecting(line: string, expected: string): RuntimeProgram<void> {
+  const reply = yield* runCommand(line);
+  if (reply.trim() !== expected) throw new UnexpectedReplyError(line, reply);
+}
+
+function isBlank(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c !== 10 && c !== 13 && c !== 32 && c !== 9) return false;
+  }
+  return true;
+}
+
+// ---- reply parsers -------------------------------------------------------------------------------
+
+/** One row of `show servers state` (the fields the manager reads). */
+export interface ServerStateRow {
+  backendId: number;
+  backendName: string;
+  id: number;
+  name: string;
+  address: string;
+  /** 0 stopped, 1 starting, 2 running, 3 stopping. */
+  opState: number;
+  /** Bits: 0x01 forced maint, 0x02 inherited maint, 0x04 config maint, 0x08 forced drain, 0x10 inherited drain, 0x20 resolution maint. */
+  adminState: number;
+  /** srv_uweight: the user-visible weight the manager compares with. */
+  weight: number;
+  initialWeight: number;
+  port: number;
+}
+
+/**
+ * `show servers state [<be>]`: a version line (`1`), a `#` header, then one space-separated row per server.
+ * An unknown backend makes HAProxy answer with an error text instead; callers see it as UnexpectedReplyError.
+ */
+export function parseServersState(reply: string, command = 'show servers state'): ServerStateRow[] {
+  const rows: ServerStateRow[] = [];
+  let start = 0;
+  let sawVersion = false;
+  while (start < reply.length) {
+    let end = reply.indexOf('\n', start);
+    if (end < 0) end = reply.length;
+    const line = reply.slice(start, end);
+    start = end + 1;
+    if (line.length === 0 || line.charCodeAt(0) === 35 /* # */) continue;
+    if (!sawVersion) {
+      sawVersion = true;
+      if (line.trim() === '1') continue;
+      throw new UnexpectedReplyError(command, reply);
+    }
+    const f = line.split(' ');
+    if (f.length < 19) throw new UnexpectedReplyError(command, reply);
+    rows.push({
+      backendId: Number(f[0]),
+      backendName: f[1]!,
+      id: Number(f[2]),
+      name: f[3]!,
+      address: f[4]!,
+      opState: Number(f[5]),
+      adminState: Number(f[6]),
+      weight: Number(f[7]),
+      initialWeight: Number(f[8]),
+      port: Number(f[18]),
+    });
+  }
+  if (!sawVersion) throw new UnexpectedReplyError(command, reply);
+  return rows;
+}
+
+/** `show backend`: a `# name` header then one backend name per line. */
+export function parseShowBackend(reply: string): string[] {
+  const out: string[] = [];
+  let sawHeader = false;
+  for (const line of reply.split('\n')) {
+    if (line.length === 0) continue;
+    if (line.charCodeAt(0) === 35) {
+      sawHeader = true;
+      continue;
+    }
+    out.push(line.trim());
+  }
+  if (!sawHeader) throw new UnexpectedReplyError('show backend', reply);
+  return out;
+}
+
+/** One map in `show map`: its id and file path as HAProxy shows it (the router compares basenames). */
+export interface MapListRow {
+  id: string;
+  file: string;
+}
+
+const MAP_LIST_ROW = /^-?([0-9]+) \(([^)]*)\)/;
+
+/** `show map`: `# id (file) description` then rows `<id> (<file>) <description>`. */
+export function parseShowMapList(reply: string): MapListRow[] {
+  const out: MapListRow[] = [];
+  let sawHeader = false;
+  for (const line of reply.split('\n')) {
+    if (line.length === 0) continue;
+    if (line.charCodeAt(0) === 35) {
+      sawHeader = true;
+      continue;
+    }
+    const m = MAP_LIST_ROW.exec(line);
+    if (m === null) throw new UnexpectedReplyError('show map', reply);
+    out.push({ id: m[1]!, file: m[2]! });
+  }
+  if (!sawHeader) throw new UnexpectedReplyError('show map', reply);
+  return out;
+}
+
+export interface MapRow {
+  /** The entry's reference (`0x…` pointer), usable as `#<ref>` in `del map`. */
+  ref: string;
+  key: string;
+  value: string;
+}
+
+/** `show map <file>`: rows `<pointer> <key> <value>`, no header. Unknown maps answer with an error text. */
+export function parseShowMap(reply: string, command = 'show map'): MapRow[] {
+  const out: MapRow[] = [];
+  let start = 0;
+  while (start < reply.length) {
+    let end = reply.indexOf('\n', start);
+    if (end < 0) end = reply.length;
+    const line = reply.slice(start, end);
+    start = end + 1;
+    if (line.length === 0) continue;
+    const a = line.indexOf(' ');
+    const b = a < 0 ? -1 : line.indexOf(' ', a + 1);
+    if (a <= 0 || b < 0 || !line.startsWith('0x')) throw new UnexpectedReplyError(command, reply);
+    out.push({ ref: line.slice(0, a), key: line.slice(a + 1, b), value: line.slice(b + 1) });
+  }
+  return out;
+}
+
+/** `prepare map <file>` → `New version created: N`. */
+export function parsePrepareMap(reply: string, command = 'prepare map'): number {
+  const r = reply.trim();
+  const prefix = 'New version created: ';
+  const v = r.startsWith(prefix) ? Number(r.slice(prefix.length)) : 0;
+  if (!Number.isInteger(v) || v <= 0) throw new UnexpectedReplyError(command, reply);
+  return v;
+}
+
+/** Basename of a map path (`/var/lib/haproxy/conf/os_http_be.map` → `os_http_be.map`). */
+export function mapBaseName(file: string): string {
+  const i = file.lastIndexOf('/');
+  return i < 0 ? file : file.slice(i + 1);
+}
