@@ -1,0 +1,204 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import type { InputEvent } from '../../core/events.ts';
+import { InputError } from '../eventlog/input-error.ts';
+import { loadScenario, parseScenario } from './load-scenario.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'routerbench-scenario-'));
+let fileNo = 0;
+
+function write(text: string, name = `s${fileNo++}.yaml`): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+const LOG_HEADER = '{"routerbench":"eventlog","version":1}';
+const ROUTE = '{ at: 0, type: route.upsert, route: { namespace: a, name: r, host: h.example.com, service: s } }';
+
+function errorOf(fn: () => unknown): InputError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof InputError) return err;
+    throw err;
+  }
+  throw new Error('expected an InputError');
+}
+
+describe('a good scenario', () => {
+  test('becomes a RunInput with settings, budgets and a reproduce line', () => {
+    const file = write(
+      [
+        '# yaml-language-server: $schema=./scenario.schema.json',
+        'name: one-route',
+        'description: a single route',
+        'seed: 42',
+        'router: { strategy: reload-always, reloadIntervalMs: 2000 }',
+        'sim: { settleMs: 1000 }',
+        'events:',
+        `  - ${ROUTE}`,
+        'budgets:',
+        '  reloads.total: "<= 2"',
+        '  failover.p99: "<= 4000"',
+      ].join('\n'),
+    );
+    const input = loadScenario(file);
+    expect(input.name).toBe('one-route');
+    expect(input.description).toBe('a single route');
+    expect(input.settings.seed).toBe(42);
+    expect(input.settings.router.reloadIntervalMs).toBe(2000);
+    // Unset knobs keep SettingsSchema's defaults.
+    expect(input.settings.router.maxDynamicServers).toBe(5);
+    expect(input.settings.sim).toEqual({ settleMs: 1000 });
+    expect(input.budgets).toEqual(['reloads.total <= 2', 'failover.latencyMs.p99 <= 4000']);
+    expect([...input.events()]).toHaveLength(1);
+    expect(input.reproduce).toBe(`routerbench run ${file} --seed 42`);
+  });
+
+  test('overrides win over the file and show in the reproduce line', () => {
+    const file = write(`router: { maxDynamicServers: 3 }\nevents:\n  - ${ROUTE}\n`);
+    const input = loadScenario(file, { seed: 9, set: { 'router.maxDynamicServers': '7', 'sim.settleMs': 0 }, budgets: ['reloads.total<=1'] });
+    expect(input.settings.seed).toBe(9);
+    expect(input.settings.router.maxDynamicServers).toBe(7);
+    expect(input.settings.sim.settleMs).toBe(0);
+    expect(input.budgets).toEqual(['reloads.total <= 1']);
+    expect(input.reproduce).toBe(
+      `routerbench run ${file} --seed 9 --set router.maxDynamicServers=7 --set sim.settleMs=0 --budget 'reloads.total<=1'`,
+    );
+    // The name defaults to the file name without extension.
+    expect(input.name).toMatch(/^s\d+$/);
+  });
+
+  test('an unknown --set key is an input error naming the key', () => {
+    const file = write(`events:\n  - ${ROUTE}\n`);
+    const err = errorOf(() => loadScenario(file, { set: { 'router.maxDynamicServer': 3 } }));
+    expect(err.field).toBe('router.maxDynamicServer');
+  });
+
+  test('inline events and a log file merge by time, inline first on ties', () => {
+    const sub = join(dir, 'logs');
+    mkdirSync(sub, { recursive: true });
+    writeFileSync(
+      join(sub, 'churn.jsonl'),
+      [LOG_HEADER, '{"at":0,"type":"node.fail","node":"f0"}', '{"at":10,"type":"node.fail","node":"f10"}', '{"at":30,"type":"node.fail","node":"f30"}', ''].join('\n'),
+    );
+    const file = write(
+      [
+        'events:',
+        '  file: logs/churn.jsonl',
+        '  inline:',
+        '    - { at: 10, type: node.recover, node: i10 }',
+        '    - { at: 20, type: node.recover, node: i20 }',
+      ].join('\n'),
+    );
+    const order = [...loadScenario(file).events()].map((e) => `${e.at}:${(e as { node: string }).node}`);
+    expect(order).toEqual(['0:f0', '10:i10', '10:f10', '20:i20', '30:f30']);
+  });
+
+  test('a bare log path is read relative to the scenario file, lazily each call', () => {
+    writeFileSync(join(dir, 'one.jsonl'), `${LOG_HEADER}\n{"at":5,"type":"network.heal"}\n`);
+    const input = loadScenario(write('events: one.jsonl\n'));
+    expect([...input.events()]).toEqual([{ at: 5, type: 'network.heal' }]);
+    expect([...input.events()]).toEqual([{ at: 5, type: 'network.heal' }]);
+  });
+
+  test('generated events come after inline ones on ties and cluster nodes become fault targets', () => {
+    const file = write(
+      [
+        'sim: { durationMs: 60000 }',
+        'cluster:',
+        '  nodes: [{ name: infra-1, ip: 198.18.0.11 }, { name: infra-2, ip: 198.18.0.12 }]',
+        '  ipfailover: { virtualIps: 198.18.0.100 }',
+        'events:',
+        '  - { at: 0, type: network.heal }',
+        'generate:',
+        '  world: { services: 2, endpointsPerService: 1, workers: 1 }',
+        '  faults: { schedule: [{ at: 0, type: node.fail, node: infra-2 }] }',
+      ].join('\n'),
+    );
+    const events: InputEvent[] = [...loadScenario(file).events()];
+    expect(events.map((e) => e.type)).toEqual(['network.heal', 'endpoints.set', 'endpoints.set', 'node.fail']);
+  });
+});
+
+/**
+ * Bad scenario files: each gives exactly one InputError naming the file, line, column and key.
+ * [what, yaml, line, column, field, message pattern]
+ */
+const BAD: Array<[string, string, number, number, string | undefined, RegExp]> = [
+  ['YAML syntax error: bad indentation', `router:\n  strategy: dcm-slots\n maxDynamicServers: 3\n`, 3, 1, undefined, /YAML: All mapping items must start at the same column/],
+  ['YAML syntax error: tab indentation', `name: x\n\tseed: 1\n`, 2, 1, undefined, /YAML: Tabs are not allowed/],
+  ['duplicate key', `name: a\nname: b\nevents: []\n`, 2, 1, undefined, /YAML: Map keys must be unique/],
+  ['empty file', ``, 1, 1, undefined, /empty scenario/],
+  ['a list instead of a mapping', `- name: a\n`, 1, 1, undefined, /is a mapping of keys/],
+  ['unknown top-level key', `name: a\nbudget: {}\nevents: []\n`, 2, 1, 'budget', /unknown key 'budget' \(did you mean 'budgets'\?\)/],
+  ['unknown router key', `router:\n  maxDynamicServer: 4\nevents: []\n`, 2, 3, 'router.maxDynamicServer', /did you mean 'maxDynamicServers'/],
+  ['wrong type', `seed: abc\nevents: []\n`, 1, 7, 'seed', /expected number, got string "abc"/],
+  ['impossible value: zero slots', `router:\n  maxDynamicServers: 0\nevents: []\n`, 2, 22, 'router.maxDynamicServers', />=1/],
+  ['negative settle time', `sim: { settleMs: -5 }\nevents: []\n`, 1, 18, 'sim.settleMs', />=0/],
+  ['unknown strategy', `router: { strategy: reload-never }\nevents: []\n`, 1, 21, 'router.strategy', /reload-always/],
+  ['unknown event type', `events:\n  - ${ROUTE}\n  - { at: 5, type: route.upsertt }\n`, 3, 20, 'events[1].type', /unknown event type "route.upsertt"; one of route.upsert, /],
+  ['event missing a field', `events:\n  - { at: 0, type: route.delete, namespace: a }\n`, 2, 5, 'events[0].name', /missing \(expected string\)/],
+  ['events going backwards', `events:\n  - { at: 10, type: network.heal }\n  - { at: 5, type: network.heal }\n`, 3, 11, 'events[1].at', /time goes backwards/],
+  ['a bad endpoint IP', `events:\n  - { at: 0, type: endpoints.set, namespace: a, service: s, endpoints: [{ ip: 10.0.0.300, port: 80 }] }\n`, 2, 79, 'events[0].endpoints[0].ip', /IPv/],
+  ['events of the wrong shape', `events: 42\n`, 1, 9, 'events', /expected string or array or object, got number 42/],
+  ['event log path without .jsonl', `events: churn.txt\n`, 1, 9, 'events', /must end in \.jsonl/],
+  ['missing event log file', `events:\n  file: nowhere.jsonl\n`, 2, 9, 'events', /event log not found/],
+  ['budget bound not a string', `events: []\nbudgets:\n  reloads.total: 2\n`, 3, 3, 'budgets.reloads.total', /quoted string such as "<= 2"/],
+  ['budget bound without operator', `events: []\nbudgets:\n  reloads.total: "2"\n`, 3, 3, 'budgets.reloads.total', /must start with one of/],
+  ['budget on an unknown metric', `events: []\nbudgets:\n  reloads.count: "<= 2"\n`, 3, 3, 'budgets.reloads.count', /unknown metric 'reloads.count'/],
+  ['nothing to run', `name: idle\n`, 1, 1, undefined, /nothing to run/],
+  ['generators without a horizon', `generate:\n  routes: { createPerHour: 5 }\n`, 2, 3, 'generate', /generate.durationMs or sim.durationMs/],
+  ['scale bounds inverted', `sim: { durationMs: 1000 }\ngenerate:\n  scale: { min: 5, max: 2 }\n`, 3, 17, 'generate.scale.min', /min must not exceed max/],
+  ['route mix with no weight', `sim: { durationMs: 1000 }\ngenerate:\n  routes: { mix: { http: 0 } }\n`, 3, 18, 'generate.routes.mix', /at least one weight/],
+  [
+    'fault on an unknown node',
+    `sim: { durationMs: 1000 }\ncluster: { nodes: [{ name: infra-1, ip: 10.0.0.1 }], ipfailover: { virtualIps: 10.0.0.100 } }\ngenerate:\n  faults:\n    schedule:\n      - { at: 0, type: node.fail, node: infra-9 }\n`,
+    6,
+    41,
+    'generate.faults.schedule[0].node',
+    /unknown router node 'infra-9'; known: infra-1/,
+  ],
+  ['fault rates with no nodes', `sim: { durationMs: 1000 }\ngenerate:\n  faults: { nodeFailPerHour: 2 }\n`, 3, 11, 'generate.faults', /need router nodes/],
+  ['cluster without VRRP instances', `cluster:\n  nodes: [{ name: infra-1, ip: 10.0.0.1 }]\nevents: []\n`, 2, 3, 'cluster.keepalived.instances', /no VRRP instances/],
+  ['probability above 1', `sim: { durationMs: 1000 }\ngenerate:\n  routes: { customCertificates: 1.5 }\n`, 3, 33, 'generate.routes.customCertificates', /<=1/],
+];
+
+describe('bad scenario files: one clear error each', () => {
+  test.each(BAD)('%s', (_what, yaml, line, column, field, message) => {
+    const file = write(yaml);
+    const err = errorOf(() => loadScenario(file));
+    expect(err.file).toBe(file);
+    expect({ line: err.line, column: err.column, field: err.field }).toEqual({ line, column, field });
+    expect(err.message).toMatch(message);
+    // The message alone locates the problem: file:line:col first.
+    expect(err.message.startsWith(`${file}:${line}:${column}: `)).toBe(true);
+  });
+
+  test('a bad line inside the event log is reported against the log file and its line, when read', () => {
+    writeFileSync(join(dir, 'bad.jsonl'), `${LOG_HEADER}\n{"at":1,"type":"network.heal"}\n{"at":2,"type":"nope"}\n`);
+    const input = loadScenario(write('events: bad.jsonl\n'));
+    const err = errorOf(() => [...input.events()]);
+    expect(err.file).toBe(join(dir, 'bad.jsonl'));
+    expect(err.line).toBe(3);
+  });
+
+  test('an event log without a v1 header is refused at load time', () => {
+    writeFileSync(join(dir, 'noheader.jsonl'), '{"at":1,"type":"network.heal"}\n');
+    const err = errorOf(() => loadScenario(write('events: noheader.jsonl\n')));
+    expect(err.file).toBe(join(dir, 'noheader.jsonl'));
+    expect(err.line).toBe(1);
+  });
+
+  test('a missing scenario file is an input error', () => {
+    const err = errorOf(() => loadScenario(join(dir, 'absent.yaml')));
+    expect(err.message).toMatch(/cannot read scenario file \(ENOENT\)/);
+  });
+
+  test('parseScenario names the given file', () => {
+    expect(errorOf(() => parseScenario('seed: x\n', 'inline.yaml')).message).toMatch(/^inline\.yaml:1:7: field 'seed'/);
+  });
+});

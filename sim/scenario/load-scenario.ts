@@ -1,0 +1,199 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, extname, resolve } from 'node:path';
+import { LineCounter, parseDocument } from 'yaml';
+import type { InputEvent } from '../../core/events.ts';
+import { parseBudget } from '../../reports/budgets.ts';
+import type { ClusterConfig } from '../cluster/cluster-schema.ts';
+import { readEventLogFile, readEventLogHeader } from '../eventlog/event-log-reader.ts';
+import { InputError } from '../eventlog/input-error.ts';
+import { expandGenerators } from '../generate/expand.ts';
+import type { GenerateSpec } from '../generate/spec.ts';
+import type { RunInput } from '../run-input.ts';
+import { SettingsSchema, type Settings } from '../settings.ts';
+import { mergeByAt } from './merge-events.ts';
+import { clusterNodeNames, ScenarioSchema, scenarioJsonSchema, type ScenarioFile } from './scenario-schema.ts';
+import { issueToInputError, positionOf } from './yaml-positions.ts';
+
+export { InputError };
+
+/** What the command line adds on top of a scenario file (later wins: defaults < file < overrides). */
+export interface ScenarioOverrides {
+  seed?: number;
+  /** Dotted settings keys (`router.maxDynamicServers`, `sim.settleMs`, `seed`) → values; numeric strings become numbers. */
+  set?: Record<string, unknown>;
+  /** Extra budgets (`--budget 'reloads.total<=2'`), added after the file's. */
+  budgets?: string[];
+}
+
+/** A RunInput plus what a scenario carries that RunInput has no field for yet. */
+export interface ScenarioRunInput extends RunInput {
+  description?: string;
+  /** The `cluster` section, validated by ClusterSchema (defaults filled). */
+  cluster?: ClusterConfig;
+  /** The resolved generator spec, if any (for `routerbench expand`). */
+  generate?: GenerateSpec;
+}
+
+/** Reads and validates a scenario file; every problem is an InputError naming file, line, column and key. */
+export function loadScenario(file: string, overrides: ScenarioOverrides = {}): ScenarioRunInput {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new InputError(file, `cannot read scenario file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  return parseScenario(text, file, overrides);
+}
+
+let jsonSchemaCache: unknown;
+
+/** The same from text already read; `file` names it in messages and anchors relative event-log paths. */
+export function parseScenario(text: string, file: string, overrides: ScenarioOverrides = {}): ScenarioRunInput {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const yamlError = doc.errors[0];
+  if (yamlError !== undefined) {
+    const pos = lines.linePos(yamlError.pos[0]);
+    throw new InputError(file, `YAML: ${firstLine(yamlError.message)}`, pos.line, undefined, pos.col);
+  }
+  const raw: unknown = doc.toJS({ maxAliasCount: 100 });
+  if (raw === null || raw === undefined) throw new InputError(file, 'empty scenario; expected a mapping with at least `events` or `generate`', 1, undefined, 1);
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new InputError(file, `a scenario is a mapping of keys (name, router, events, …), not ${Array.isArray(raw) ? 'a list' : 'a single value'}`, 1, undefined, 1);
+  }
+  const parsed = ScenarioSchema.safeParse(raw);
+  if (!parsed.success) {
+    jsonSchemaCache ??= scenarioJsonSchema();
+    throw issueToInputError(parsed.error, raw, file, doc, lines, jsonSchemaCache);
+  }
+  const scenario = parsed.data;
+  const at = (path: PropertyKey[], atKey = false) => positionOf(doc, lines, path, atKey);
+
+  if (scenario.events === undefined && scenario.generate === undefined) {
+    throw new InputError(file, 'nothing to run: give `events` (inline or a .jsonl log) or `generate`', 1, undefined, 1);
+  }
+
+  const settings = resolveSettings(scenario, overrides);
+  const budgets = [...Object.entries(scenario.budgets ?? {}).map(([p, b]) => parseBudget(p, b).text)];
+  for (const b of overrides.budgets ?? []) {
+    try {
+      budgets.push(parseBudget(b).text);
+    } catch (err) {
+      throw new InputError('--budget', (err as Error).message);
+    }
+  }
+
+  // Events: inline ones, then the log file's, then generated ones (that order on equal `at`).
+  const { inline, logFile, logPath } = splitEvents(scenario.events, file);
+  if (logFile !== undefined) checkLogFile(logFile, file, at(logPath));
+  const generate = resolveGenerate(scenario, settings);
+  const seed = settings.seed;
+  const events = (): Iterable<InputEvent> => {
+    const sources: Iterable<InputEvent>[] = [inline];
+    if (logFile !== undefined) sources.push(readEventLogFile(logFile));
+    if (generate !== undefined) sources.push(expandGenerators(generate, seed));
+    return sources.length === 1 ? inline : mergeByAt(sources);
+  };
+
+  const name = scenario.name ?? basename(file, extname(file));
+  const result: ScenarioRunInput = {
+    name,
+    source: file,
+    settings,
+    budgets,
+    events,
+    reproduce: reproduceCommand(file, settings.seed, overrides),
+  };
+  if (scenario.description !== undefined) result.description = scenario.description;
+  if (scenario.cluster !== undefined) result.cluster = scenario.cluster;
+  if (generate !== undefined) result.generate = generate;
+  return result;
+}
+
+function firstLine(s: string): string {
+  return s.split('\n')[0]!.trim();
+}
+
+function splitEvents(events: ScenarioFile['events'], file: string): { inline: InputEvent[]; logFile?: string; logPath: PropertyKey[] } {
+  const dir = dirname(file);
+  if (events === undefined) return { inline: [], logPath: [] };
+  if (typeof events === 'string') return { inline: [], logFile: resolve(dir, events), logPath: ['events'] };
+  if (Array.isArray(events)) return { inline: events as InputEvent[], logPath: [] };
+  const out: { inline: InputEvent[]; logFile?: string; logPath: PropertyKey[] } = {
+    inline: (events.inline ?? []) as InputEvent[],
+    logPath: ['events', 'file'],
+  };
+  if (events.file !== undefined) out.logFile = resolve(dir, events.file);
+  return out;
+}
+
+/** The event log must exist and start with a v1 header now; its lines are validated as the run reads them. */
+function checkLogFile(logFile: string, file: string, pos: { line: number; column: number }): void {
+  if (!existsSync(logFile) || !statSync(logFile).isFile()) {
+    throw new InputError(file, `event log not found: ${logFile}`, pos.line, 'events', pos.column);
+  }
+  readEventLogHeader(logFile);
+}
+
+function resolveGenerate(scenario: ScenarioFile, settings: Settings): GenerateSpec | undefined {
+  const g = scenario.generate;
+  if (g === undefined) return undefined;
+  const durationMs = g.durationMs ?? settings.sim.durationMs;
+  // The schema guarantees a horizon exists before overrides; an override cannot remove sim.durationMs.
+  const resolved: GenerateSpec = { ...g, durationMs: durationMs! };
+  if (g.faults !== undefined && g.faults.nodes === undefined) {
+    const nodes = clusterNodeNames(scenario.cluster);
+    if (nodes !== undefined) resolved.faults = { ...g.faults, nodes };
+  }
+  return resolved;
+}
+
+/** defaults < scenario file < overrides, validated as a whole by SettingsSchema. */
+function resolveSettings(scenario: ScenarioFile, overrides: ScenarioOverrides): Settings {
+  const raw: Record<string, unknown> = {};
+  if (scenario.seed !== undefined) raw['seed'] = scenario.seed;
+  if (scenario.router !== undefined) raw['router'] = { ...scenario.router };
+  if (scenario.sim !== undefined) raw['sim'] = { ...scenario.sim };
+  for (const [key, value] of Object.entries(overrides.set ?? {})) setDotted(raw, key, coerce(value));
+  if (overrides.seed !== undefined) raw['seed'] = overrides.seed;
+  const parsed = SettingsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const key = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]].join('.') : issue.path.join('.');
+    throw new InputError('--set', issue.code === 'unrecognized_keys' ? `unknown setting '${key}'` : issue.message, undefined, key);
+  }
+  return parsed.data;
+}
+
+function setDotted(obj: Record<string, unknown>, key: string, value: unknown): void {
+  const parts = key.split('.');
+  let o = obj;
+  for (const p of parts.slice(0, -1)) {
+    const next = o[p];
+    if (next === undefined || next === null || typeof next !== 'object') o[p] = {};
+    o = o[p] as Record<string, unknown>;
+  }
+  o[parts[parts.length - 1]!] = value;
+}
+
+function coerce(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  if (/^-?\d+(\.\d+)?$/.test(value.trim())) return Number(value);
+  if (value === 'true' || value === 'false') return value === 'true';
+  return value;
+}
+
+/** `routerbench run <file> --seed N [--set k=v]... [--budget '…']...`: reproduces the run exactly. */
+export function reproduceCommand(file: string, seed: number, overrides: ScenarioOverrides): string {
+  const parts = ['routerbench', 'run', shellQuote(file), '--seed', String(seed)];
+  for (const [k, v] of Object.entries(overrides.set ?? {})) {
+    if (k === 'seed') continue;
+    parts.push('--set', shellQuote(`${k}=${String(v)}`));
+  }
+  for (const b of overrides.budgets ?? []) parts.push('--budget', shellQuote(b));
+  return parts.join(' ');
+}
+
+export function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_./=:@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}

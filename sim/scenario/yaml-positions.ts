@@ -1,0 +1,192 @@
+import { isMap, isPair, isScalar, isSeq, type Document, type LineCounter, type Node } from 'yaml';
+import type { z } from 'zod';
+import { InputError } from '../eventlog/input-error.ts';
+
+export type Path = ReadonlyArray<PropertyKey>;
+
+/** `events[3].route.host`: how a field is named in messages. */
+export function fieldName(path: Path): string {
+  let out = '';
+  for (const seg of path) {
+    if (typeof seg === 'number') out += `[${seg}]`;
+    else out += out === '' ? String(seg) : `.${String(seg)}`;
+  }
+  return out;
+}
+
+/**
+ * Line and column (1-based) of the node at `path` in a YAML document; with `atKey`, of the mapping key
+ * that holds it. A path that does not exist (a missing key) resolves to the deepest node that does.
+ */
+export function positionOf(doc: Document, lines: LineCounter, path: Path, atKey = false): { line: number; column: number } {
+  let node: unknown = doc.contents;
+  let keyNode: unknown = undefined;
+  for (const seg of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isPair(p) && keyText(p.key) === String(seg));
+      if (pair === undefined) break;
+      keyNode = pair.key;
+      node = pair.value ?? pair.key;
+    } else if (isSeq(node) && typeof seg === 'number' && node.items[seg] !== undefined) {
+      keyNode = undefined;
+      node = node.items[seg];
+    } else {
+      break;
+    }
+  }
+  const target = (atKey && keyNode !== undefined ? keyNode : node) as Node | null | undefined;
+  const offset = target?.range?.[0] ?? 0;
+  const { line, col } = lines.linePos(offset);
+  return { line, column: col };
+}
+
+function keyText(key: unknown): string | undefined {
+  if (isScalar(key)) return String(key.value);
+  return typeof key === 'string' ? key : undefined;
+}
+
+type Issue = z.core.$ZodIssue;
+
+/**
+ * The issue that best explains a failure. For a union, the branch whose shape fits the input (its errors
+ * are not a type mismatch at the union itself), so `events: [{...bad}]` reports the bad event rather than
+ * "expected string".
+ */
+export function explainIssue(issue: Issue, root: unknown): Issue {
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return issue;
+  const here = valueAt(root, issue.path);
+  const fits = issue.errors.filter((branch) => !branch.some((e) => e.path.length === 0 && e.code === 'invalid_type'));
+  if (fits.length === 0) {
+    // Discriminated union of events: zod reports no branch; keep the union issue (names the discriminator).
+    if (here !== null && typeof here === 'object' && !Array.isArray(here) && 'type' in here) return issue;
+    const expected = issue.errors.map((b) => b.find((e) => e.code === 'invalid_type')).map((e) => (e as { expected?: string } | undefined)?.expected);
+    return { ...issue, message: `expected ${[...new Set(expected.filter(Boolean))].join(' or ')}, got ${describe(here)}` } as Issue;
+  }
+  const branch = fits[0]!;
+  const inner = branch[0]!;
+  return explainIssue({ ...inner, path: [...issue.path, ...inner.path] } as Issue, root);
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a mapping';
+  return `${typeof v} ${JSON.stringify(v)}`;
+}
+
+export function valueAt(root: unknown, path: Path): unknown {
+  let v = root;
+  for (const seg of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[seg as string];
+  }
+  return v;
+}
+
+/** One readable InputError for the first zod issue, located in the YAML source. */
+export function issueToInputError(
+  error: z.ZodError,
+  root: unknown,
+  file: string,
+  doc: Document,
+  lines: LineCounter,
+  jsonSchema?: unknown,
+): InputError {
+  const issue = explainIssue(error.issues[0]!, root);
+  let path: PropertyKey[] = [...issue.path];
+  let atKey = false;
+  let message = issue.message;
+  switch (issue.code) {
+    case 'unrecognized_keys': {
+      const key = issue.keys[0]!;
+      path = [...path, key];
+      atKey = true;
+      message = `unknown key '${key}'${suggestion(key, allowedKeysAt(jsonSchema, issue.path))}`;
+      break;
+    }
+    case 'invalid_type': {
+      // A schema's own message (e.g. how to write a budget bound) says more than the generic one.
+      if (!issue.message.startsWith('Invalid input')) break;
+      const got = valueAt(root, path);
+      message = got === undefined ? `missing (expected ${issue.expected})` : `expected ${issue.expected}, got ${describe(got)}`;
+      break;
+    }
+    case 'invalid_union': {
+      const disc = (issue as { discriminator?: string; options?: unknown[] }).discriminator;
+      if (disc !== undefined && path[path.length - 1] === disc) {
+        const value = valueAt(root, path);
+        const options = (issue as { options?: unknown[] }).options ?? [];
+        message =
+          value === undefined
+            ? `missing '${disc}'; one of ${options.join(', ')}`
+            : `unknown event ${disc} ${JSON.stringify(value)}; one of ${options.join(', ')}`;
+        break;
+      }
+      const ev = valueAt(root, path);
+      const type = ev !== null && typeof ev === 'object' ? (ev as { type?: unknown }).type : undefined;
+      if (type !== undefined) {
+        path = [...path, 'type'];
+        message = `unknown event type ${JSON.stringify(type)}`;
+      } else if (ev !== null && typeof ev === 'object' && !Array.isArray(ev)) {
+        message = "missing 'type'";
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  // Budget issues concern the metric named by the key: point at the key.
+  if (path[0] === 'budgets' && path.length === 2) atKey = true;
+  const { line, column } = positionOf(doc, lines, path, atKey);
+  return new InputError(file, message, line, fieldName(path) || undefined, column);
+}
+
+/** Lists the keys the schema accepts there, and the closest one when the key looks misspelt. */
+function suggestion(key: string, known: readonly string[] | undefined): string {
+  if (known === undefined || known.length === 0) return '';
+  const close = known.filter((k) => editDistance(k.toLowerCase(), key.toLowerCase()) <= Math.max(1, Math.floor(k.length / 4)));
+  const hint = close.length > 0 ? ` (did you mean '${close[0]}'?)` : '';
+  return `${hint}; allowed: ${known.join(', ')}`;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length]!;
+}
+
+type JsonSchema = { properties?: Record<string, JsonSchema>; items?: JsonSchema; anyOf?: JsonSchema[]; oneOf?: JsonSchema[]; $ref?: string };
+
+/** The property names a JSON Schema allows at `path` (following arrays and the object branch of unions). */
+export function allowedKeysAt(schema: unknown, path: Path): string[] | undefined {
+  const defs = (schema as { $defs?: Record<string, JsonSchema> } | undefined)?.$defs ?? {};
+  const deref = (x: JsonSchema | undefined): JsonSchema | undefined =>
+    x?.$ref?.startsWith('#/$defs/') ? defs[x.$ref.slice('#/$defs/'.length)] : x;
+  let s = schema as JsonSchema | undefined;
+  // Through a union: the branch that has the next step; at the end, the only object branch (else unknown).
+  const branch = (y: JsonSchema | undefined, seg?: PropertyKey): JsonSchema | undefined => {
+    const x = deref(y);
+    const alts = x?.anyOf ?? x?.oneOf;
+    if (alts === undefined) return x;
+    const all = alts.map((a) => deref(a) ?? a);
+    if (typeof seg === 'number') return all.find((a) => a.items !== undefined);
+    if (typeof seg === 'string') return all.find((a) => a.properties !== undefined && seg in a.properties);
+    const objects = all.filter((a) => a.properties !== undefined);
+    return objects.length === 1 ? objects[0] : undefined;
+  };
+  for (const seg of path) {
+    s = branch(s, seg);
+    if (s === undefined) return undefined;
+    s = typeof seg === 'number' ? s.items : s.properties?.[String(seg)];
+  }
+  s = branch(s);
+  return s?.properties === undefined ? undefined : Object.keys(s.properties);
+}
