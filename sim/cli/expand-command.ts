@@ -1,0 +1,33 @@
+import type { Command } from 'commander';
+import { loadScenario } from '../scenario/load-scenario.ts';
+import { eventLogHeader, writeEventLogFile, writeEventLogToStream } from './event-log-writer.ts';
+import { collectSet, parseSeed } from './scenario-options.ts';
+
+interface ExpandOptions {
+  seed?: number;
+  set?: Record<string, string>;
+  output?: string;
+}
+
+/**
+ * `routerbench expand <scenario>`: the v1 event log a scenario runs (inline events, its event log file and
+ * generated churn, merged), to stdout or a file. Bad input throws InputError (exit code 2 in main).
+ */
+export function registerExpandCommand(program: Command): Command {
+  return program
+    .command('expand')
+    .description('write the v1 event log a scenario expands to (inline events, its log file and generated churn)')
+    .argument('<scenario>', 'scenario file (.yaml)')
+    .option('--seed <n>', 'run seed (overrides the scenario)', parseSeed)
+    .option('--set <key=value>', 'override a setting by its dotted key (repeatable)', collectSet)
+    .option('-o, --output <file>', 'write to a file (atomically) instead of stdout')
+    .action(async (scenario: string, opts: ExpandOptions) => {
+      const overrides: { seed?: number; set?: Record<string, string> } = {};
+      if (opts.seed !== undefined) overrides.seed = opts.seed;
+      if (opts.set !== undefined) overrides.set = opts.set;
+      const input = loadScenario(scenario, overrides);
+      const header = eventLogHeader({ source: scenario, scenario: input.name, seed: input.settings.seed, settings: input.settings });
+      if (opts.output !== undefined) writeEventLogFile(opts.output, header, input.events());
+      else await writeEventLogToStream(process.stdout, header, input.events());
+    });
+}

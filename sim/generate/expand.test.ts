@@ -1,0 +1,215 @@
+import { describe, expect, test } from 'vitest';
+import type { InputEvent } from '../../core/events.ts';
+import { InputEventSchema } from '../eventlog/event-schema.ts';
+import { expandGeneratorInput } from './expand.ts';
+import type { GenerateSpecInput } from './spec.ts';
+
+const HOUR = 3_600_000;
+
+function expand(spec: GenerateSpecInput, seed = 1): InputEvent[] {
+  return [...expandGeneratorInput(spec, seed)];
+}
+
+type EndpointsSet = Extract<InputEvent, { type: 'endpoints.set' }>;
+const sets = (events: InputEvent[]): EndpointsSet[] => events.filter((e): e is EndpointsSet => e.type === 'endpoints.set');
+const ips = (e: EndpointsSet): string[] => e.endpoints.map((x) => x.ip);
+
+const EVERYTHING: GenerateSpecInput = {
+  durationMs: HOUR,
+  world: { services: 10, endpointsPerService: 3, workers: 4 },
+  routes: { initial: 20, createPerHour: 120, deletePerHour: 60, mix: { http: 1, edge: 1, passthrough: 1, reencrypt: 1 }, customCertificates: 0.3, annotations: 0.3, paths: 0.3 },
+  scale: { perHour: 60, min: 1, max: 8, step: 2 },
+  rollouts: { perHour: 4, batchSize: 2 },
+  drains: { perHour: 2 },
+  bursts: { perHour: 2, services: 2, scaleTo: 12 },
+  faults: { nodes: ['infra-1', 'infra-2', 'infra-3'], nodeFailPerHour: 2, nodeShutdownPerHour: 1, routerCrashPerHour: 2, partitionPerHour: 1, downMs: 120_000 },
+};
+
+describe('expandGenerators', () => {
+  test('every event is a valid v1 event, in non-decreasing time', () => {
+    const events = expand(EVERYTHING);
+    expect(events.length).toBeGreaterThan(100);
+    let last = 0;
+    for (const e of events) {
+      expect(InputEventSchema.safeParse(e).success).toBe(true);
+      expect(e.at).toBeGreaterThanOrEqual(last);
+      last = e.at;
+    }
+    // Every kind of churn shows up in an hour of this spec.
+    const types = new Set(events.map((e) => e.type));
+    for (const t of ['route.upsert', 'route.delete', 'endpoints.set', 'node.fail', 'node.recover', 'router.fail', 'router.recover']) expect(types).toContain(t);
+  });
+
+  test('the same seed gives the same log; another seed another', () => {
+    expect(JSON.stringify(expand(EVERYTHING, 5))).toBe(JSON.stringify(expand(EVERYTHING, 5)));
+    expect(JSON.stringify(expand(EVERYTHING, 5))).not.toBe(JSON.stringify(expand(EVERYTHING, 6)));
+  });
+
+  test('each generator has its own stream: switching others on does not change its events', () => {
+    const routesOnly = expand({ ...EVERYTHING, scale: undefined, rollouts: undefined, drains: undefined, bursts: undefined, faults: undefined });
+    const routeEvents = (es: InputEvent[]) => JSON.stringify(es.filter((e) => e.type.startsWith('route.')));
+    expect(routeEvents(expand(EVERYTHING))).toBe(routeEvents(routesOnly));
+    const faults = (es: InputEvent[]) => JSON.stringify(es.filter((e) => e.type.startsWith('node.') || e.type.startsWith('router.') || e.type.startsWith('network.')));
+    expect(faults(expand({ ...EVERYTHING, routes: undefined }))).toBe(faults(expand(EVERYTHING)));
+  });
+
+  test('initial endpoints: one set per service at the start, round-robin on workers', () => {
+    const events = expand({ durationMs: 1000, startMs: 500, world: { services: 3, endpointsPerService: 2, workers: 2 } });
+    expect(events.map((e) => [e.at, e.type])).toEqual([
+      [500, 'endpoints.set'],
+      [500, 'endpoints.set'],
+      [500, 'endpoints.set'],
+    ]);
+    expect(sets(events).map((e) => `${e.namespace}/${e.service}:${e.endpoints.length}`)).toEqual(['ns-0/svc-0:2', 'ns-1/svc-1:2', 'ns-2/svc-2:2']);
+  });
+
+  test('route creations follow the Poisson rate', () => {
+    // 600/h for 10 h: 6000 expected, sd sqrt(6000) ≈ 77; 4 sd either side.
+    const events = expand({ durationMs: 10 * HOUR, world: { services: 5 }, routes: { createPerHour: 600 } }, 3);
+    const created = events.filter((e) => e.type === 'route.upsert').length;
+    expect(created).toBeGreaterThan(6000 - 4 * 77);
+    expect(created).toBeLessThan(6000 + 4 * 77);
+  });
+
+  test('the termination mix, certificates and annotations appear at their shares', () => {
+    // 4000 routes, equal weights: 1000 of each kind expected, sd sqrt(4000 * 1/4 * 3/4) ≈ 27; 4 sd = 110.
+    const events = expand({ durationMs: 1000, world: { services: 5 }, routes: { initial: 4000, mix: { http: 1, edge: 1, passthrough: 1, reencrypt: 1 }, customCertificates: 0.5, annotations: 0.25 } }, 9);
+    const routes = events.flatMap((e) => (e.type === 'route.upsert' ? [e.route] : []));
+    expect(routes).toHaveLength(4000);
+    for (const kind of [undefined, 'edge', 'passthrough', 'reencrypt']) {
+      const n = routes.filter((r) => r.tls?.termination === kind).length;
+      expect(Math.abs(n - 1000)).toBeLessThan(110);
+    }
+    // Certificates only on edge/reencrypt, half of them: about 1000 of 2000, sd ≈ 22.
+    const withCert = routes.filter((r) => r.tls?.certificate !== undefined);
+    expect(withCert.every((r) => r.tls!.termination !== 'passthrough')).toBe(true);
+    expect(Math.abs(withCert.length - 1000)).toBeLessThan(90);
+    // Annotations on a quarter: 1000 of 4000, sd ≈ 27.
+    expect(Math.abs(routes.filter((r) => r.annotations !== undefined).length - 1000)).toBeLessThan(110);
+    // Hosts are unique and every route's service exists.
+    expect(new Set(routes.map((r) => r.host)).size).toBe(4000);
+    expect(routes.every((r) => /^svc-[0-4]$/.test(r.service))).toBe(true);
+  });
+
+  test('deletions only name live routes, and `max` caps creations', () => {
+    const events = expand({ durationMs: 5 * HOUR, routes: { initial: 5, createPerHour: 100, deletePerHour: 100, max: 10 } }, 4);
+    const live = new Set<string>();
+    for (const e of events) {
+      if (e.type === 'route.upsert') live.add(e.route.name);
+      if (e.type === 'route.delete') {
+        expect(live.has(e.name)).toBe(true);
+        live.delete(e.name);
+      }
+      expect(live.size).toBeLessThanOrEqual(10);
+    }
+  });
+
+  test('a rolling deployment replaces every pod in batches, new pods not-ready first', () => {
+    const events = sets(
+      expand({ durationMs: HOUR, world: { services: 1, endpointsPerService: 5, workers: 2 }, rollouts: { at: [1000], batchSize: 2, batchIntervalMs: 10_000, readyAfterMs: 3000 } }),
+    );
+    const [initial, ...rest] = events;
+    const before = ips(initial!);
+    // 5 pods in batches of 2: batches at 1000, 11000, 21000 (2, 2, 1 pods), each followed 3000 ms later by readiness.
+    expect(rest.map((e) => e.at)).toEqual([1000, 4000, 11000, 14000, 21000, 24000]);
+    expect(rest[0]!.endpoints.filter((x) => x.ready === false)).toHaveLength(2);
+    expect(rest[1]!.endpoints.every((x) => x.ready !== false)).toBe(true);
+    const after = ips(rest[rest.length - 1]!);
+    expect(after).toHaveLength(5);
+    expect(after.filter((ip) => before.includes(ip))).toEqual([]);
+    // The next batch (31000) finds no old pod left and ends the rollout without an event.
+  });
+
+  test('a drain empties one worker: exactly its pods leave, and come back elsewhere with new IPs', () => {
+    // 6 services × 2 pods on 3 workers, placed round robin: pod j of service i on worker (2i + j) mod 3,
+    // so every worker holds 4 pods.
+    const events = sets(expand({ durationMs: HOUR, world: { services: 6, endpointsPerService: 2, workers: 3 }, drains: { at: [1000], rescheduleAfterMs: 5000 } }));
+    const initial = events.filter((e) => e.at === 0);
+    const byWorker = new Map<number, string[]>();
+    initial.forEach((e, i) => e.endpoints.forEach((x, j) => byWorker.set((2 * i + j) % 3, [...(byWorker.get((2 * i + j) % 3) ?? []), x.ip])));
+    const atDrain = events.filter((e) => e.at === 1000);
+    const gone = atDrain.flatMap((e) => {
+      const was = ips(initial.find((i) => i.service === e.service)!);
+      return was.filter((ip) => !ips(e).includes(ip));
+    });
+    expect(gone).toHaveLength(4);
+    expect([...byWorker.values()].some((pods) => JSON.stringify([...pods].sort()) === JSON.stringify([...gone].sort()))).toBe(true);
+    const back = events.filter((e) => e.at === 6000);
+    expect(back.map((e) => e.service)).toEqual(atDrain.map((e) => e.service));
+    const all = back.flatMap(ips);
+    expect(all).toHaveLength(atDrain.flatMap(ips).length + 4);
+    expect(all.filter((ip) => gone.includes(ip))).toEqual([]);
+  });
+
+  test('an autoscaling burst climbs in HPA steps, holds, then scales back', () => {
+    // From 3 pods to 20: +max(4,3)=4 → 7, +7 → 14, +min(6,14) → 20, one step (15 s) apart; back to 3 after 300 s.
+    const events = sets(expand({ durationMs: HOUR, world: { services: 1, endpointsPerService: 3 }, bursts: { at: [10_000], scaleTo: 20, stepMs: 15_000, holdMs: 300_000 } }));
+    expect(events.map((e) => [e.at, e.endpoints.length])).toEqual([
+      [0, 3],
+      [10_000, 7],
+      [25_000, 14],
+      [40_000, 20],
+      [340_000, 3],
+    ]);
+  });
+
+  test('scale keeps each service within [min, max]', () => {
+    const events = sets(expand({ durationMs: 10 * HOUR, world: { services: 3, endpointsPerService: 2 }, scale: { perHour: 200, min: 1, max: 4, step: 3 } }));
+    expect(events.length).toBeGreaterThan(1000);
+    for (const e of events.slice(3)) {
+      expect(e.endpoints.length).toBeGreaterThanOrEqual(1);
+      expect(e.endpoints.length).toBeLessThanOrEqual(4);
+    }
+  });
+
+  test('scheduled faults happen at their times and recover after their duration', () => {
+    const events = expand({
+      durationMs: HOUR,
+      world: { services: 1 },
+      faults: {
+        nodes: ['a', 'b', 'c'],
+        schedule: [
+          { at: 1000, type: 'node.fail', node: 'a', recoverAfterMs: 5000 },
+          { at: 2000, type: 'router.fail', node: 'b', recoverAfterMs: 1000 },
+          { at: 3000, type: 'network.partition', node: 'c', recoverAfterMs: 10_000 },
+          { at: 4000, type: 'node.shutdown', node: 'b' },
+        ],
+      },
+    }).filter((e) => e.type !== 'endpoints.set');
+    expect(events).toEqual([
+      { at: 1000, type: 'node.fail', node: 'a' },
+      { at: 2000, type: 'router.fail', node: 'b' },
+      { at: 3000, type: 'network.partition', groups: [['c'], ['a', 'b']] },
+      { at: 3000, type: 'router.recover', node: 'b' },
+      { at: 4000, type: 'node.shutdown', node: 'b' },
+      { at: 6000, type: 'node.recover', node: 'a' },
+      { at: 13_000, type: 'network.heal' },
+    ]);
+  });
+
+  test('rate-drawn faults only hit nodes that are up and always recover', () => {
+    const events = expand({ durationMs: 20 * HOUR, world: { services: 1 }, faults: { nodes: ['a', 'b'], nodeFailPerHour: 3, routerCrashPerHour: 3, partitionPerHour: 2, downMs: 600_000 } }, 2);
+    const down = new Set<string>();
+    let partitioned = false;
+    for (const e of events) {
+      if (e.type === 'node.fail' || e.type === 'router.fail') {
+        expect(down.has(e.node)).toBe(false);
+        down.add(e.node);
+      } else if (e.type === 'node.recover' || e.type === 'router.recover') {
+        expect(down.delete(e.node)).toBe(true);
+      } else if (e.type === 'network.partition') {
+        expect(partitioned).toBe(false);
+        partitioned = true;
+      } else if (e.type === 'network.heal') partitioned = false;
+    }
+    expect(down.size).toBe(0);
+    expect(partitioned).toBe(false);
+  });
+
+  test('expansion is lazy: the first events of a huge spec come at once', () => {
+    const it = expandGeneratorInput({ durationMs: HOUR, world: { services: 50_000, endpointsPerService: 1 }, routes: { initial: 10_000_000 } }, 1)[Symbol.iterator]();
+    const first = [it.next().value, it.next().value];
+    expect(first.map((e) => e?.type)).toEqual(['endpoints.set', 'endpoints.set']);
+    it.return?.();
+  });
+});
