@@ -1,0 +1,198 @@
+import { describe, expect, test } from 'vitest';
+import type { InputEvent } from '../../core/events.ts';
+import { InputError } from '../eventlog/input-error.ts';
+import { importWatch, type ImportProblem, type ImportStats } from './import-watch.ts';
+import { JsonObjectSplitter } from './json-stream.ts';
+
+const route = (type: string, name: string, time: string, extra: Record<string, unknown> = {}) => ({
+  type,
+  object: {
+    apiVersion: 'route.openshift.io/v1',
+    kind: 'Route',
+    metadata: {
+      name,
+      namespace: 'shop',
+      creationTimestamp: time,
+      annotations: { 'haproxy.router.openshift.io/timeout': '30s', 'kubectl.kubernetes.io/last-applied-configuration': '{...}' },
+      managedFields: [{ manager: 'kubectl', time }],
+    },
+    spec: { host: `${name}.apps.example.com`, to: { kind: 'Service', name: 'web', weight: 100 }, port: { targetPort: 'http' }, tls: { termination: 'edge', insecureEdgeTerminationPolicy: 'Redirect' }, wildcardPolicy: 'None', ...extra },
+  },
+});
+
+const endpoints = (type: string, time: string, ips: string[], notReady: string[] = []) => ({
+  type,
+  object: {
+    apiVersion: 'v1',
+    kind: 'Endpoints',
+    metadata: { name: 'web', namespace: 'shop', creationTimestamp: '2026-11-29T10:00:00Z', managedFields: [{ manager: 'kube-controller-manager', time }] },
+    subsets: [
+      {
+        addresses: ips.map((ip, i) => ({ ip, targetRef: { kind: 'Pod', name: `web-${i}` } })),
+        notReadyAddresses: notReady.map((ip) => ({ ip, targetRef: { kind: 'Pod', name: `web-nr` } })),
+        ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
+      },
+    ],
+  },
+});
+
+/** kubectl prints each object pretty-printed, one after another. */
+const kubectl = (objects: unknown[]) => objects.map((o) => JSON.stringify(o, null, 4)).join('\n');
+
+function run(text: string, options: { strict?: boolean; spacingMs?: number; chunk?: number } = {}) {
+  const problems: ImportProblem[] = [];
+  const stats: ImportStats = { objects: 0, events: 0, skipped: 0, raisedTimes: 0 };
+  const size = options.chunk ?? text.length;
+  const chunks: string[] = [];
+  for (let i = 0; i < text.length; i += size) chunks.push(text.slice(i, i + size));
+  const opts: { file: string; strict?: boolean; spacingMs?: number } = { file: 'watch.json' };
+  if (options.strict) opts.strict = true;
+  if (options.spacingMs !== undefined) opts.spacingMs = options.spacingMs;
+  const events: InputEvent[] = [...importWatch(chunks, opts, (p) => problems.push(p), stats)];
+  return { events, problems, stats };
+}
+
+describe('importWatch', () => {
+  const stream = kubectl([
+    endpoints('ADDED', '2026-11-29T10:00:00Z', ['10.1.0.1', '10.1.0.2']),
+    route('ADDED', 'front', '2026-11-29T10:00:01Z'),
+    endpoints('MODIFIED', '2026-11-29T10:00:05.500Z', ['10.1.0.1'], ['10.1.0.3']),
+    route('DELETED', 'front', '2026-11-29T10:01:00Z'),
+    endpoints('DELETED', '2026-11-29T10:02:00Z', []),
+  ]);
+
+  test('routes and endpoints become v1 events timed from the objects', () => {
+    const { events, problems } = run(stream);
+    expect(problems).toEqual([]);
+    // Times relative to the first event (10:00:00): +1 s, +5.5 s, +60 s, +120 s.
+    expect(events.map((e) => [e.at, e.type])).toEqual([
+      [0, 'endpoints.set'],
+      [1000, 'route.upsert'],
+      [5500, 'endpoints.set'],
+      [60_000, 'route.delete'],
+      [120_000, 'endpoints.delete'],
+    ]);
+    expect(events[1]).toEqual({
+      at: 1000,
+      type: 'route.upsert',
+      route: {
+        namespace: 'shop',
+        name: 'front',
+        host: 'front.apps.example.com',
+        service: 'web',
+        targetPort: 'http',
+        tls: { termination: 'edge', insecureEdgeTerminationPolicy: 'Redirect' },
+        wildcardPolicy: 'None',
+        // Only the router's annotations are kept.
+        annotations: { 'haproxy.router.openshift.io/timeout': '30s' },
+      },
+    });
+    expect(events[2]).toEqual({
+      at: 5500,
+      type: 'endpoints.set',
+      namespace: 'shop',
+      service: 'web',
+      endpoints: [
+        { ip: '10.1.0.1', port: 8080, name: 'web-0' },
+        { ip: '10.1.0.3', port: 8080, name: 'web-nr', ready: false },
+      ],
+    });
+  });
+
+  test('the result does not depend on how the input is chunked', () => {
+    expect(run(stream, { chunk: 7 }).events).toEqual(run(stream).events);
+  });
+
+  test('--spacing-ms ignores object times', () => {
+    expect(run(stream, { spacingMs: 250 }).events.map((e) => e.at)).toEqual([0, 250, 500, 750, 1000]);
+  });
+
+  test('a time earlier than the previous event is raised to it (stream order wins)', () => {
+    const { events, stats } = run(kubectl([route('ADDED', 'a', '2026-11-29T10:00:10Z'), route('ADDED', 'b', '2026-11-29T09:00:00Z'), route('ADDED', 'c', '2026-11-29T10:00:11Z')]));
+    expect(events.map((e) => e.at)).toEqual([0, 0, 1000]);
+    expect(stats.raisedTimes).toBe(1);
+  });
+
+  test('endpoint slices of one service are merged; deleting the last deletes the endpoints', () => {
+    const slice = (type: string, name: string, ips: string[]) => ({
+      type,
+      object: {
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        addressType: 'IPv4',
+        metadata: { name, namespace: 'shop', labels: { 'kubernetes.io/service-name': 'web' }, creationTimestamp: '2026-11-29T10:00:00Z' },
+        endpoints: ips.map((ip) => ({ addresses: [ip], conditions: { ready: true } })),
+        ports: [{ name: 'http', port: 8080 }],
+      },
+    });
+    const { events } = run(kubectl([slice('ADDED', 'web-a', ['10.0.0.1']), slice('ADDED', 'web-b', ['10.0.0.2']), slice('DELETED', 'web-a', []), slice('DELETED', 'web-b', [])]), { spacingMs: 1 });
+    expect(events.map((e) => (e.type === 'endpoints.set' ? e.endpoints.map((x) => x.ip) : e.type))).toEqual([
+      ['10.0.0.1'],
+      ['10.0.0.1', '10.0.0.2'],
+      ['10.0.0.2'],
+      'endpoints.delete',
+    ]);
+  });
+
+  test('malformed and unknown objects are reported with their position and skipped', () => {
+    const good = JSON.stringify(route('ADDED', 'ok', '2026-11-29T10:00:00Z'));
+    const text = [
+      good,
+      '{"type":"ADDED","object":{"apiVersion":"v1","kind":"Service","metadata":{"name":"web","namespace":"shop"}}}',
+      '{"type":"ADDED","object":{"apiVersion":"route.openshift.io/v1","kind":"Route","metadata":{"name":"nohost","namespace":"shop"},"spec":{"to":{"name":"web"}}}}',
+      'garbage here',
+      '{"type":"ADDED", "object": {"bad json": }}',
+      '{"type":"ADDED","object":' + JSON.stringify(endpoints('ADDED', '2026-11-29T10:00:00Z', ['10.0.0.999']).object) + '}',
+      '{"type":"ERROR","object":{"kind":"Status","message":"too old resource version"}}',
+    ].join('\n');
+    const { events, problems, stats } = run(text);
+    expect(events.map((e) => e.type)).toEqual(['route.upsert']);
+    expect(problems.map((p) => [p.line, p.column, p.field])).toEqual([
+      [2, 1, 'object.kind'],
+      [3, 1, 'object.spec.host'],
+      [4, 1, undefined],
+      [5, 1, undefined],
+      [6, 1, undefined],
+      [7, 1, 'object'],
+    ]);
+    expect(problems[0]!.message).toMatch(/unsupported object "v1" "Service"/);
+    expect(problems[2]!.message).toMatch(/not a JSON object: "garbagehere"/);
+    expect(problems[3]!.message).toMatch(/not valid JSON/);
+    expect(problems[4]!.message).toMatch(/Endpoints shop\/web: the resulting endpoints.set event is invalid: endpoints.0.ip/);
+    expect(problems[5]!.message).toMatch(/watch error: too old resource version/);
+    expect(stats).toMatchObject({ objects: 6, events: 1, skipped: 6 });
+  });
+
+  test('--strict rejects the first problem as an InputError with its position', () => {
+    const text = `${JSON.stringify(route('ADDED', 'ok', '2026-11-29T10:00:00Z'))}\n  {"type":"WEIRD","object":{}}`;
+    let err: unknown;
+    try {
+      run(text, { strict: true });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(InputError);
+    expect(err).toMatchObject({ file: 'watch.json', line: 2, column: 3, field: 'type' });
+  });
+
+  test('a truncated stream reports the unfinished object', () => {
+    const { problems } = run('{"type":"ADDED","object":{"kind":"Route"');
+    expect(problems).toHaveLength(1);
+    expect(problems[0]!.message).toMatch(/truncated/);
+  });
+
+  test('bare objects and Lists (kubectl without --output-watch-events) read as upserts', () => {
+    const r = route('ADDED', 'bare', '2026-11-29T10:00:00Z').object;
+    const { events } = run(kubectl([{ apiVersion: 'v1', kind: 'List', items: [r] }, r]));
+    expect(events.map((e) => e.type)).toEqual(['route.upsert', 'route.upsert']);
+  });
+});
+
+test('JsonObjectSplitter keeps braces inside strings and escapes apart', () => {
+  const s = new JsonObjectSplitter();
+  const parts = [...s.push('{"a":"}{\\"", "b": [1,{"c":2}]}\n {"d'), ...s.push('":1}'), ...s.end()];
+  expect(parts).toEqual([
+    { text: '{"a":"}{\\"", "b": [1,{"c":2}]}', line: 1, column: 1 },
+    { text: '{"d":1}', line: 2, column: 2 },
+  ]);
+});

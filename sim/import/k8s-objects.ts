@@ -1,0 +1,193 @@
+import type { Endpoint } from '../../core/endpoint.ts';
+import type { InputEvent } from '../../core/events.ts';
+import type { Route, RouteTls } from '../../core/route.ts';
+
+/**
+ * Kubernetes objects → v1 events (without `at`; the importer stamps times). Route (route.openshift.io/v1),
+ * Endpoints (v1) and EndpointSlice (discovery.k8s.io/v1). A problem is thrown as ObjectProblem with the
+ * field at fault; the importer reports it with the object's position.
+ */
+export type WatchType = 'ADDED' | 'MODIFIED' | 'DELETED';
+export type EventBody = InputEvent extends infer E ? (E extends unknown ? Omit<E, 'at'> : never) : never;
+
+export class ObjectProblem extends Error {
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+type Obj = Record<string, unknown>;
+
+function obj(v: unknown, field: string): Obj {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new ObjectProblem(`expected an object`, field);
+  return v as Obj;
+}
+function str(v: unknown, field: string): string {
+  if (typeof v !== 'string' || v === '') throw new ObjectProblem(`expected a non-empty string`, field);
+  return v;
+}
+function optStr(v: unknown, field: string): string | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v !== 'string') throw new ObjectProblem('expected a string', field);
+  return v;
+}
+function arr(v: unknown, field: string): unknown[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw new ObjectProblem('expected a list', field);
+  return v;
+}
+
+/** Which resource an object is, from apiVersion and kind; undefined for anything else. */
+export function resourceOf(o: Obj): 'Route' | 'Endpoints' | 'EndpointSlice' | undefined {
+  const api = o['apiVersion'];
+  const kind = o['kind'];
+  if (kind === 'Route' && (api === 'route.openshift.io/v1' || api === 'v1')) return 'Route';
+  if (kind === 'Endpoints' && api === 'v1') return 'Endpoints';
+  if (kind === 'EndpointSlice' && api === 'discovery.k8s.io/v1') return 'EndpointSlice';
+  return undefined;
+}
+
+/** Only the router's own annotations matter (and e.g. last-applied-configuration is large). */
+const ROUTER_ANNOTATION = /^(haproxy\.)?router\.openshift\.io\//;
+const TERMINATIONS = ['edge', 'passthrough', 'reencrypt'] as const;
+const INSECURE = ['None', 'Allow', 'Redirect'] as const;
+
+export function routeFromObject(o: Obj): Route {
+  const meta = obj(o['metadata'], 'metadata');
+  const spec = obj(o['spec'], 'spec');
+  const to = obj(spec['to'], 'spec.to');
+  if (to['kind'] !== undefined && to['kind'] !== 'Service') throw new ObjectProblem(`route target kind ${JSON.stringify(to['kind'])} is not Service`, 'spec.to.kind');
+  const route: Route = {
+    namespace: str(meta['namespace'], 'metadata.namespace'),
+    name: str(meta['name'], 'metadata.name'),
+    host: str(spec['host'], 'spec.host'),
+    service: str(to['name'], 'spec.to.name'),
+  };
+  const path = optStr(spec['path'], 'spec.path');
+  if (path !== undefined) route.path = path;
+  const port = spec['port'];
+  if (port !== undefined && port !== null) {
+    const tp = obj(port, 'spec.port')['targetPort'];
+    if (typeof tp === 'string' || typeof tp === 'number') route.targetPort = tp;
+  }
+  const wildcard = optStr(spec['wildcardPolicy'], 'spec.wildcardPolicy');
+  if (wildcard !== undefined) {
+    if (wildcard !== 'None' && wildcard !== 'Subdomain') throw new ObjectProblem(`unknown wildcardPolicy ${JSON.stringify(wildcard)}`, 'spec.wildcardPolicy');
+    route.wildcardPolicy = wildcard;
+  }
+  if (spec['tls'] !== undefined && spec['tls'] !== null) route.tls = tlsFrom(obj(spec['tls'], 'spec.tls'));
+  const annotations = meta['annotations'];
+  if (annotations !== undefined && annotations !== null) {
+    const kept: Record<string, string> = {};
+    for (const [k, v] of Object.entries(obj(annotations, 'metadata.annotations'))) {
+      if (ROUTER_ANNOTATION.test(k) && typeof v === 'string') kept[k] = v;
+    }
+    if (Object.keys(kept).length > 0) route.annotations = kept;
+  }
+  return route;
+}
+
+function tlsFrom(t: Obj): RouteTls {
+  const term = str(t['termination'], 'spec.tls.termination').toLowerCase();
+  if (!(TERMINATIONS as readonly string[]).includes(term)) throw new ObjectProblem(`unknown termination ${JSON.stringify(t['termination'])}`, 'spec.tls.termination');
+  const tls: RouteTls = { termination: term as RouteTls['termination'] };
+  const insecure = optStr(t['insecureEdgeTerminationPolicy'], 'spec.tls.insecureEdgeTerminationPolicy');
+  if (insecure !== undefined) {
+    if (!(INSECURE as readonly string[]).includes(insecure)) throw new ObjectProblem(`unknown insecureEdgeTerminationPolicy ${JSON.stringify(insecure)}`, 'spec.tls.insecureEdgeTerminationPolicy');
+    tls.insecureEdgeTerminationPolicy = insecure as RouteTls['insecureEdgeTerminationPolicy'];
+  }
+  for (const k of ['certificate', 'key', 'caCertificate', 'destinationCACertificate'] as const) {
+    const v = optStr(t[k], `spec.tls.${k}`);
+    if (v !== undefined) tls[k] = v;
+  }
+  return tls;
+}
+
+/** v1 Endpoints: every address × port of every subset; notReadyAddresses listed with ready: false. */
+export function endpointsFromObject(o: Obj): { namespace: string; service: string; endpoints: Endpoint[] } {
+  const meta = obj(o['metadata'], 'metadata');
+  const endpoints: Endpoint[] = [];
+  arr(o['subsets'], 'subsets').forEach((s, i) => {
+    const subset = obj(s, `subsets[${i}]`);
+    const ports = arr(subset['ports'], `subsets[${i}].ports`).map((p, j) => portOf(p, `subsets[${i}].ports[${j}]`));
+    const add = (list: unknown, key: string, ready: boolean): void => {
+      arr(list, `subsets[${i}].${key}`).forEach((a, k) => {
+        const addr = obj(a, `subsets[${i}].${key}[${k}]`);
+        const ip = str(addr['ip'], `subsets[${i}].${key}[${k}].ip`);
+        const name = podName(addr['targetRef']);
+        for (const port of ports) endpoints.push(endpoint(ip, port, ready, name));
+      });
+    };
+    add(subset['addresses'], 'addresses', true);
+    add(subset['notReadyAddresses'], 'notReadyAddresses', false);
+  });
+  return { namespace: str(meta['namespace'], 'metadata.namespace'), service: str(meta['name'], 'metadata.name'), endpoints };
+}
+
+/** discovery.k8s.io/v1 EndpointSlice: the slice's share of its service's endpoints. */
+export function sliceFromObject(o: Obj): { namespace: string; service: string; slice: string; endpoints: Endpoint[] } {
+  const meta = obj(o['metadata'], 'metadata');
+  const labels = meta['labels'] === undefined ? {} : obj(meta['labels'], 'metadata.labels');
+  const service = str(labels['kubernetes.io/service-name'], "metadata.labels['kubernetes.io/service-name']");
+  const type = o['addressType'];
+  if (type !== 'IPv4' && type !== 'IPv6') throw new ObjectProblem(`addressType ${JSON.stringify(type)} is not IPv4 or IPv6`, 'addressType');
+  const ports = arr(o['ports'], 'ports').map((p, j) => portOf(p, `ports[${j}]`));
+  const endpoints: Endpoint[] = [];
+  arr(o['endpoints'], 'endpoints').forEach((e, i) => {
+    const ep = obj(e, `endpoints[${i}]`);
+    const conditions = ep['conditions'] === undefined || ep['conditions'] === null ? {} : obj(ep['conditions'], `endpoints[${i}].conditions`);
+    // A nil `ready` is to be read as ready (discovery.k8s.io/v1 API docs).
+    const ready = conditions['ready'] !== false;
+    const name = podName(ep['targetRef']);
+    for (const ip of arr(ep['addresses'], `endpoints[${i}].addresses`)) {
+      for (const port of ports) endpoints.push(endpoint(str(ip, `endpoints[${i}].addresses`), port, ready, name));
+    }
+  });
+  return { namespace: str(meta['namespace'], 'metadata.namespace'), service, slice: str(meta['name'], 'metadata.name'), endpoints };
+}
+
+function portOf(p: unknown, field: string): number {
+  const port = obj(p, field)['port'];
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) throw new ObjectProblem('expected a port number 1-65535', `${field}.port`);
+  return port;
+}
+
+function podName(ref: unknown): string | undefined {
+  if (ref === null || typeof ref !== 'object') return undefined;
+  const name = (ref as Obj)['name'];
+  return typeof name === 'string' && name !== '' ? name : undefined;
+}
+
+function endpoint(ip: string, port: number, ready: boolean, name: string | undefined): Endpoint {
+  const e: Endpoint = { ip, port };
+  if (!ready) e.ready = false;
+  if (name !== undefined) e.name = name;
+  return e;
+}
+
+/**
+ * Time of a watch event from its object: creation for ADDED, deletion (or the last managed-fields write)
+ * for DELETED, the last managed-fields write for MODIFIED. Epoch ms, or undefined when the object has none.
+ */
+export function objectTimeMs(type: WatchType, o: Obj): number | undefined {
+  const meta = (o['metadata'] ?? {}) as Obj;
+  const parse = (v: unknown): number | undefined => {
+    if (typeof v !== 'string') return undefined;
+    const t = Date.parse(v);
+    return Number.isNaN(t) ? undefined : t;
+  };
+  let managed: number | undefined;
+  if (Array.isArray(meta['managedFields'])) {
+    for (const f of meta['managedFields']) {
+      const t = parse((f as Obj | null)?.['time']);
+      if (t !== undefined && (managed === undefined || t > managed)) managed = t;
+    }
+  }
+  const created = parse(meta['creationTimestamp']);
+  if (type === 'ADDED') return created ?? managed;
+  if (type === 'DELETED') return parse(meta['deletionTimestamp']) ?? managed ?? created;
+  return managed ?? created;
+}
