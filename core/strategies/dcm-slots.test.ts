@@ -1,0 +1,209 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Endpoint } from '../endpoint.ts';
+import type { Route } from '../route.ts';
+import { routingKeyName } from '../haproxy/names.ts';
+import { FakeHaproxy } from '../testing/fake-haproxy.ts';
+import { Harness } from '../testing/harness.ts';
+import { DcmSlotsStrategy } from './dcm-slots.ts';
+
+const route = (name: string, extra: Partial<Route> = {}): Route => ({ namespace: 'shop', name, host: `${name}.example.com`, service: name, ...extra });
+const ep = (svc: string, i: number): Endpoint => ({ ip: `10.0.0.${i}`, port: 8080, name: `${svc}-${i}` });
+const eps = (svc: string, ...is: number[]) => ({ at: 0, type: 'endpoints.set' as const, namespace: 'shop', service: svc, endpoints: is.map((i) => ep(svc, i)) });
+const upsert = (r: Route) => ({ at: 0, type: 'route.upsert' as const, route: r });
+const del = (name: string) => ({ at: 0, type: 'route.delete' as const, namespace: 'shop', name });
+
+const POOL_HTTP_1 = 'be_http:_hapcm_blueprint_pool:_blueprint-http-route-1';
+const POOL_HTTP_2 = 'be_http:_hapcm_blueprint_pool:_blueprint-http-route-2';
+
+describe('dcm-slots', () => {
+  let fake: FakeHaproxy;
+  let h: Harness;
+  beforeEach(() => {
+    fake = new FakeHaproxy();
+    // 2 slots per backend, 2 pool routes per blueprint.
+    h = new Harness(new DcmSlotsStrategy({ maxDynamicServers: 2, blueprintPoolSize: 2 }), fake);
+    h.sync([upsert(route('a')), eps('a', 1)]);
+  });
+
+  it('renders pool backends: 3 default blueprints × 2 slots, each with 2 disabled _dynamic-pod servers', () => {
+    const pool = [...fake.backends.keys()].filter((b) => b.includes('_hapcm_blueprint_pool'));
+    // Default blueprints http, edge, passthrough; pool size 2 → 6 pool backends, sorted by <ns>:<name>.
+    // Sorted by `<ns>:<name>`, so "_blueprint-edge-…" < "_blueprint-http-…" < "_blueprint-passthrough-…".
+    expect(pool).toEqual([
+      'be_edge_http:_hapcm_blueprint_pool:_blueprint-edge-route-1',
+      'be_edge_http:_hapcm_blueprint_pool:_blueprint-edge-route-2',
+      POOL_HTTP_1,
+      POOL_HTTP_2,
+      'be_tcp:_hapcm_blueprint_pool:_blueprint-passthrough-route-1',
+      'be_tcp:_hapcm_blueprint_pool:_blueprint-passthrough-route-2',
+    ]);
+    expect(fake.backends.get(POOL_HTTP_1)!.servers.map((s) => [s.name, s.admin])).toEqual([
+      ['_dynamic-pod-1', 4],
+      ['_dynamic-pod-2', 4],
+    ]);
+  });
+
+  it('scales up into a free slot without a reload, with the commands upstream sends', () => {
+    fake.commands.length = 0;
+    h.apply(eps('a', 1, 2));
+    // a-2 is new: no static server is named after it, so it takes the first unused slot.
+    // show backend (cache empty after the reload), show servers state, then the commit of the slot:
+    // addr+port (both differ from 172.4.0.4:8765), no weight (slot uweight 1 = "1"), state ready.
+    expect(fake.commands).toEqual([
+      'show backend',
+      'show servers state be_http:shop:a',
+      'set server be_http:shop:a/_dynamic-pod-1 addr 10.0.0.2 port 8080',
+      'set server be_http:shop:a/_dynamic-pod-1 state ready',
+    ]);
+    expect(h.requests).toEqual([]);
+    expect(h.commitArms).toBe(1);
+    expect(fake.ready('be_http:shop:a')).toEqual(['10.0.0.1:8080', '10.0.0.2:8080']);
+  });
+
+  it('scale-down sets maint; an endpoint coming back reuses its static server; slots freed are reused later', () => {
+    h.apply(eps('a', 1, 2)); // a-2 → _dynamic-pod-1
+    h.apply(eps('a', 2)); // a-1 deleted → its static server to maint
+    expect(fake.ready('be_http:shop:a')).toEqual(['10.0.0.2:8080']);
+    h.apply(eps('a', 1)); // a-1 back (static server re-enabled), a-2 deleted (slot 1 unmapped, maint)
+    expect(fake.ready('be_http:shop:a')).toEqual(['10.0.0.1:8080']);
+    h.apply(eps('a', 1, 3, 4)); // a-3, a-4 take the 2 unused slots (slot 1 was freed by the previous call)
+    expect(fake.ready('be_http:shop:a')).toEqual(['10.0.0.1:8080', '10.0.0.3:8080', '10.0.0.4:8080']);
+    expect(h.requests).toEqual([]);
+  });
+
+  it('more new endpoints than free slots → dynamic-slots-exhausted; the reload writes them as static servers', () => {
+    // 3 new endpoints (a-2..a-4), 2 unused slots → 1 remaining → fall back.
+    h.apply(eps('a', 1, 2, 3, 4));
+    expect(h.reasons()).toEqual(['dynamic-slots-exhausted']);
+    // Nothing was committed (upstream returns before Backend.Commit).
+    expect(fake.ready('be_http:shop:a')).toEqual(['10.0.0.1:8080']);
+    h.settle();
+    expect(fake.ready('be_http:shop:a')).toEqual(['10.0.0.1:8080', '10.0.0.2:8080', '10.0.0.3:8080', '10.0.0.4:8080']);
+    expect(fake.backends.get('be_http:shop:a')!.servers.map((s) => s.name).slice(4)).toEqual(['_dynamic-pod-1', '_dynamic-pod-2']);
+  });
+
+  it('adds a route into the first free pool slot: map entry, cookie key, endpoints in the slot', () => {
+    h.apply(eps('b', 1));
+    fake.commands.length = 0;
+    h.apply(upsert(route('b')));
+    expect(h.requests).toEqual([]);
+    expect(fake.lookup('os_http_be.map', 'b.example.com/')).toBe(POOL_HTTP_1);
+    expect(fake.backends.get(POOL_HTTP_1)!.cookieKey).toBe(routingKeyName({ namespace: 'shop', name: 'b' }));
+    expect(fake.ready(POOL_HTTP_1)).toEqual(['10.0.0.1:8080']);
+    expect(fake.commands).toEqual([
+      'show map',
+      'show map /var/lib/haproxy/conf/os_http_be.map',
+      'add map /var/lib/haproxy/conf/os_http_be.map ^b\\\\\\.example\\\\\\.com\\\\\\.?(:[0-9]+)?(/\\.*)?$ ' + POOL_HTTP_1,
+      'show backend',
+      `set dynamic-cookie-key backend ${POOL_HTTP_1} ${routingKeyName({ namespace: 'shop', name: 'b' })}`,
+      `enable dynamic-cookie backend ${POOL_HTTP_1}`,
+      `show servers state ${POOL_HTTP_1}`,
+      `set server ${POOL_HTTP_1}/_dynamic-pod-1 addr 10.0.0.1 port 8080`,
+      `set server ${POOL_HTTP_1}/_dynamic-pod-1 state ready`,
+    ]);
+  });
+
+  it('pool of 2: the third http route falls back with pool-exhausted; removal frees a slot for the next one', () => {
+    h.apply(upsert(route('b'))); // slot 1
+    h.apply(upsert(route('c'))); // slot 2
+    h.apply(upsert(route('d'))); // none left
+    expect(h.reasons()).toEqual(['pool-exhausted']);
+    h.requests.length = 0;
+    h.apply(del('b'));
+    expect(h.requests).toEqual([]);
+    expect(fake.lookup('os_http_be.map', 'b.example.com/')).toBeUndefined();
+    expect(fake.backends.get(POOL_HTTP_1)!.servers.every((s) => s.admin !== 0)).toBe(true);
+    h.apply(upsert(route('e'))); // first free index is 1 again
+    expect(fake.lookup('os_http_be.map', 'e.example.com/')).toBe(POOL_HTTP_1);
+    expect(h.requests).toEqual([]);
+  });
+
+  it('a pooled route with more endpoints than slots falls back with dynamic-slots-exhausted', () => {
+    h.apply(eps('b', 1, 2, 3));
+    h.apply(upsert(route('b')));
+    // The slot backend has only 2 `_dynamic-pod` servers for 3 endpoints.
+    expect(h.reasons()).toEqual(['dynamic-slots-exhausted']);
+  });
+
+  it('no blueprint match: own certificate, backend-modifying annotation, reencrypt without a custom blueprint', () => {
+    h.apply(upsert(route('tls', { tls: { termination: 'edge', certificate: 'CERT', key: 'KEY' } })));
+    h.apply(upsert(route('slow', { annotations: { 'haproxy.router.openshift.io/timeout': '5m' } })));
+    h.apply(upsert(route('re', { tls: { termination: 'reencrypt' } })));
+    expect(h.reasons()).toEqual(['no-blueprint-match', 'no-blueprint-match', 'no-blueprint-match']);
+    // An annotation that does not modify the backend does not matter; the edge policy is not compared.
+    h.requests.length = 0;
+    h.apply(upsert(route('plain', { annotations: { 'example.com/owner': 'me' } })));
+    h.apply(upsert(route('edge', { tls: { termination: 'edge', insecureEdgeTerminationPolicy: 'Redirect' } })));
+    expect(h.requests).toEqual([]);
+    expect(fake.lookup('os_edge_reencrypt_be.map', 'edge.example.com/')).toBe('be_edge_http:_hapcm_blueprint_pool:_blueprint-edge-route-1');
+  });
+
+  it('a custom reencrypt blueprint makes reencrypt routes dynamic after the blueprint reload', () => {
+    h.apply({ at: 0, type: 'blueprint.upsert', route: route('_blueprint-reencrypt-route', { namespace: 'blueprints', tls: { termination: 'reencrypt' } }) });
+    expect(h.reasons()).toEqual(['blueprint-change']);
+    h.settle();
+    const slot = 'be_secure:_hapcm_blueprint_pool:_blueprint-reencrypt-route-1';
+    // Reencrypt slots are rendered one by one with weight 0.
+    expect(fake.backends.get(slot)!.servers.map((s) => s.weight)).toEqual([0, 0]);
+    h.apply(eps('re', 1));
+    fake.commands.length = 0;
+    h.apply(upsert(route('re', { tls: { termination: 'reencrypt' } })));
+    expect(h.requests).toEqual([]);
+    expect(fake.lookup('os_edge_reencrypt_be.map', 're.example.com/')).toBe(slot);
+    expect(fake.lookup('os_tcp_be.map', 're.example.com')).toBe(slot);
+    // weight 0 → "1" differs, so upstream sends a weight command for reencrypt slots.
+    expect(fake.commands).toContain(`set server ${slot}/_dynamic-pod-1 weight 1`);
+    expect(fake.ready(slot)).toEqual(['10.0.0.1:8080']);
+  });
+
+  it('passthrough routes get weight 100% and the sni/tcp entries', () => {
+    h.apply(eps('pt', 1));
+    fake.commands.length = 0;
+    h.apply(upsert(route('pt', { tls: { termination: 'passthrough' } })));
+    const slot = 'be_tcp:_hapcm_blueprint_pool:_blueprint-passthrough-route-1';
+    expect(h.requests).toEqual([]);
+    expect(fake.commands).toContain(`set server ${slot}/_dynamic-pod-1 weight 100%`);
+    expect(fake.lookup('os_tcp_be.map', 'pt.example.com')).toBe(slot);
+    expect(fake.lookup('os_sni_passthrough.map', 'pt.example.com')).toBe('1');
+  });
+
+  it('modify = remove + add: the route moves to a pool slot of its new termination', () => {
+    h.apply(upsert(route('a', { tls: { termination: 'edge' } })));
+    expect(h.requests).toEqual([]);
+    expect(fake.lookup('os_http_be.map', 'a.example.com/')).toBeUndefined();
+    expect(fake.lookup('os_edge_reencrypt_be.map', 'a.example.com/')).toBe('be_edge_http:_hapcm_blueprint_pool:_blueprint-edge-route-1');
+    expect(fake.ready('be_http:shop:a')).toEqual([]);
+    expect(fake.ready('be_edge_http:_hapcm_blueprint_pool:_blueprint-edge-route-1')).toEqual(['10.0.0.1:8080']);
+  });
+
+  it('refuses dynamic changes during a reload', () => {
+    h.reloadInProgress = true;
+    h.apply(eps('a', 1, 2));
+    h.apply(upsert(route('b')));
+    h.apply(del('a'));
+    expect(h.reasons()).toEqual(['reload-in-progress', 'reload-in-progress', 'reload-in-progress']);
+  });
+
+  it('after a reload every slot is free again and pooled routes have their own backends', () => {
+    h.apply(upsert(route('b')));
+    h.apply(upsert(route('c')));
+    h.reload();
+    expect(fake.lookup('os_http_be.map', 'b.example.com/')).toBe('be_http:shop:b');
+    h.apply(upsert(route('d')));
+    h.apply(upsert(route('e')));
+    expect(h.requests).toEqual([]);
+    expect(fake.lookup('os_http_be.map', 'e.example.com/')).toBe(POOL_HTTP_2);
+  });
+
+  it('endpoint changes of a route whose add fell back report the same reason until the reload', () => {
+    h.apply(upsert(route('t', { tls: { termination: 'edge', certificate: 'C' } })));
+    h.apply(eps('t', 1));
+    expect(h.reasons()).toEqual(['no-blueprint-match', 'no-blueprint-match']);
+  });
+
+  it('arms the commit timer on successful dynamic changes only', () => {
+    h.apply(eps('a', 1, 2)); // success → arm
+    h.apply(upsert(route('tls', { tls: { termination: 'edge', certificate: 'C' } }))); // fallback → no arm
+    expect(h.commitArms).toBe(1);
+  });
+});

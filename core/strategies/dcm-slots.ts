@@ -1,0 +1,302 @@
+import type { Endpoint } from '../endpoint.ts';
+import { findMatchingBlueprint, POOL_NAMESPACE } from '../dcm/blueprints.ts';
+import { stageEndpointReplace } from '../dcm/endpoint-diff.ts';
+import { BlueprintPool } from '../dcm/pool.ts';
+import { RuntimeView } from '../dcm/runtime-view.ts';
+import * as cmd from '../haproxy/commands.ts';
+import type { HaproxyConfig } from '../haproxy/config-model.ts';
+import { dynamicMapEntries, type MapAssociation } from '../haproxy/map-entries.ts';
+import { backendNameOf, routingKeyName, servedEndpoints, type ServedEndpoint } from '../haproxy/names.ts';
+import { renderRouterConfig } from '../haproxy/render.ts';
+import type { ReloadReason } from '../reload-reason.ts';
+import { routeKey, type Route } from '../route.ts';
+import { endpointsOf, type RouterState, type StateChange } from '../router-state.ts';
+import { NotFoundError, RuntimeApiError, runCommand, UnexpectedReplyError } from '../runtime-client.ts';
+import type { RuntimeProgram } from '../runtime-effect.ts';
+import type { RouterStrategy, StrategyContext } from '../strategy.ts';
+import { sameServed, ServiceIndex } from './service-index.ts';
+
+export interface DcmSlotsOptions {
+  maxDynamicServers: number;
+  blueprintPoolSize: number;
+  /** Custom blueprints configured at start (ROUTER_BLUEPRINT_ROUTE_NAMESPACE routes present at start). */
+  customBlueprints?: readonly Route[];
+  allowWildcardRoutes?: boolean;
+}
+
+/** The manager's per-route bookkeeping (routeBackendEntry). */
+interface Entry {
+  route: Route;
+  /** The route's own backend, `be_*:<ns>:<name>`; exists in HAProxy once a reload wrote it. */
+  backendName: string;
+  /** The pool slot backend while the route is served from the pool. */
+  poolSlot: string | null;
+  /** Map entries added for it at runtime (keys matter for deletion). */
+  mapEntries: MapAssociation[] | null;
+  /** `_dynamic-pod-N` → endpoint ID. */
+  slotMap: Map<string, string>;
+  /** Why its dynamic add failed, if it did: later failures on its missing backend report the same reason. */
+  pendingReason: ReloadReason | null;
+}
+
+/** A dynamic change could not be made: the router falls back to a reload for this reason. */
+class Fallback extends Error {
+  constructor(
+    readonly reason: ReloadReason,
+    readonly detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+/**
+ * dcm-slots: the 2018 dynamic config manager (openshift/router pkg/router/template/configmanager/haproxy,
+ * as it stood until 2026-02, and router.go's dynamicallyAddRoute/RemoveRoute/ReplaceEndpoints).
+ * Route adds take a free slot of a matching blueprint's pool; endpoint changes fill `_dynamic-pod-N`
+ * slots and set removed servers to maint; anything it cannot do falls back to a reload with a reason.
+ */
+export class DcmSlotsStrategy implements RouterStrategy {
+  readonly name = 'dcm-slots' as const;
+  private readonly pool: BlueprintPool;
+  private readonly view = new RuntimeView();
+  private readonly entries = new Map<string, Entry>();
+  private readonly index = new ServiceIndex();
+  private loaded = false;
+  private lastRendered: Map<string, Route> | null = null;
+
+  constructor(private readonly opts: DcmSlotsOptions) {
+    if (!(opts.maxDynamicServers >= 1)) throw new Error('dcm-slots needs maxDynamicServers >= 1');
+    this.pool = new BlueprintPool(opts.blueprintPoolSize, opts.customBlueprints ?? []);
+  }
+
+  onChange(change: StateChange, state: RouterState, ctx: StrategyContext): RuntimeProgram | void {
+    if (!this.loaded) {
+      ctx.requestReload('initial');
+      return;
+    }
+    switch (change.kind) {
+      case 'route.added':
+        this.index.add(change.route);
+        return this.run(ctx, this.addRoute(change.route, state, ctx));
+      case 'route.removed':
+        this.index.remove(change.route);
+        return this.run(ctx, this.removeRoute(change.route, ctx));
+      case 'route.modified':
+        this.index.remove(change.before);
+        this.index.add(change.after);
+        // A modify is remove + add; both are attempted whatever the first one's outcome (router.go AddRoute).
+        return this.modifyRoute(change.before, change.after, state, ctx);
+      case 'endpoints.changed':
+        return this.replaceServiceEndpoints(change.namespace, change.service, change.before, change.after, state, ctx);
+      case 'blueprint.changed':
+        // AddBlueprint/RemoveBlueprint (re)provision pool routes: the router state changes, so it reloads.
+        if (change.before !== undefined && (change.after === undefined || change.after.name !== change.before.name)) {
+          this.pool.remove(change.before.name);
+        }
+        if (change.after !== undefined) this.pool.upsert(change.after);
+        ctx.requestReload('blueprint-change');
+        return;
+    }
+  }
+
+  render(state: RouterState): HaproxyConfig {
+    this.lastRendered = new Map(state.routes);
+    return renderRouterConfig(state, {
+      maxDynamicServers: this.opts.maxDynamicServers,
+      extraBackends: this.pool.poolRoutes(),
+      manager: 'slots',
+      allowWildcardRoutes: this.opts.allowWildcardRoutes === true,
+    });
+  }
+
+  /** Notify(RouterEventReloadEnd) → reset(): every slot free, slot maps cleared, client caches dropped. */
+  onReloaded(state: RouterState): void {
+    this.loaded = true;
+    this.pool.reset();
+    this.view.reset();
+    // Entries of routes the reload wrote start afresh; routes changed meanwhile keep the reason their
+    // backend is missing (a reload is pending for them).
+    const rendered = this.lastRendered;
+    for (const [key, e] of this.entries) {
+      if (rendered?.get(key) === e.route || state.routes.get(key) !== e.route) {
+        this.entries.delete(key);
+      } else {
+        e.poolSlot = null;
+        e.mapEntries = null;
+        e.slotMap.clear();
+      }
+    }
+    this.lastRendered = null;
+    this.index.rebuild(state);
+  }
+
+  /** Pool slot → route key, for checks. */
+  poolUsage(): ReadonlyMap<string, string> {
+    return this.pool.usageSnapshot();
+  }
+
+  // ---- programs ------------------------------------------------------------------------------------
+
+  private *run(ctx: StrategyContext, step: RuntimeProgram<boolean>): RuntimeProgram<void> {
+    yield* this.guard(ctx, step);
+  }
+
+  /** Runs a step; a Fallback or client error becomes a reload request with its reason. */
+  private *guard(ctx: StrategyContext, step: RuntimeProgram<boolean>): RuntimeProgram<boolean> {
+    try {
+      return yield* step;
+    } catch (e) {
+      this.fallBack(ctx, e);
+      return false;
+    }
+  }
+
+  private fallBack(ctx: StrategyContext, e: unknown): void {
+    if (e instanceof Fallback) {
+      ctx.note(`dcm-slots: ${e.detail}`);
+      ctx.requestReload(e.reason, e.detail);
+    } else if (e instanceof RuntimeApiError) {
+      ctx.runtimeError(e.message);
+      ctx.requestReload('runtime-api-error', e.message);
+    } else {
+      throw e;
+    }
+  }
+
+  /** Register(): the entry for a route, created from the route as the router currently has it. */
+  private entryOf(route: Route): Entry {
+    const key = routeKey(route);
+    let e = this.entries.get(key);
+    if (e === undefined || e.route !== route) {
+      e = { route, backendName: backendNameOf(route), poolSlot: null, mapEntries: null, slotMap: new Map(), pendingReason: null };
+      this.entries.set(key, e);
+    }
+    return e;
+  }
+
+  private *modifyRoute(before: Route, after: Route, state: RouterState, ctx: StrategyContext): RuntimeProgram<void> {
+    yield* this.guard(ctx, this.removeRoute(before, ctx));
+    yield* this.guard(ctx, this.addRoute(after, state, ctx));
+  }
+
+  /** dynamicallyAddRoute → AddRoute, then ReplaceRouteEndpoints([] → current endpoints) on the slot. */
+  private *addRoute(route: Route, state: RouterState, ctx: StrategyContext): RuntimeProgram<boolean> {
+    const entry = this.entryOf(route);
+    const refuse = (reason: ReloadReason, detail: string): never => {
+      entry.pendingReason = reason;
+      throw new Fallback(reason, detail);
+    };
+    if (ctx.reloadInProgress) refuse('reload-in-progress', `reload in progress, cannot dynamically add route ${routeKey(route)}`);
+    if (route.namespace === POOL_NAMESPACE) refuse('route-change', `managed pool blueprint route ${routeKey(route)} ignored`);
+    const bp = findMatchingBlueprint(route, this.pool.blueprints);
+    if (bp === undefined) refuse('no-blueprint-match', `no blueprint found that would match route ${routeKey(route)}`);
+    const slot = this.pool.findFreeSlot(bp!);
+    if (slot === undefined) refuse('pool-exhausted', `no ${POOL_NAMESPACE}:${bp!.route.name} free pool slot available for ${routeKey(route)}`);
+
+    this.pool.take(slot!, routeKey(route));
+    entry.poolSlot = slot!;
+    entry.mapEntries = dynamicMapEntries(route, slot!, { allowWildcardRoutes: this.opts.allowWildcardRoutes === true });
+    try {
+      yield* this.view.applyMapAssociations(entry.mapEntries, true);
+      yield* this.view.findBackend(slot!);
+      yield* this.silent(cmd.setDynamicCookieKey(slot!, routingKeyName(route)));
+      yield* this.silent(cmd.enableDynamicCookie(slot!));
+    } catch (e) {
+      entry.pendingReason = 'runtime-api-error';
+      throw e;
+    }
+    ctx.armCommitTimer();
+
+    const served = servedEndpoints(route.service, endpointsOf(state, route.namespace, route.service));
+    yield* this.replaceEndpoints(entry, NO_SERVED, served, ctx);
+    return true;
+  }
+
+  /** RemoveRoute: delete its map entries, free its slot, set every server of its backend to maint. */
+  private *removeRoute(route: Route, ctx: StrategyContext): RuntimeProgram<boolean> {
+    const key = routeKey(route);
+    if (ctx.reloadInProgress) throw new Fallback('reload-in-progress', `reload in progress, cannot dynamically remove route ${key}`);
+    if (route.namespace === POOL_NAMESPACE) throw new Fallback('route-change', `managed pool blueprint route ${key} ignored`);
+    const entry = this.entries.get(key) ?? this.entryOf(route);
+    const backend = entry.poolSlot ?? entry.backendName;
+    const mapEntries = entry.mapEntries ?? dynamicMapEntries(entry.route, backend, { allowWildcardRoutes: this.opts.allowWildcardRoutes === true });
+    try {
+      yield* this.view.applyMapAssociations(mapEntries, false);
+    } catch (e) {
+      // Upstream logs and continues despite errors removing map associations.
+      if (!(e instanceof RuntimeApiError)) throw e;
+      ctx.note(`dcm-slots: continuing despite errors removing map entries of ${key}: ${e.message}`);
+    }
+    if (entry.poolSlot !== null) this.pool.release(entry.poolSlot);
+    this.entries.delete(key);
+    try {
+      yield* this.view.findBackend(backend);
+    } catch (e) {
+      throw this.missing(e, entry);
+    }
+    const servers = yield* this.view.serversOf(backend);
+    for (const s of servers) s.nextState = 'maint';
+    yield* this.view.commit(backend);
+    ctx.armCommitTimer();
+    return true;
+  }
+
+  /** AddEndpoints → dynamicallyReplaceEndpoints: every route of the service, stopping at the first failure. */
+  private *replaceServiceEndpoints(
+    namespace: string,
+    service: string,
+    before: readonly Endpoint[],
+    after: readonly Endpoint[],
+    state: RouterState,
+    ctx: StrategyContext,
+  ): RuntimeProgram<void> {
+    const keys = this.index.routesOf(namespace, service);
+    if (keys.length === 0) return;
+    const oldServed = servedEndpoints(service, before);
+    const newServed = servedEndpoints(service, after);
+    if (sameServed(oldServed, newServed)) return;
+    for (const key of keys.slice()) {
+      const route = state.routes.get(key);
+      if (route === undefined) continue;
+      const ok = yield* this.guard(ctx, this.replaceEndpoints(this.entryOf(route), oldServed, newServed, ctx));
+      if (!ok) return;
+    }
+  }
+
+  /** ReplaceRouteEndpoints on the route's current backend (its pool slot while pooled). */
+  private *replaceEndpoints(entry: Entry, oldServed: readonly ServedEndpoint[], newServed: readonly ServedEndpoint[], ctx: StrategyContext): RuntimeProgram<boolean> {
+    if (ctx.reloadInProgress) throw new Fallback('reload-in-progress', `reload in progress, cannot dynamically change endpoints of ${routeKey(entry.route)}`);
+    // Passthrough backends take a relative weight: 100% (absolute weights hung the 2018 API).
+    const weight = entry.route.tls?.termination === 'passthrough' ? '100%' : '1';
+    const backend = entry.poolSlot ?? entry.backendName;
+    try {
+      yield* this.view.findBackend(backend);
+    } catch (e) {
+      throw this.missing(e, entry);
+    }
+    const servers = yield* this.view.serversOf(backend);
+    const staged = stageEndpointReplace(servers, entry.slotMap, oldServed, newServed, weight);
+    if (staged.remaining > 0) {
+      throw new Fallback('dynamic-slots-exhausted', `no free dynamic server slots for backend ${backend}, ${staged.remaining} endpoint(s) remaining`);
+    }
+    yield* this.view.commit(backend);
+    if (staged.changed) ctx.armCommitTimer();
+    return true;
+  }
+
+  /** A backend HAProxy does not have yet: the route's earlier failed add already asked for the reload. */
+  private missing(e: unknown, entry: Entry): unknown {
+    if (e instanceof NotFoundError && entry.pendingReason !== null) {
+      return new Fallback(entry.pendingReason, `${e.message} (route ${routeKey(entry.route)} waits for a reload)`);
+    }
+    return e;
+  }
+
+  /** Backend.executeCommand: any non-blank reply is an error. */
+  private *silent(line: string): RuntimeProgram<void> {
+    const reply = yield* runCommand(line);
+    if (reply.trim().length > 0) throw new UnexpectedReplyError(line, reply);
+  }
+}
+
+const NO_SERVED: readonly ServedEndpoint[] = [];
