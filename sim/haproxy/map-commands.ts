@@ -1,0 +1,179 @@
+import { compileMapRegex, parseVersion, versionAfter, type MockMap, type MockMapEntry, type PointerSource } from './map-state.ts';
+
+/**
+ * The map commands of HAProxy 2.6's runtime API, with its exact replies (measured on 2.6.12). Every reply
+ * ends with the CLI's closing "\n".
+ */
+export interface MapRuntime {
+  readonly mapList: readonly MockMap[];
+  readonly mapsByPath: ReadonlyMap<string, MockMap>;
+  readonly pointers: PointerSource;
+}
+
+const UNKNOWN_MAP = 'Unknown map identifier. Please use #<id> or <file>.\n\n';
+const ADD_USAGE = "'add map' expects three parameters (map identifier, key and value) or one parameter (map identifier) and a payload\n\n";
+
+/** `<file>` or `#<id>`; an id is read like atoi. */
+function lookupMap(rt: MapRuntime, ref: string | undefined): MockMap | undefined {
+  if (ref === undefined || ref === '') return undefined;
+  if (ref.charCodeAt(0) !== 0x23) return rt.mapsByPath.get(ref);
+  let id = 0;
+  let i = 1;
+  for (; i < ref.length; i++) {
+    const c = ref.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) break;
+    id = id * 10 + (c - 0x30);
+  }
+  for (const m of rt.mapList) if (m.id === id) return m;
+  return undefined;
+}
+
+export function showMap(rt: MapRuntime, w: readonly string[]): string {
+  let at = 2;
+  let version: number | undefined;
+  if (w[at]?.startsWith('@')) {
+    version = parseVersion(w[at]!);
+    at++;
+  } else if (w[at] === undefined) {
+    let out = '# id (file) description\n';
+    for (const m of rt.mapList) {
+      out +=
+        `${m.id} (${m.path}) pattern loaded from file '${m.path}' used by map at file '${m.cfgFile}' line ${m.line}. ` +
+        `curr_ver=${m.currVer} next_ver=${m.nextVer} entry_cnt=${m.entries.length}\n`;
+    }
+    return `${out}\n`;
+  }
+  const m = lookupMap(rt, w[at]);
+  if (m === undefined) return UNKNOWN_MAP;
+  const v = version ?? m.currVer;
+  let out = '';
+  for (const e of m.entries) if (e.version === v) out += `${e.ref} ${e.key} ${e.value}\n`;
+  return `${out}\n`;
+}
+
+/** Adds one entry, validating a regex key as `map_reg` compiles it; returns an error reply or undefined. */
+function addEntry(rt: MapRuntime, m: MockMap, key: string, value: string, version: number): string | undefined {
+  if (m.match === 'reg') {
+    const r = compileMapRegex(key);
+    if (r instanceof Error) return `regex '${key}' is invalid (error=${r.message}).\n\n`;
+  }
+  m.entries.push({ ref: rt.pointers.next(), key, value, version });
+  return undefined;
+}
+
+export function addMap(rt: MapRuntime, w: readonly string[], payload: readonly string[] | undefined): string {
+  let at = 2;
+  let version: number | undefined;
+  if (w[at]?.startsWith('@')) {
+    version = parseVersion(w[at]!);
+    at++;
+  }
+  const mapRef = w[at];
+  if (payload === undefined) {
+    if (!w[at] || !w[at + 1] || !w[at + 2]) return ADD_USAGE;
+  } else if (!mapRef) {
+    return ADD_USAGE;
+  }
+  const m = lookupMap(rt, mapRef);
+  if (m === undefined) return UNKNOWN_MAP;
+  if (version !== undefined && versionAfter(version, m.nextVer)) return "Version number in the future, please use 'prepare map' before.\n\n";
+  const v = version ?? m.currVer;
+  if (payload === undefined) return addEntry(rt, m, w[at + 1]!, w[at + 2]!, v) ?? '\n';
+  for (const line of payload) {
+    // A payload line is `<key><blanks><value>`; the value runs to the end of the line.
+    let i = 0;
+    while (i < line.length && (line[i] === ' ' || line[i] === '\t')) i++;
+    if (i === line.length) continue;
+    let k = i;
+    while (k < line.length && line[k] !== ' ' && line[k] !== '\t') k++;
+    const key = line.slice(i, k);
+    while (k < line.length && (line[k] === ' ' || line[k] === '\t')) k++;
+    if (k === line.length) return `Missing value for key '${key}'.\n\n`;
+    const err = addEntry(rt, m, key, line.slice(k), v);
+    if (err !== undefined) return err;
+  }
+  return '\n';
+}
+
+function findByRef(m: MockMap, refWord: string): MockMapEntry | undefined {
+  const ref = refWord.slice(1);
+  for (const e of m.entries) if (e.ref === ref) return e;
+  return undefined;
+}
+
+/** `del map <map> <key|#ref>`: a key removes every entry with that key, in every version. */
+export function delMap(rt: MapRuntime, w: readonly string[]): string {
+  if (!w[2] || !w[3]) return 'This command expects two parameters: map identifier and key.\n\n';
+  const m = lookupMap(rt, w[2]);
+  if (m === undefined) return UNKNOWN_MAP;
+  const target = w[3];
+  if (target.charCodeAt(0) === 0x23) {
+    const e = findByRef(m, target);
+    if (e === undefined) return 'Key not found.\n\n';
+    m.entries.splice(m.entries.indexOf(e), 1);
+    return '\n';
+  }
+  const before = m.entries.length;
+  m.entries = m.entries.filter((e) => e.key !== target);
+  return m.entries.length === before ? 'Key not found.\n\n' : '\n';
+}
+
+/** `set map <map> <key|#ref> <value>`: a key updates every entry with that key, in every version. */
+export function setMap(rt: MapRuntime, w: readonly string[]): string {
+  if (!w[2] || !w[3] || !w[4]) return "'set map' expects three parameters: map identifier, key and value.\n\n";
+  const m = lookupMap(rt, w[2]);
+  if (m === undefined) return UNKNOWN_MAP;
+  const target = w[3];
+  const value = w[4];
+  if (target.charCodeAt(0) === 0x23) {
+    const e = findByRef(m, target);
+    if (e === undefined) return 'key or pattern not found.\n\n';
+    e.value = value;
+    return '\n';
+  }
+  let found = false;
+  for (const e of m.entries) {
+    if (e.key === target) {
+      e.value = value;
+      found = true;
+    }
+  }
+  return found ? '\n' : 'entry not found.\n\n';
+}
+
+/** `clear map [@ver] <map>`: removes the entries of one version (the current one by default). */
+export function clearMap(rt: MapRuntime, w: readonly string[]): string {
+  let at = 2;
+  let version: number | undefined;
+  if (w[at]?.startsWith('@')) {
+    version = parseVersion(w[at]!);
+    at++;
+  }
+  if (!w[at]) return 'Missing map identifier.\n\n';
+  const m = lookupMap(rt, w[at]);
+  if (m === undefined) return UNKNOWN_MAP;
+  const v = version ?? m.currVer;
+  m.entries = m.entries.filter((e) => e.version !== v);
+  return '\n';
+}
+
+export function prepareMap(rt: MapRuntime, w: readonly string[]): string {
+  const m = lookupMap(rt, w[2]);
+  if (m === undefined) return UNKNOWN_MAP;
+  m.nextVer = (m.nextVer + 1) >>> 0;
+  return `New version created: ${m.nextVer}\n\n`;
+}
+
+/** `commit map @<ver> <map>`: makes the version current and drops every older one. */
+export function commitMap(rt: MapRuntime, w: readonly string[]): string {
+  if (!w[2]?.startsWith('@')) return 'Missing version number.\n\n';
+  if (!w[3]) return 'Missing map identifier.\n\n';
+  const m = lookupMap(rt, w[3]);
+  if (m === undefined) return UNKNOWN_MAP;
+  const v = parseVersion(w[2]);
+  if (!versionAfter(v, m.currVer) || versionAfter(v, m.nextVer)) return 'Version number out of range.\n\n';
+  m.currVer = v;
+  m.entries = m.entries.filter((e) => !versionAfter(v, e.version));
+  return '\n';
+}
+

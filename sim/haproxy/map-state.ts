@@ -1,0 +1,109 @@
+import type { MapEntry } from '../../core/haproxy/config-model.ts';
+import type { MapLayout, MapMatch } from './haproxy-cfg.ts';
+
+/**
+ * Map files as HAProxy 2.6 holds them at runtime: one pattern reference per file, entries in file order
+ * (runtime additions land last), each entry tagged with the map version it belongs to. Only entries of the
+ * current version are live; `prepare`/`commit` build and swap in a new version atomically.
+ */
+export interface MockMapEntry {
+  /** `show map`'s first column; also accepted as `#<ref>` by `del map` and `set map`. */
+  ref: string;
+  key: string;
+  value: string;
+  version: number;
+}
+
+export interface MockMap {
+  id: number;
+  path: string;
+  /** Base name, the key in `HaproxyConfig.maps`. */
+  file: string;
+  match: MapMatch;
+  cfgFile: string;
+  line: number;
+  currVer: number;
+  nextVer: number;
+  entries: MockMapEntry[];
+}
+
+/**
+ * Deterministic stand-ins for the entries' heap addresses: distinct, stable for a run, shaped like the
+ * real ones (12 hex digits). The conformance test normalises them.
+ */
+export class PointerSource {
+  private n = 0;
+  next(): string {
+    return `0x${(0x55d0c0a00000 + this.n++ * 0x40).toString(16)}`;
+  }
+}
+
+export function mapFromLayout(layout: MapLayout, entries: readonly MapEntry[], pointers: PointerSource): MockMap {
+  return {
+    id: layout.id,
+    path: layout.path,
+    file: layout.file,
+    match: layout.match,
+    cfgFile: layout.cfgFile,
+    line: layout.line,
+    currVer: 0,
+    nextVer: 0,
+    entries: entries.map((e) => ({ ref: pointers.next(), key: e.key, value: e.value, version: 0 })),
+  };
+}
+
+/** Versions are 32-bit counters compared with wrap-around, as HAProxy compares generation ids. */
+export function versionAfter(a: number, b: number): boolean {
+  return ((a - b) | 0) > 0;
+}
+
+/** `@<n>`: HAProxy reads the digits after `@` and takes no digits as 0. */
+export function parseVersion(word: string): number {
+  let v = 0;
+  for (let i = 1; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) break;
+    v = (v * 10 + (c - 0x30)) >>> 0;
+  }
+  return v;
+}
+
+export function liveEntries(m: MockMap, version = m.currVer): MockMapEntry[] {
+  const out: MockMapEntry[] = [];
+  for (const e of m.entries) if (e.version === version) out.push(e);
+  return out;
+}
+
+const regexCache = new Map<string, RegExp | Error>();
+
+/** PCRE escapes that are letters; any other `\<letter>` is an error in PCRE (and JS's legacy mode accepts it). */
+const PCRE_LETTER_ESCAPES = new Set('dDwWsSbBAzZGQEnrtfvaehHkKNpPRXxcugoCL'.split(''));
+
+/**
+ * The map key compiled as HAProxy's `map_reg` would, cached per key (keys repeat across reloads).
+ * JavaScript's regex dialect stands in for PCRE; the router's keys use the common subset.
+ */
+export function compileMapRegex(key: string): RegExp | Error {
+  let r = regexCache.get(key);
+  if (r === undefined) {
+    r = compileUncached(key);
+    regexCache.set(key, r);
+  }
+  return r;
+}
+
+function compileUncached(key: string): RegExp | Error {
+  for (let i = 0; i < key.length - 1; i++) {
+    if (key[i] !== '\\') continue;
+    const next = key[i + 1]!;
+    if (/[A-Za-z]/.test(next) && !PCRE_LETTER_ESCAPES.has(next)) {
+      return new Error(`unrecognized character follows \\, erroffset=${i + 1}`);
+    }
+    i++;
+  }
+  try {
+    return new RegExp(key);
+  } catch (e) {
+    return new Error(`${(e as Error).message}, erroffset=0`);
+  }
+}

@@ -1,0 +1,169 @@
+import type { HaproxyConfig } from '../../core/haproxy/config-model.ts';
+import { backendFromConfig, type MockBackend, type MockServer } from './backend-state.ts';
+import { usageReply } from './cli-help.ts';
+import { parseCliRequest, type CliCommand } from './cli-line.ts';
+import { defaultLayout, type CfgLayout } from './haproxy-cfg.ts';
+import { addMap, clearMap, commitMap, delMap, prepareMap, setMap, showMap, type MapRuntime } from './map-commands.ts';
+import { mapFromLayout, PointerSource, type MockMap } from './map-state.ts';
+import {
+  addServer,
+  delServer,
+  enableDisableDynamicCookie,
+  enableDisableHealth,
+  enableDisableServer,
+  getWeight,
+  setDynamicCookieKey,
+  setServer,
+  setWeightCommand,
+  showBackend,
+  showServersState,
+  type ServerRuntime,
+} from './server-commands.ts';
+
+export type { MockBackend, MockServer } from './backend-state.ts';
+export type { MockMap, MockMapEntry } from './map-state.ts';
+
+export interface MockHaproxyOptions {
+  /**
+   * Where the proxy ids, map ids and map paths come from. Defaults to the layout of `renderHaproxyCfg`
+   * with its default options; pass the layout of the cfg actually rendered or parsed to match a real run.
+   */
+  layout?: (config: HaproxyConfig) => CfgLayout;
+  /** Simulated clock in seconds, for `srv_time_since_last_change`. Without one every change is 0 s old. */
+  clockS?: () => number;
+}
+
+/**
+ * An in-memory HAProxy 2.6 answering its runtime API byte for byte (see docs/fidelity-haproxy.md for what
+ * it does not model: health checks, connections, PCRE specifics). `load` is a reload: everything changed at
+ * runtime is lost and the state is rebuilt from the config, exactly as a new HAProxy process starts.
+ */
+export class MockHaproxy implements ServerRuntime, MapRuntime {
+  backendList: MockBackend[] = [];
+  backendsByName = new Map<string, MockBackend>();
+  mapList: MockMap[] = [];
+  mapsByPath = new Map<string, MockMap>();
+  readonly pointers = new PointerSource();
+  private readonly layoutOf: (config: HaproxyConfig) => CfgLayout;
+  private readonly clockS: () => number;
+  private loads = 0;
+
+  constructor(options: MockHaproxyOptions = {}) {
+    this.layoutOf = options.layout ?? defaultLayout;
+    this.clockS = options.clockS ?? (() => 0);
+  }
+
+  nowS(): number {
+    return this.clockS();
+  }
+
+  /** How many times a config was loaded (reloads + 1). */
+  get loadCount(): number {
+    return this.loads;
+  }
+
+  load(config: HaproxyConfig, layout: CfgLayout = this.layoutOf(config)): void {
+    const now = this.clockS();
+    this.backendList = [];
+    this.backendsByName = new Map();
+    for (const be of config.backends) {
+      if (this.backendsByName.has(be.name)) throw new Error(`duplicate backend ${be.name}`);
+      const id = layout.backendIds.get(be.name);
+      if (id === undefined) throw new Error(`layout has no id for backend ${be.name}`);
+      const state = backendFromConfig(be, id, now);
+      this.backendList.push(state);
+      this.backendsByName.set(be.name, state);
+    }
+    this.mapList = [];
+    this.mapsByPath = new Map();
+    for (const m of layout.maps) {
+      const state = mapFromLayout(m, config.maps[m.file] ?? [], this.pointers);
+      this.mapList.push(state);
+      this.mapsByPath.set(m.path, state);
+    }
+    for (const file of Object.keys(config.maps)) {
+      if (!layout.maps.some((m) => m.file === file)) throw new Error(`layout does not reference map file ${file}`);
+    }
+    this.loads++;
+  }
+
+  /** One request line (several `;`-separated commands, optionally a `<<` payload); the bytes HAProxy replies. */
+  execute(line: string): string {
+    const commands = parseCliRequest(line);
+    if (commands.length === 1) return this.run(commands[0]!).reply;
+    let out = '';
+    for (const c of commands) {
+      const r = this.run(c);
+      out += r.reply;
+      if (r.quit) break;
+    }
+    return out;
+  }
+
+  backend(name: string): MockBackend | undefined {
+    return this.backendsByName.get(name);
+  }
+
+  map(path: string): MockMap | undefined {
+    return this.mapsByPath.get(path);
+  }
+
+  /** The map loaded from the file with this base name (`os_http_be.map`). */
+  mapByFile(file: string): MockMap | undefined {
+    for (const m of this.mapList) if (m.file === file) return m;
+    return undefined;
+  }
+
+  private run(c: CliCommand): { reply: string; quit?: boolean } {
+    const w = c.words;
+    const reply = this.dispatch(w, c.payload);
+    if (reply !== undefined) return { reply };
+    if (w[0] === 'quit' && w.length === 1) return { reply: '', quit: true };
+    return { reply: usageReply(w.length === 0 ? [''] : w) };
+  }
+
+  /** Undefined when the words are no command the mock implements. */
+  private dispatch(w: readonly string[], payload: readonly string[] | undefined): string | undefined {
+    switch (w[0]) {
+      case 'show':
+        if (w[1] === 'backend') return showBackend(this);
+        if (w[1] === 'servers' && w[2] === 'state') return showServersState(this, w[3]);
+        if (w[1] === 'map') return showMap(this, w);
+        return undefined;
+      case 'set':
+        if (w[1] === 'server') return setServer(this, w);
+        if (w[1] === 'weight') return setWeightCommand(this, w);
+        if (w[1] === 'map') return setMap(this, w);
+        if (w[1] === 'dynamic-cookie-key' && w[2] === 'backend') return setDynamicCookieKey(this, w);
+        return undefined;
+      case 'get':
+        return w[1] === 'weight' ? getWeight(this, w) : undefined;
+      case 'enable':
+      case 'disable': {
+        const enable = w[0] === 'enable';
+        if (w[1] === 'server') return enableDisableServer(this, w, enable);
+        if (w[1] === 'health') return enableDisableHealth(this, w, enable);
+        if (w[1] === 'dynamic-cookie' && w[2] === 'backend') return enableDisableDynamicCookie(this, w, enable);
+        return undefined;
+      }
+      case 'add':
+        if (w[1] === 'server') return addServer(this, w);
+        if (w[1] === 'map') return addMap(this, w, payload);
+        return undefined;
+      case 'del':
+        if (w[1] === 'server') return delServer(this, w);
+        if (w[1] === 'map') return delMap(this, w);
+        return undefined;
+      case 'clear':
+        return w[1] === 'map' ? clearMap(this, w) : undefined;
+      case 'prepare':
+        return w[1] === 'map' ? prepareMap(this, w) : undefined;
+      case 'commit':
+        return w[1] === 'map' ? commitMap(this, w) : undefined;
+      case 'help':
+        return usageReply(w);
+      default:
+        return undefined;
+    }
+  }
+}

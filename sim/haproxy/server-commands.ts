@@ -1,0 +1,311 @@
+import {
+  ADMIN_FDRAIN,
+  ADMIN_FMAINT,
+  ADMIN_IN_MAINT,
+  addServerToBackend,
+  checkColumns,
+  newDynamicServer,
+  removeServerFromBackend,
+  setAdminState,
+  type MockBackend,
+  type MockServer,
+} from './backend-state.ts';
+import { canonicalIp } from './ip-address.ts';
+
+/**
+ * The server and backend commands of HAProxy 2.6's runtime API. Every reply is the exact byte string the
+ * real process writes, including the CLI's closing "\n". Some error texts carry no newline of their own
+ * (HAProxy prints them raw), which is why a few replies below end in a single "\n".
+ */
+export interface ServerRuntime {
+  readonly backendList: readonly MockBackend[];
+  readonly backendsByName: ReadonlyMap<string, MockBackend>;
+  nowS(): number;
+}
+
+const NO_BACKEND = 'No such backend.\n\n';
+const SET_SERVER_USAGE =
+  'usage: set server <backend>/<server> addr | agent | agent-addr | agent-port | agent-send | check-addr | check-port | fqdn | health | ssl | state | weight\n\n';
+const STATE_WORDS = "'set server <srv> state' expects 'ready', 'drain' and 'maint'.\n\n";
+const SOCKET_CMD = " by 'stats socket command'";
+const SERVERS_STATE_HEADER =
+  '1\n# be_id be_name srv_id srv_name srv_addr srv_op_state srv_admin_state srv_uweight srv_iweight srv_time_since_last_change srv_check_status srv_check_result srv_check_health srv_check_state srv_agent_state bk_f_forced_id srv_f_forced_id srv_fqdn srv_port srvrecord srv_use_ssl srv_check_port srv_check_addr srv_agent_addr srv_agent_port\n';
+/** HAProxy's absolute weight ceiling (SRV_UWGHT_MAX). */
+const WEIGHT_MAX = 256;
+
+type Lookup = { ok: true; be: MockBackend; srv: MockServer } | { ok: false; reply: string };
+
+/** Resolves `<backend>/<server>`; `terse` selects the single-newline error texts of add/del server. */
+function lookupServer(rt: ServerRuntime, arg: string | undefined, terse = false): Lookup {
+  const slash = arg === undefined ? -1 : arg.indexOf('/');
+  const end = terse ? '\n' : '\n\n';
+  if (arg === undefined || slash < 0) return { ok: false, reply: `Require 'backend/server'.${end}` };
+  const be = rt.backendsByName.get(arg.slice(0, slash));
+  if (be === undefined) return { ok: false, reply: `No such backend.${end}` };
+  const srv = be.byName.get(arg.slice(slash + 1));
+  if (srv === undefined) return { ok: false, reply: `No such server.${end}` };
+  return { ok: true, be, srv };
+}
+
+export function showBackend(rt: ServerRuntime): string {
+  let out = '# name\n';
+  for (const be of rt.backendList) out += `${be.name}\n`;
+  return `${out}\n`;
+}
+
+export function showServersState(rt: ServerRuntime, backend: string | undefined): string {
+  if (backend !== undefined && backend !== '') {
+    const be = rt.backendsByName.get(backend);
+    if (be === undefined) return "Can't find backend.\n\n";
+    return `${SERVERS_STATE_HEADER}${serverRows(be, rt.nowS())}\n`;
+  }
+  let out = SERVERS_STATE_HEADER;
+  const now = rt.nowS();
+  for (const be of rt.backendList) out += serverRows(be, now);
+  return `${out}\n`;
+}
+
+function serverRows(be: MockBackend, nowS: number): string {
+  let out = '';
+  for (const s of be.servers) {
+    out +=
+      `${be.id} ${be.name} ${s.id} ${s.name} ${s.address} ${s.opState} ${s.adminState} ${s.uweight} ${s.iweight} ` +
+      `${Math.max(0, Math.floor(nowS - s.lastChangeS))} ${checkColumns(s)} 0 0 ${s.fqdn} ${s.port} - ${s.useSsl ? 1 : 0} 0 - - 0\n`;
+  }
+  return out;
+}
+
+/** `set server <be>/<srv> ...` */
+export function setServer(rt: ServerRuntime, w: readonly string[]): string {
+  const found = lookupServer(rt, w[2]);
+  if (!found.ok) return found.reply;
+  const { be, srv } = found;
+  switch (w[3]) {
+    case 'state':
+      return setState(rt, srv, w[4]);
+    case 'weight':
+      return setWeight(be, srv, w[4]);
+    case 'addr':
+      return setAddr(srv, w[4], w[5] === 'port' ? w[6] : undefined);
+    default:
+      return SET_SERVER_USAGE;
+  }
+}
+
+function setState(rt: ServerRuntime, srv: MockServer, word: string | undefined): string {
+  const now = rt.nowS();
+  switch (word) {
+    case 'ready':
+      setAdminState(srv, srv.adminState & ~(ADMIN_FMAINT | ADMIN_FDRAIN), now);
+      return '\n';
+    case 'drain':
+      setAdminState(srv, (srv.adminState & ~ADMIN_FMAINT) | ADMIN_FDRAIN, now);
+      return '\n';
+    case 'maint':
+      // Forcing maintenance drops a forced drain (measured: drain then maint leaves 0x01).
+      setAdminState(srv, (srv.adminState & ~ADMIN_FDRAIN) | ADMIN_FMAINT, now);
+      return '\n';
+    default:
+      return STATE_WORDS;
+  }
+}
+
+/** `enable server` / `disable server`: the deprecated spellings of `state ready` / `state maint`. */
+export function enableDisableServer(rt: ServerRuntime, w: readonly string[], enable: boolean): string {
+  const found = lookupServer(rt, w[2]);
+  if (!found.ok) return found.reply;
+  return setState(rt, found.srv, enable ? 'ready' : 'maint');
+}
+
+/** `set weight <be>/<srv> <w>`: the deprecated spelling of `set server ... weight`. */
+export function setWeightCommand(rt: ServerRuntime, w: readonly string[]): string {
+  const found = lookupServer(rt, w[2]);
+  if (!found.ok) return found.reply;
+  return setWeight(found.be, found.srv, w[3]);
+}
+
+export function getWeight(rt: ServerRuntime, w: readonly string[]): string {
+  const found = lookupServer(rt, w[2]);
+  if (!found.ok) return found.reply;
+  return `${found.srv.uweight} (initial ${found.srv.iweight})\n\n`;
+}
+
+/** Leading `[+-]digits` as strtol reads them; `rest` is what follows. */
+function strtol(text: string): { value: number; digits: number; rest: number } {
+  let i = 0;
+  let sign = 1;
+  if (text[i] === '+' || text[i] === '-') {
+    if (text[i] === '-') sign = -1;
+    i++;
+  }
+  const start = i;
+  let value = 0;
+  while (i < text.length && text.charCodeAt(i) >= 0x30 && text.charCodeAt(i) <= 0x39) {
+    value = value * 10 + (text.charCodeAt(i) - 0x30);
+    i++;
+  }
+  return { value: sign * value, digits: i - start, rest: i };
+}
+
+function setWeight(be: MockBackend, srv: MockServer, text: string | undefined): string {
+  if (text === undefined || text === '') return 'Require <weight> or <weight%>.\n\n';
+  const n = strtol(text);
+  if (n.digits === 0) return 'Empty weight string empty or preceded by garbage\n';
+  let weight: number;
+  if (text[n.rest] === '%' && n.rest + 1 === text.length) {
+    if (n.value < 0) return 'Relative weight must be positive.\n\n';
+    weight = Math.min(WEIGHT_MAX, Math.floor((srv.iweight * n.value) / 100));
+  } else if (n.rest !== text.length) {
+    return 'Trailing garbage in weight string\n';
+  } else {
+    if (n.value < 0 || n.value > WEIGHT_MAX) return 'Absolute weight can only be between 0 and 256 inclusive.\n\n';
+    weight = n.value;
+  }
+  if (weight !== 0 && weight !== srv.iweight && !be.dynamicLb) {
+    return "Backend is using a static LB algorithm and only accepts weights '0%' and '100%'.\n\n";
+  }
+  srv.uweight = weight;
+  return '\n';
+}
+
+function setAddr(srv: MockServer, addrText: string | undefined, portText: string | undefined): string {
+  if (addrText === undefined || addrText === '') return 'set server <b>/<s> addr requires an address and optionally a port.\n\n';
+  const ip = canonicalIp(addrText);
+  if (ip === undefined) return `Invalid addr '${addrText}'${SOCKET_CMD}\n\n`;
+  let msg = ip === srv.address ? 'no need to change the addr' : `IP changed from '${srv.address}' to '${addrText}'`;
+  srv.address = ip;
+  if (portText !== undefined && portText !== '') {
+    msg += ', ';
+    const c = portText.charCodeAt(0);
+    const n = strtol(portText);
+    if (c === 0x2b || c === 0x2d) {
+      // A signed port means a port offset (port map), refused for servers without a check port.
+      msg +=
+        "can't change <port> to port map because it is incompatible with current health check port configuration (use 'port' statement from the 'server' directive.";
+    } else if (n.digits === 0) {
+      msg += `problem converting port '${portText}' to an int`;
+    } else {
+      // The port is stored in 16 bits.
+      const port = n.value % 65536;
+      msg += port === srv.port ? 'no need to change the port' : `port changed from '${srv.port}' to '${port}'`;
+      srv.port = port;
+    }
+  }
+  return `${msg}${SOCKET_CMD}\n\n`;
+}
+
+/** `enable health` / `disable health <be>/<srv>` (the 2026 manager turns checks on after `add server`). */
+export function enableDisableHealth(rt: ServerRuntime, w: readonly string[], enable: boolean): string {
+  const found = lookupServer(rt, w[2]);
+  if (!found.ok) return found.reply;
+  const srv = found.srv;
+  if (enable && !srv.checkConfigured) return 'Health check was not configured on this server, cannot enable.\n\n';
+  srv.checkEnabled = enable && srv.checkConfigured;
+  return '\n';
+}
+
+/** Keywords `add server` takes with one value, and those that stand alone (2.6, the ones routers use). */
+const KEYWORDS_WITH_VALUE = new Set([
+  'weight', 'inter', 'fastinter', 'downinter', 'rise', 'fall', 'maxconn', 'minconn', 'maxqueue', 'alpn', 'verify', 'sni',
+  'ca-file', 'crt', 'crl-file', 'port', 'addr', 'slowstart', 'proto', 'check-sni', 'check-alpn', 'pool-max-conn',
+  'pool-purge-delay', 'max-reuse', 'observe', 'on-error', 'error-limit', 'resolvers', 'resolve-prefer', 'init-addr',
+  'ciphers', 'ciphersuites', 'ssl-min-ver', 'ssl-max-ver', 'source', 'tfo', 'ws', 'agent-port', 'agent-inter', 'id',
+]);
+const KEYWORDS_FLAG = new Set([
+  'check', 'no-check', 'ssl', 'no-ssl', 'check-ssl', 'no-check-ssl', 'disabled', 'enabled', 'send-proxy', 'send-proxy-v2',
+  'no-send-proxy', 'no-send-proxy-v2', 'no-verifyhost', 'backup', 'no-backup', 'agent-check', 'no-agent-check',
+  'allow-0rtt', 'tls-tickets', 'no-tls-tickets', 'check-send-proxy', 'non-stick', 'stick',
+]);
+
+/** `add server <be>/<srv> <addr>[:port] [keywords]`. */
+export function addServer(rt: ServerRuntime, w: readonly string[]): string {
+  const arg = w[2];
+  const slash = arg === undefined ? -1 : arg.indexOf('/');
+  if (arg === undefined || slash < 0) return "Require 'backend/server'.\n";
+  const be = rt.backendsByName.get(arg.slice(0, slash));
+  if (be === undefined) return 'No such backend.\n';
+  if (!be.dynamicLb) return 'Backend must use a dynamic load balancing to support dynamic servers.\n';
+  const name = arg.slice(slash + 1);
+  const addrText = w[3];
+  if (addrText === undefined || addrText === '') return "'server' expects <name> and <addr>[:<port>] as arguments.\n\n";
+  const opts = { weight: 1, check: false, disabled: false, ssl: false };
+  for (let i = 4; i < w.length; i++) {
+    const kw = w[i]!;
+    if (kw === 'cookie') return "'cookie' option is not accepted for dynamic server\n\n";
+    if (KEYWORDS_WITH_VALUE.has(kw)) {
+      const value = w[i + 1] ?? '';
+      i++;
+      if (kw === 'weight') {
+        // atoi: a missing or non-numeric value reads as 0.
+        const n = strtol(value);
+        const weight = n.digits === 0 ? 0 : n.value;
+        if (weight < 0 || weight > WEIGHT_MAX) return `weight of server ${name} is not within 0 and ${WEIGHT_MAX} (${weight})..\n\n`;
+        opts.weight = weight;
+      }
+      continue;
+    }
+    if (KEYWORDS_FLAG.has(kw)) {
+      if (kw === 'check') opts.check = true;
+      else if (kw === 'no-check') opts.check = false;
+      else if (kw === 'ssl') opts.ssl = true;
+      else if (kw === 'no-ssl') opts.ssl = false;
+      else if (kw === 'disabled') opts.disabled = true;
+      else if (kw === 'enabled') opts.disabled = false;
+      continue;
+    }
+    return `unknown keyword '${kw}'.\n\n`;
+  }
+  if (be.byName.has(name)) return 'Already exists a server with the same name in backend.\n\n';
+  const target = splitAddrPort(addrText);
+  const ip = canonicalIp(target.host);
+  const srv = newDynamicServer(be, name, ip ?? '-', ip === undefined ? target.host : '-', target.port, opts, rt.nowS());
+  addServerToBackend(be, srv);
+  return 'New server registered.\n\n';
+}
+
+/** `host:port`, `host` (port 0), `[v6]:port` or a bare IPv6 literal. */
+function splitAddrPort(text: string): { host: string; port: number } {
+  if (text.startsWith('[')) {
+    const close = text.indexOf(']');
+    const host = text.slice(1, close < 0 ? undefined : close);
+    const rest = close < 0 ? '' : text.slice(close + 1);
+    return { host, port: rest.startsWith(':') ? strtol(rest.slice(1)).value % 65536 : 0 };
+  }
+  const first = text.indexOf(':');
+  if (first >= 0 && first === text.lastIndexOf(':')) {
+    return { host: text.slice(0, first), port: strtol(text.slice(first + 1)).value % 65536 };
+  }
+  return { host: text, port: 0 };
+}
+
+/** `del server <be>/<srv>`: only a server in maintenance (and, really, without connections) can go. */
+export function delServer(rt: ServerRuntime, w: readonly string[]): string {
+  const found = lookupServer(rt, w[2], true);
+  if (!found.ok) return found.reply;
+  if ((found.srv.adminState & ADMIN_IN_MAINT) === 0) return 'Only servers in maintenance mode can be deleted.\n';
+  removeServerFromBackend(found.be, found.srv);
+  return 'Server deleted.\n';
+}
+
+/** `set dynamic-cookie-key backend <be> <key>` */
+export function setDynamicCookieKey(rt: ServerRuntime, w: readonly string[]): string {
+  const name = w[3];
+  if (name === undefined || name === '') return 'A backend name is expected.\n\n';
+  const be = rt.backendsByName.get(name);
+  if (be === undefined) return NO_BACKEND;
+  const key = w[4];
+  if (key === undefined || key === '') return 'String value expected.\n\n';
+  be.dynamicCookieKey = key;
+  return '\n';
+}
+
+/** `enable|disable dynamic-cookie backend <be>` */
+export function enableDisableDynamicCookie(rt: ServerRuntime, w: readonly string[], enable: boolean): string {
+  const name = w[3];
+  if (name === undefined || name === '') return 'A backend name is expected.\n\n';
+  const be = rt.backendsByName.get(name);
+  if (be === undefined) return NO_BACKEND;
+  be.dynamicCookieEnabled = enable;
+  return '\n';
+}
+
