@@ -1,4 +1,4 @@
-import { compileMapRegex, parseVersion, versionAfter, type MockMap, type MockMapEntry, type PointerSource } from './map-state.ts';
+import { compileMapRegex, entryCount, parseVersion, versionAfter, type MockMap, type MockMapEntry, type PointerSource } from './map-state.ts';
 
 /**
  * The map commands of HAProxy 2.6's runtime API, with its exact replies (measured on 2.6.12). Every reply
@@ -39,7 +39,7 @@ export function showMap(rt: MapRuntime, w: readonly string[]): string {
     for (const m of rt.mapList) {
       out +=
         `${m.id} (${m.path}) pattern loaded from file '${m.path}' used by map at file '${m.cfgFile}' line ${m.line}. ` +
-        `curr_ver=${m.currVer} next_ver=${m.nextVer} entry_cnt=${m.entries.length}\n`;
+        `curr_ver=${m.currVer} next_ver=${m.nextVer} entry_cnt=${entryCount(m)}\n`;
     }
     return `${out}\n`;
   }
@@ -55,7 +55,10 @@ export function showMap(rt: MapRuntime, w: readonly string[]): string {
 function addEntry(rt: MapRuntime, m: MockMap, key: string, value: string, version: number): string | undefined {
   if (m.match === 'reg') {
     const r = compileMapRegex(key);
-    if (r instanceof Error) return `regex '${key}' is invalid (error=${r.message}).\n\n`;
+    if (r instanceof Error) {
+      m.entryCountSkew--;
+      return `regex '${key}' is invalid (error=${r.message}).\n\n`;
+    }
   }
   m.entries.push({ ref: rt.pointers.next(), key, value, version });
   return undefined;

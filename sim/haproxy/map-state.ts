@@ -25,6 +25,17 @@ export interface MockMap {
   currVer: number;
   nextVer: number;
   entries: MockMapEntry[];
+  /**
+   * HAProxy 2.6 decrements its entry counter once more than it increments it when an `add map` key fails to
+   * compile, so `entry_cnt` drifts below the real count (and wraps around as an unsigned 64-bit number).
+   */
+  entryCountSkew: number;
+}
+
+/** `entry_cnt` as `show map` prints it. */
+export function entryCount(m: MockMap): string {
+  const n = m.entries.length + m.entryCountSkew;
+  return n >= 0 ? String(n) : (2n ** 64n + BigInt(n)).toString();
 }
 
 /**
@@ -49,6 +60,7 @@ export function mapFromLayout(layout: MapLayout, entries: readonly MapEntry[], p
     currVer: 0,
     nextVer: 0,
     entries: entries.map((e) => ({ ref: pointers.next(), key: e.key, value: e.value, version: 0 })),
+    entryCountSkew: 0,
   };
 }
 
@@ -104,6 +116,44 @@ function compileUncached(key: string): RegExp | Error {
   try {
     return new RegExp(key);
   } catch (e) {
-    return new Error(`${(e as Error).message}, erroffset=0`);
+    return new Error(pcreStyleError(key, (e as Error).message));
   }
+}
+
+/** PCRE2's wording and offset for the syntax errors router keys can plausibly contain (measured on 2.6.12). */
+function pcreStyleError(key: string, jsMessage: string): string {
+  if (jsMessage.includes('Unterminated group')) return `missing closing parenthesis, erroffset=${key.length}`;
+  if (jsMessage.includes('Unterminated character class')) return `missing terminating ] for character class, erroffset=${key.length}`;
+  if (jsMessage.includes("Unmatched ')'")) return `unmatched closing parenthesis, erroffset=${unmatchedParenAt(key)}`;
+  if (jsMessage.includes('Nothing to repeat')) return `quantifier does not follow a repeatable item, erroffset=${danglingQuantifierAt(key)}`;
+  if (jsMessage.includes('numbers out of order')) return `numbers out of order in {} quantifier, erroffset=${key.indexOf('}')}`;
+  return `${jsMessage}, erroffset=0`;
+}
+
+function unmatchedParenAt(key: string): number {
+  let depth = 0;
+  for (let i = 0; i < key.length; i++) {
+    const c = key[i];
+    if (c === '\\') i++;
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth < 0) return i;
+  }
+  return 0;
+}
+
+function danglingQuantifierAt(key: string): number {
+  let canRepeat = false;
+  for (let i = 0; i < key.length; i++) {
+    const c = key[i]!;
+    if (c === '\\') {
+      i++;
+      canRepeat = true;
+    } else if (c === '*' || c === '+' || c === '?') {
+      if (!canRepeat) return i;
+      canRepeat = false;
+    } else {
+      canRepeat = c !== '(' && c !== '|';
+    }
+  }
+  return 0;
 }

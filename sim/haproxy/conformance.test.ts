@@ -1,0 +1,385 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HaproxyConfig } from '../../core/haproxy/config-model.ts';
+import { renderHaproxyCfg, writeRenderedCfg, type RenderedCfg } from './haproxy-cfg.ts';
+import { MockHaproxy } from './mock-haproxy.ts';
+
+/**
+ * The mock against a real HAProxy 2.6: the same config, the same transcript of runtime API requests, and
+ * the replies compared byte for byte. Only what is inherently variable is normalised: entry pointers in
+ * `show map`, and in `show servers state` the time since the last change and the five health-check columns
+ * (the real process runs checks; the mock does not).
+ */
+
+const haproxyAvailable = spawnSync('haproxy', ['-v']).status === 0;
+const describeReal = haproxyAvailable ? describe : describe.skip;
+if (!haproxyAvailable) console.warn('conformance: `haproxy` is not on PATH, so the real-process comparison is skipped (CI installs it)');
+
+/** Ports the OS says are free right now; HAProxy binds them on 127.0.0.1 only. */
+async function freePorts(n: number): Promise<number[]> {
+  const ports: number[] = [];
+  for (let i = 0; i < n; i++) {
+    ports.push(
+      await new Promise<number>((resolve, reject) => {
+        const s = createServer();
+        s.once('error', reject);
+        s.listen(0, '127.0.0.1', () => {
+          const addr = s.address();
+          s.close(() => resolve(typeof addr === 'object' && addr !== null ? addr.port : 0));
+        });
+      }),
+    );
+  }
+  return ports;
+}
+
+function ask(socketPath: string, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const c = createConnection(socketPath);
+    c.on('connect', () => c.write(request.endsWith('\n') ? request : `${request}\n`));
+    c.on('data', (d) => chunks.push(d));
+    c.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    c.on('error', reject);
+  });
+}
+
+async function waitForSocket(socketPath: string, proc: ChildProcess, log: () => string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (proc.exitCode !== null) throw new Error(`haproxy exited with ${proc.exitCode}: ${log()}`);
+    try {
+      await ask(socketPath, 'show backend');
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  throw new Error(`haproxy did not open its stats socket: ${log()}`);
+}
+
+const POINTER = /^0x[0-9a-f]+ /gm;
+
+function normalise(reply: string): string {
+  let out = reply.replace(POINTER, '0xPTR ');
+  if (out.startsWith('1\n# be_id')) {
+    out = out
+      .split('\n')
+      .map((line) => {
+        const f = line.split(' ');
+        if (f.length !== 25 || line.startsWith('#')) return line;
+        // 9: srv_time_since_last_change; 10-14: check status, result, health, state, agent state.
+        for (const i of [9, 10, 11, 12, 13, 14]) f[i] = '*';
+        return f.join(' ');
+      })
+      .join('\n');
+  }
+  return out;
+}
+
+function benchConfig(): HaproxyConfig {
+  const slot = (n: number) => ({ name: `_dynamic-pod-${n}`, address: '172.4.0.4', port: 8765, weight: 0, disabled: true, check: true });
+  return {
+    backends: [
+      {
+        name: 'be_http:ns1:app',
+        mode: 'http',
+        balance: 'roundrobin',
+        cookieName: '3ea1d45d5ef4bd0e',
+        dynamicCookieKey: 'k-app',
+        servers: [
+          { name: 'pod:app-1:app:http:10.128.0.11:8080', address: '10.128.0.11', port: 8080, weight: 10, disabled: false, check: true },
+          { name: 'pod:app-2:app:http:10.128.0.12:8080', address: '10.128.0.12', port: 8080, weight: 20, disabled: false, check: false },
+          slot(1),
+          slot(2),
+          slot(3),
+        ],
+      },
+      {
+        name: 'be_edge_http:ns1:api',
+        mode: 'http',
+        balance: 'random',
+        servers: [{ name: 'api-1', address: '10.128.1.1', port: 80, weight: 1, disabled: false, check: false }],
+      },
+      {
+        name: 'be_tcp:ns2:pass',
+        mode: 'tcp',
+        balance: 'source',
+        servers: [{ name: 'pass-1', address: '10.128.2.1', port: 443, weight: 256, disabled: false, check: false }],
+      },
+      { name: 'be_http:ns2:empty', mode: 'http', balance: 'leastconn', servers: [] },
+    ],
+    maps: {
+      'os_http_be.map': [
+        { key: '^app\\.example\\.com\\.?(:[0-9]+)?(/.*)?$', value: 'be_http:ns1:app' },
+        { key: '^app\\.example\\.com\\.?(:[0-9]+)?/v1(/.*)?$', value: 'be_http:ns2:empty' },
+      ],
+      'os_edge_reencrypt_be.map': [{ key: '^api\\.example\\.com\\.?(:[0-9]+)?(/.*)?$', value: 'be_edge_http:ns1:api' }],
+      'os_sni_passthrough.map': [{ key: '^pass\\.example\\.com$', value: '1' }],
+      'os_tcp_be.map': [{ key: '^pass\\.example\\.com$', value: 'be_tcp:ns2:pass' }],
+    },
+  };
+}
+
+/** A step is a request, or a request built from this side's reply to an earlier one (pointers differ per side). */
+type Step = string | { first: string; then: (reply: string) => string };
+
+function refOf(showMapReply: string, key: string): string {
+  const row = showMapReply.split('\n').find((l) => l.split(' ')[1] === key);
+  return row === undefined ? '#0xdead' : `#${row.split(' ')[0]}`;
+}
+
+function transcript(dir: string): Step[] {
+  const M = `${dir}/os_http_be.map`;
+  const E = `${dir}/os_edge_reencrypt_be.map`;
+  const A = 'be_http:ns1:app';
+  const P1 = `${A}/pod:app-1:app:http:10.128.0.11:8080`;
+  const P2 = `${A}/pod:app-2:app:http:10.128.0.12:8080`;
+  return [
+    'show backend',
+    'show servers state',
+    `show servers state ${A}`,
+    'show servers state nosuch',
+    'show map',
+    `show map ${M}`,
+    'show map #11',
+    'show map #1',
+    'show map os_http_be.map',
+    // Server state machine, deprecated aliases, drain and maint.
+    `set server ${A}/_dynamic-pod-1 state ready`,
+    `set server ${A}/_dynamic-pod-2 state drain`,
+    `set server ${P1} state drain`,
+    `set server ${P1} state maint`,
+    `disable server ${P2}`,
+    `enable server ${P2}`,
+    `set server ${P2} state drain`,
+    `enable server ${P2}`,
+    `get weight ${P2}`,
+    `set server ${P1} state ready`,
+    `set server ${P1} state bogus`,
+    `set server ${P1} state`,
+    `set server ${P1}`,
+    `set server ${P1} frobnicate`,
+    'set server nosuch/x state ready',
+    `set server ${A}/nosuch state ready`,
+    `set server ${A} state ready`,
+    'set server',
+    `enable server ${A}/nosuch`,
+    'disable server',
+    // Addresses and ports.
+    `set server ${A}/_dynamic-pod-1 addr 10.128.0.13 port 8080`,
+    `set server ${A}/_dynamic-pod-1 addr 10.128.0.13 port 8080`,
+    `set server ${A}/_dynamic-pod-1 addr 10.128.0.13`,
+    `set server ${A}/_dynamic-pod-1 addr 10.128.0.14`,
+    `set server ${A}/_dynamic-pod-1 addr 10.128.0.14 port 9090`,
+    `set server ${A}/_dynamic-pod-1 addr 10.128.0.14 port abc`,
+    `set server ${A}/_dynamic-pod-1 addr 10.128.0.14 port 70000`,
+    `set server ${A}/_dynamic-pod-1 addr 10.128.0.14 port -1`,
+    `set server ${A}/_dynamic-pod-2 addr 2001:DB8:0:0::1 port 80`,
+    `set server ${A}/_dynamic-pod-1 addr bogus`,
+    `set server ${A}/_dynamic-pod-1 addr 010.1.1.1`,
+    `set server ${A}/_dynamic-pod-1 addr`,
+    // Weights.
+    `set server ${A}/_dynamic-pod-1 weight 7`,
+    `set server ${P2} weight 33%`,
+    `get weight ${P2}`,
+    `set server ${P2} weight 1300%`,
+    `get weight ${P2}`,
+    `set server ${P2} weight 257`,
+    `set server ${P2} weight -1`,
+    `set server ${P2} weight -5%`,
+    `set server ${P2} weight abc`,
+    `set server ${P2} weight 5.5`,
+    `set server ${P2} weight`,
+    `set weight ${P2} 12`,
+    `get weight ${P2}`,
+    'get weight nosuch/x',
+    `get weight ${A}`,
+    'set server be_tcp:ns2:pass/pass-1 weight 10',
+    'set server be_tcp:ns2:pass/pass-1 weight 0',
+    'set server be_tcp:ns2:pass/pass-1 weight 100%',
+    // Dynamic cookies.
+    `set dynamic-cookie-key backend ${A} k-new`,
+    `set dynamic-cookie-key backend ${A}`,
+    'set dynamic-cookie-key backend nosuch k',
+    'set dynamic-cookie-key backend',
+    `enable dynamic-cookie backend ${A}`,
+    'enable dynamic-cookie backend nosuch',
+    'enable dynamic-cookie backend',
+    // Dynamic servers.
+    'add server be_edge_http:ns1:api/api-2 10.128.1.2:80',
+    'add server be_edge_http:ns1:api/api-2 10.128.1.2:80',
+    'add server be_edge_http:ns1:api/api-3 10.128.1.3:80 weight 5 check inter 5000ms',
+    'add server be_edge_http:ns1:api/api-4 10.128.1.4',
+    'add server be_edge_http:ns1:api/api-5 10.128.1.5:80 disabled',
+    'add server be_edge_http:ns1:api/api-6 10.128.1.6:80 weight 300',
+    'add server be_edge_http:ns1:api/api-7 10.128.1.7:80 bogus',
+    'add server be_edge_http:ns1:api/api-8 10.128.1.8:80 cookie c1',
+    'add server be_edge_http:ns1:api/api-9',
+    'add server be_edge_http:ns1:api',
+    'add server nosuch/x 10.0.0.1:80',
+    'add server be_tcp:ns2:pass/pass-2 10.128.2.2:443',
+    'add server be_http:ns2:empty/e-1 10.128.3.1:8080 weight 3',
+    'enable health be_edge_http:ns1:api/api-3',
+    'enable health be_edge_http:ns1:api/api-2',
+    'disable health be_edge_http:ns1:api/api-3',
+    'enable health',
+    'set server be_edge_http:ns1:api/api-2 state ready',
+    'show servers state be_edge_http:ns1:api',
+    'del server be_edge_http:ns1:api/api-2',
+    'set server be_edge_http:ns1:api/api-2 state maint',
+    'del server be_edge_http:ns1:api/api-2',
+    'del server be_edge_http:ns1:api/api-2',
+    'del server be_edge_http:ns1:api/api-1',
+    'set server be_edge_http:ns1:api/api-1 state maint',
+    'del server be_edge_http:ns1:api/api-1',
+    'add server be_edge_http:ns1:api/api-1 10.128.1.9:81',
+    'del server nosuch/x',
+    'del server be_edge_http:ns1:api',
+    'show servers state be_edge_http:ns1:api',
+    // Maps: runtime additions land last, keys escaped for the CLI.
+    String.raw`add map ${M} ^new\\.example\\.com\\.?(:[0-9]+)?(/.*)?$ be_http:ns1:app`,
+    `add map ${M} dup v1`,
+    `add map ${M} dup v2`,
+    `show map ${M}`,
+    `set map ${M} dup v3`,
+    `set map ${M} nokey v`,
+    `set map ${M} dup`,
+    'set map nosuch k v',
+    `del map ${M} dup`,
+    `del map ${M} dup`,
+    `del map ${M}`,
+    'del map nosuch k',
+    `add map ${M}`,
+    `add map ${M} onlykey`,
+    'add map nosuch k v',
+    'add map',
+    String.raw`add map ${M} bad\y v`,
+    String.raw`add map ${M} sp\ ace v\;w`,
+    String.raw`add map ${M} bad\\y v`,
+    String.raw`add map ${M} (unclosed v`,
+    String.raw`add map ${M} a)b v`,
+    String.raw`add map ${M} [abc v`,
+    String.raw`add map ${M} a** v`,
+    String.raw`add map ${M} a{2,1} v`,
+    'del map',
+    'set map',
+    'add map nosuch',
+    'show map @1',
+    `add map ${M} ignored-key <<\npk pv\n\n`,
+    { first: `show map ${M}`, then: (r) => `del map ${M} ${refOf(r, 'sp ace')}` },
+    { first: `show map ${M}`, then: (r) => `set map ${M} ${refOf(r, '^app\\.example\\.com\\.?(:[0-9]+)?/v1(/.*)?$')} be_http:ns1:app` },
+    `del map ${M} #0xdead`,
+    `set map ${M} #0xdead v`,
+    // Versions: prepare, fill (both forms), commit, clear.
+    `prepare map ${E}`,
+    `prepare map ${E}`,
+    'prepare map nosuch',
+    'prepare map',
+    `add map @1 ${E} ^v1\\.example\\.com$ be_edge_http:ns1:api`,
+    `add map @2 ${E} <<\n^v2a\\.example\\.com$ be_edge_http:ns1:api\n^v2b\\.example\\.com$ be_edge_http:ns1:api\n\n`,
+    `add map @2 ${E} <<\nk-with-value v\nk-without\n\n`,
+    `add map @3 ${E} k v`,
+    `add map @0 ${E} cur v`,
+    `add map @2 ${E}`,
+    `show map @2 ${E}`,
+    `show map @9 ${E}`,
+    'show map',
+    `commit map @2 ${E}`,
+    `commit map @2 ${E}`,
+    `commit map @5 ${E}`,
+    `commit map ${E}`,
+    `commit map @2`,
+    'commit map',
+    `commit map @2 nosuch`,
+    `show map ${E}`,
+    `show map @1 ${E}`,
+    `clear map @1 ${E}`,
+    `clear map ${M}`,
+    'clear map',
+    'clear map nosuch',
+    'show map',
+    // Framing: several commands per line, escaped separators, empty commands, unknown commands.
+    'show backend;get weight be_tcp:ns2:pass/pass-1',
+    'show backend \\; get weight',
+    'get weight be_tcp:ns2:pass/pass-1;',
+    ';get weight be_tcp:ns2:pass/pass-1',
+    'SHOW backend',
+    'shw backend',
+    'show servers stat',
+    'show servers',
+    'set dynamic-cookie-key',
+    'bogus',
+    'help',
+    'help show servers',
+    'show backend;quit;show backend',
+    // Final dumps.
+    'show servers state',
+    `show map ${M}`,
+    `show map ${E}`,
+    `show map ${dir}/os_tcp_be.map`,
+    'show map',
+  ];
+}
+
+describeReal('mock HAProxy conforms to a real HAProxy 2.6 (byte for byte)', () => {
+  let dir = '';
+  let proc: ChildProcess | undefined;
+  let stderr = '';
+  let rendered: RenderedCfg;
+  const config = benchConfig();
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'routerbench-haproxy-'));
+    const [httpPort, httpsPort, terminatedPort] = await freePorts(3);
+    const cfgPath = join(dir, 'haproxy.cfg');
+    rendered = renderHaproxyCfg(config, {
+      statsSocketPath: join(dir, 'haproxy.sock'),
+      mapDir: dir,
+      cfgFile: cfgPath,
+      httpPort: httpPort!,
+      httpsPort: httpsPort!,
+      terminatedPort: terminatedPort!,
+    });
+    writeRenderedCfg(rendered, cfgPath, (p, t) => writeFileSync(p, t));
+    proc = spawn('haproxy', ['-db', '-f', cfgPath], { stdio: ['ignore', 'ignore', 'pipe'] });
+    proc.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    await waitForSocket(join(dir, 'haproxy.sock'), proc, () => stderr);
+  });
+
+  afterAll(() => {
+    if (proc?.pid !== undefined && proc.exitCode === null) process.kill(proc.pid, 'SIGTERM');
+    if (dir !== '') rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers every request of the transcript with the same bytes', async () => {
+    const mock = new MockHaproxy();
+    mock.load(config, rendered.layout);
+    const sock = join(dir, 'haproxy.sock');
+    const differences: { request: string; real: string; mock: string }[] = [];
+    const compare = async (request: string): Promise<[string, string]> => {
+      const real = await ask(sock, request);
+      const fake = mock.execute(request);
+      if (process.env.CONFORMANCE_DEBUG) console.log(JSON.stringify({ request, real, fake }));
+      if (normalise(real) !== normalise(fake)) differences.push({ request, real, mock: fake });
+      return [real, fake];
+    };
+    for (const step of transcript(dir)) {
+      if (typeof step === 'string') {
+        await compare(step);
+        continue;
+      }
+      const [real, fake] = await compare(step.first);
+      const realReq = step.then(real);
+      const mockReq = step.then(fake);
+      const realReply = await ask(sock, realReq);
+      const mockReply = mock.execute(mockReq);
+      if (normalise(realReply) !== normalise(mockReply)) differences.push({ request: `${realReq} | ${mockReq}`, real: realReply, mock: mockReply });
+    }
+    if (process.env.CONFORMANCE_DEBUG) console.log(JSON.stringify(differences, null, 1));
+    expect(differences).toEqual([]);
+  });
+});
