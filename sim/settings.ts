@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { STRATEGY_NAMES } from '../core/strategy.ts';
+import { RouteSchema } from './eventlog/event-schema.ts';
 
 /**
  * Every knob of a run, with its default written once. Dotted keys (`router.maxDynamicServers`) address
@@ -21,6 +22,15 @@ export const RouterSettingsSchema = z
      * router's reload-haproxy script (render, `haproxy -c`, start the new worker) on a few hundred routes.
      */
     reloadDurationMs: z.number().int().min(0).default(1000),
+    /**
+     * ROUTER_BLUEPRINT_ROUTE_NAMESPACE: with dcm-slots, routes in this namespace are also custom blueprints
+     * (those present at the initial sync, and later ones as they change). "" = none.
+     */
+    blueprintNamespace: z.string().default(''),
+    /** Custom blueprint routes configured up front (as if present in the blueprint namespace at start). */
+    blueprints: z.array(RouteSchema).default([]),
+    /** ROUTER_ALLOW_WILDCARD_ROUTES: `wildcardPolicy: Subdomain` routes get wildcard map keys. */
+    allowWildcardRoutes: z.boolean().default(false),
   })
   .strict();
 

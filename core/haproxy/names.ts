@@ -43,9 +43,13 @@ export function md5Hex(s: string): string {
   return createHash('md5').update(s).digest('hex');
 }
 
-/** The route's RoutingKeyName: md5 of its alias key; the default cookie name and the dynamic cookie key. */
+/**
+ * The route's RoutingKeyName, the default cookie name and the dynamic cookie key. router.go hashes
+ * `fmt.Sprintf("%s %s", config.TLSTermination, backendKey)` before it sets the termination, so the text is
+ * always `" <ns>:<name>"` (a leading space) whatever the route's termination.
+ */
 export function routingKeyName(r: { namespace: string; name: string }): string {
-  return md5Hex(aliasKey(r));
+  return md5Hex(` ${aliasKey(r)}`);
 }
 
 /** One served endpoint: its static server name and address. */

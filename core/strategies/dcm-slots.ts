@@ -21,6 +21,8 @@ export interface DcmSlotsOptions {
   blueprintPoolSize: number;
   /** Custom blueprints configured at start (ROUTER_BLUEPRINT_ROUTE_NAMESPACE routes present at start). */
   customBlueprints?: readonly Route[];
+  /** ROUTER_BLUEPRINT_ROUTE_NAMESPACE: routes there are blueprints too (blueprint_plugin.go). "" = none. */
+  blueprintNamespace?: string;
   allowWildcardRoutes?: boolean;
 }
 
@@ -63,6 +65,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
   private readonly index = new ServiceIndex();
   private loaded = false;
   private lastRendered: Map<string, Route> | null = null;
+  private namespaceSeeded = false;
 
   constructor(private readonly opts: DcmSlotsOptions) {
     if (!(opts.maxDynamicServers >= 1)) throw new Error('dcm-slots needs maxDynamicServers >= 1');
@@ -74,6 +77,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
       ctx.requestReload('initial');
       return;
     }
+    this.watchBlueprintNamespace(change, ctx);
     switch (change.kind) {
       case 'route.added':
         this.index.add(change.route);
@@ -100,6 +104,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
   }
 
   render(state: RouterState): HaproxyConfig {
+    if (!this.loaded && !this.namespaceSeeded) this.seedFromBlueprintNamespace(state);
     this.lastRendered = new Map(state.routes);
     return renderRouterConfig(state, {
       maxDynamicServers: this.opts.maxDynamicServers,
@@ -128,6 +133,32 @@ export class DcmSlotsStrategy implements RouterStrategy {
     }
     this.lastRendered = null;
     this.index.rebuild(state);
+  }
+
+  /** At start the router lists the blueprint namespace's routes (template.go blueprintRoutes), in name order. */
+  private seedFromBlueprintNamespace(state: RouterState): void {
+    this.namespaceSeeded = true;
+    const ns = this.opts.blueprintNamespace ?? '';
+    if (ns.length === 0) return;
+    const found = [...state.routes.values()].filter((r) => r.namespace === ns);
+    found.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const r of found) this.pool.upsert(r);
+  }
+
+  /** The blueprint plugin: a route change in the blueprint namespace is also a blueprint change (a reload). */
+  private watchBlueprintNamespace(change: StateChange, ctx: StrategyContext): void {
+    const ns = this.opts.blueprintNamespace ?? '';
+    if (ns.length === 0) return;
+    if (change.kind === 'route.added' && change.route.namespace === ns) {
+      this.pool.upsert(change.route);
+    } else if (change.kind === 'route.modified' && change.after.namespace === ns) {
+      this.pool.upsert(change.after);
+    } else if (change.kind === 'route.removed' && change.route.namespace === ns) {
+      this.pool.remove(change.route.name);
+    } else {
+      return;
+    }
+    ctx.requestReload('blueprint-change');
   }
 
   /** Pool slot → route key, for checks. */

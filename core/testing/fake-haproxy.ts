@@ -135,7 +135,12 @@ export class FakeHaproxy {
       be.servers.splice(i, 1);
       return 'Server deleted.\n\n';
     }
-    if (head === 'enable health' || head === 'disable health') return '\n';
+    if (head === 'enable health' || head === 'disable health') {
+      const [bn, sn] = (w[2] ?? '').split('/');
+      const be = this.backends.get(bn ?? '');
+      if (be === undefined) return 'No such backend.\n\n';
+      return be.servers.some((s) => s.name === sn) ? '\n' : 'No such server.\n\n';
+    }
     return 'Unknown command.\n\n';
   }
 

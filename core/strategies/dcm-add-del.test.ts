@@ -1,0 +1,86 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Endpoint } from '../endpoint.ts';
+import type { Route } from '../route.ts';
+import { FakeHaproxy } from '../testing/fake-haproxy.ts';
+import { Harness } from '../testing/harness.ts';
+import { DcmAddDelStrategy } from './dcm-add-del.ts';
+
+const route = (name: string, extra: Partial<Route> = {}): Route => ({ namespace: 'shop', name, host: `${name}.example.com`, service: name, ...extra });
+const ep = (svc: string, i: number): Endpoint => ({ ip: `10.0.0.${i}`, port: 8080, name: `${svc}-${i}` });
+const eps = (svc: string, ...is: number[]) => ({ at: 0, type: 'endpoints.set' as const, namespace: 'shop', service: svc, endpoints: is.map((i) => ep(svc, i)) });
+const upsert = (r: Route) => ({ at: 0, type: 'route.upsert' as const, route: r });
+const BE = 'be_http:shop:a';
+const id = (i: number) => `pod:a-${i}:a::10.0.0.${i}:8080`;
+
+describe('dcm-add-del', () => {
+  let fake: FakeHaproxy;
+  let h: Harness;
+  beforeEach(() => {
+    fake = new FakeHaproxy();
+    h = new Harness(new DcmAddDelStrategy(), fake);
+    h.sync([upsert(route('a')), eps('a', 1)]);
+    fake.commands.length = 0;
+  });
+
+  it('renders no slots and a dynamic cookie key, static servers without cookies', () => {
+    expect(fake.backends.get(BE)!.servers.map((s) => s.name)).toEqual([id(1)]);
+    expect(fake.backends.get(BE)!.cookieKey).toBeDefined();
+  });
+
+  it('scale 1 → 2: add server, state ready, then health on the new and the former single server', () => {
+    h.apply(eps('a', 1, 2));
+    expect(fake.commands).toEqual([
+      'show backend',
+      `add server ${BE}/${id(2)} 10.0.0.2:8080 weight 1 check inter 5000ms`,
+      `set server ${BE}/${id(2)} state ready`,
+      `enable health ${BE}/${id(2)}`,
+      `enable health ${BE}/${id(1)}`,
+    ]);
+    expect(h.requests).toEqual([]);
+    expect(fake.ready(BE)).toEqual(['10.0.0.1:8080', '10.0.0.2:8080']);
+  });
+
+  it('scale 2 → 1: maint then del server; health off on the one left', () => {
+    h.apply(eps('a', 1, 2));
+    fake.commands.length = 0;
+    h.apply(eps('a', 2));
+    expect(fake.commands).toEqual([`set server ${BE}/${id(1)} state maint`, `del server ${BE}/${id(1)}`, `disable health ${BE}/${id(2)}`]);
+    expect(fake.backends.get(BE)!.servers.map((s) => s.name)).toEqual([id(2)]);
+    expect(h.requests).toEqual([]);
+  });
+
+  it('replacing the single endpoint by two fails on `enable health` of the deleted one → runtime-api-error', () => {
+    // old [a-1], new [a-2, a-3]: a-1 is deleted, then (old had 1 endpoint) health is enabled on a-1 → No such server.
+    h.apply(eps('a', 2, 3));
+    expect(h.reasons()).toEqual(['runtime-api-error']);
+    expect(fake.ready(BE)).toEqual(['10.0.0.2:8080', '10.0.0.3:8080']);
+  });
+
+  it('route add, change and delete always reload', () => {
+    h.apply(upsert(route('b')));
+    h.apply(upsert(route('b', { path: '/x' })));
+    h.apply({ at: 0, type: 'route.delete', namespace: 'shop', name: 'b' });
+    expect(h.reasons()).toEqual(['route-change', 'route-change', 'route-change']);
+    expect(fake.commands).toEqual([]);
+  });
+
+  it('reencrypt servers get the TLS keywords of innerAddServer', () => {
+    h.apply(upsert(route('r', { tls: { termination: 'reencrypt', destinationCACertificate: 'CA' } })));
+    h.apply(eps('r', 1));
+    h.settle();
+    fake.commands.length = 0;
+    h.apply(eps('r', 1, 2));
+    expect(fake.commands[1]).toBe(
+      'add server be_secure:shop:r/pod:r-2:r::10.0.0.2:8080 10.0.0.2:8080 weight 1 ssl alpn h2,http/1.1 verify required ca-file /var/lib/haproxy/router/cacerts/shop:r.pem check-ssl check inter 5000ms',
+    );
+  });
+
+  it('refuses during a reload and ignores services without routes or unchanged ready sets', () => {
+    h.apply(eps('nobody', 1));
+    h.apply({ at: 0, type: 'endpoints.set', namespace: 'shop', service: 'a', endpoints: [ep('a', 1), { ...ep('a', 9), ready: false }] });
+    expect(fake.commands).toEqual([]);
+    h.reloadInProgress = true;
+    h.apply(eps('a', 1, 2));
+    expect(h.reasons()).toEqual(['reload-in-progress']);
+  });
+});

@@ -1,0 +1,216 @@
+import type { Endpoint } from '../endpoint.ts';
+import * as cmd from '../haproxy/commands.ts';
+import type { HaproxyConfig } from '../haproxy/config-model.ts';
+import { aliasKey, backendNameOf, servedEndpoints, type ServedEndpoint } from '../haproxy/names.ts';
+import { renderRouterConfig } from '../haproxy/render.ts';
+import type { Route } from '../route.ts';
+import type { RouterState, StateChange } from '../router-state.ts';
+import { NotFoundError, parseShowBackend, RuntimeApiError, runCommand, UnexpectedReplyError } from '../runtime-client.ts';
+import type { RuntimeProgram } from '../runtime-effect.ts';
+import type { RouterStrategy, StrategyContext } from '../strategy.ts';
+import { sameServed, ServiceIndex } from './service-index.ts';
+
+export interface DcmAddDelOptions {
+  allowWildcardRoutes?: boolean;
+  /** ROUTER_BACKEND_CHECK_INTERVAL; the template's default is 5000ms. */
+  checkInterval?: string;
+  /** The router's working directory (--working-dir), where route destination CAs are written. */
+  workingDir?: string;
+  /** DEFAULT_DESTINATION_CA_PATH, "" when unset or missing. */
+  defaultDestinationCA?: string;
+  /** ROUTER_DISABLE_HTTP2. */
+  disableHttp2?: boolean;
+}
+
+const HEALTH_INTERVAL_ANNOTATION = 'router.openshift.io/haproxy.health.check.interval';
+const POD_MAXCONN_ANNOTATION = 'haproxy.router.openshift.io/pod-concurrent-connections';
+const TIME_SPEC = /^(?:[1-9][0-9]*(us|ms|s|m|h|d)?)$/;
+const GO_ATOI = /^[+-]?[0-9]+$/;
+
+/**
+ * dcm-add-del: the 2026 rewrite (openshift/router "use add/del haproxy api calls", the current manager):
+ * route add, change and delete always reload (dynamicallyAddRoute/RemoveRoute return early, OCPBUGS-77344);
+ * endpoint changes become `add server` / `del server` on the route's own backend, servers named after the
+ * endpoint ID, set to maint before deletion, health checks enabled from the second endpoint on.
+ */
+export class DcmAddDelStrategy implements RouterStrategy {
+  readonly name = 'dcm-add-del' as const;
+  private readonly index = new ServiceIndex();
+  private backends: Set<string> | null = null;
+  private loaded = false;
+
+  constructor(private readonly opts: DcmAddDelOptions = {}) {}
+
+  onChange(change: StateChange, state: RouterState, ctx: StrategyContext): RuntimeProgram | void {
+    if (!this.loaded) {
+      ctx.requestReload('initial');
+      return;
+    }
+    switch (change.kind) {
+      case 'route.added':
+        this.index.add(change.route);
+        ctx.requestReload('route-change');
+        return;
+      case 'route.removed':
+        this.index.remove(change.route);
+        ctx.requestReload('route-change');
+        return;
+      case 'route.modified':
+        this.index.remove(change.before);
+        this.index.add(change.after);
+        ctx.requestReload('route-change');
+        return;
+      case 'blueprint.changed':
+        // Blueprints only feed the (now unused) route pool; the pool routes still change the router state.
+        ctx.requestReload('blueprint-change');
+        return;
+      case 'endpoints.changed':
+        return this.replaceServiceEndpoints(change.namespace, change.service, change.before, change.after, state, ctx);
+    }
+  }
+
+  render(state: RouterState): HaproxyConfig {
+    return renderRouterConfig(state, { maxDynamicServers: 0, manager: 'add-del', allowWildcardRoutes: this.opts.allowWildcardRoutes === true });
+  }
+
+  onReloaded(state: RouterState): void {
+    this.loaded = true;
+    this.backends = null;
+    this.index.rebuild(state);
+  }
+
+  /** dynamicallyReplaceEndpoints: every route of the service in key order, stopping at the first failure. */
+  private *replaceServiceEndpoints(
+    namespace: string,
+    service: string,
+    before: readonly Endpoint[],
+    after: readonly Endpoint[],
+    state: RouterState,
+    ctx: StrategyContext,
+  ): RuntimeProgram<void> {
+    const keys = this.index.routesOf(namespace, service);
+    if (keys.length === 0) return;
+    const oldServed = servedEndpoints(service, before);
+    const newServed = servedEndpoints(service, after);
+    if (sameServed(oldServed, newServed)) return;
+    for (const key of keys.slice()) {
+      const route = state.routes.get(key);
+      if (route === undefined) continue;
+      if (ctx.reloadInProgress) {
+        ctx.requestReload('reload-in-progress', `reload in progress, cannot dynamically change endpoints of ${key}`);
+        return;
+      }
+      const errors = yield* this.replaceRouteEndpoints(route, oldServed, newServed, ctx);
+      if (errors.length > 0) {
+        const detail = errors.join('; ');
+        ctx.runtimeError(detail);
+        ctx.requestReload('runtime-api-error', detail);
+        return;
+      }
+    }
+  }
+
+  /** ReplaceRouteEndpoints: deletes, then adds, then health checks; errors are collected, not fail-fast. */
+  private *replaceRouteEndpoints(route: Route, oldServed: readonly ServedEndpoint[], newServed: readonly ServedEndpoint[], ctx: StrategyContext): RuntimeProgram<string[]> {
+    const backend = backendNameOf(route);
+    const errors: string[] = [];
+    try {
+      yield* this.findBackend(backend);
+    } catch (e) {
+      if (e instanceof RuntimeApiError) return [e.message];
+      throw e;
+    }
+    const newIds = new Set(newServed.map((e) => e.id));
+    const oldIds = new Set(oldServed.map((e) => e.id));
+    const deleted = oldServed.filter((e) => !newIds.has(e.id));
+    const added = newServed.filter((e) => !oldIds.has(e.id));
+    // Same ID means same address and port here, so "modified" endpoints never occur in this model.
+    if (deleted.length + added.length > 0) ctx.armCommitTimer();
+
+    for (const e of deleted) yield* this.collect(errors, this.deleteServer(backend, e));
+    for (const e of added) yield* this.collect(errors, this.addServer(route, backend, e));
+
+    // Health checks: on for new servers (and the former single one) once there is more than one endpoint;
+    // off for the single remaining one.
+    if (newServed.length > 1) {
+      const enable = added.slice();
+      if (oldServed.length === 1) enable.push(oldServed[0]!);
+      for (const e of enable) yield* this.collect(errors, this.silent(cmd.enableHealth(backend, e.id)));
+    } else if (newServed.length === 1 && oldServed.length !== 1) {
+      yield* this.collect(errors, this.silent(cmd.disableHealth(backend, newServed[0]!.id)));
+    }
+    return errors;
+  }
+
+  /** DeleteServer: maint first (an error there counts), then `del server` (a refusal is only logged). */
+  private *deleteServer(backend: string, e: ServedEndpoint): RuntimeProgram<void> {
+    yield* this.silent(cmd.setServerState(backend, e.id, 'maint'));
+    const line = cmd.delServer(backend, e.id);
+    const reply = yield* runCommand(line);
+    if (reply.trim() !== 'Server deleted.') {
+      // "disabling backend server instead of deleting due to a delete failure": left in maint.
+    }
+  }
+
+  /** AddServer: `add server`, retried once after deleting a leftover server of the same name; then `state ready`. */
+  private *addServer(route: Route, backend: string, e: ServedEndpoint): RuntimeProgram<void> {
+    const line = cmd.addServer(backend, e.id, e.ip, e.port, 1, this.serverOptions(route));
+    const reply = (yield* runCommand(line)).trim();
+    if (reply !== 'New server registered.') {
+      if (!reply.includes('Already exists a server ')) throw new UnexpectedReplyError(line, reply);
+      yield* this.expect(cmd.delServer(backend, e.id), 'Server deleted.');
+      yield* this.expect(line, 'New server registered.');
+    }
+    // weight 1 > 0 → ready (drain only for weight 0).
+    yield* this.silent(cmd.setServerState(backend, e.id, 'ready'));
+  }
+
+  /** innerAddServer's keywords after the weight: reencrypt TLS options, `check inter`, `maxconn`. */
+  private serverOptions(route: Route): string {
+    let s = '';
+    if (route.tls?.termination === 'reencrypt') {
+      s += ' ssl';
+      if (this.opts.disableHttp2 !== true) s += ' alpn h2,http/1.1';
+      const defaultCA = this.opts.defaultDestinationCA ?? '';
+      const destCA = route.tls.destinationCACertificate ?? '';
+      if (destCA.length === 0 && defaultCA.length > 0) s += ` verifyhost ${route.service}.${route.namespace}.svc`;
+      if (destCA.length > 0) s += ` verify required ca-file ${this.opts.workingDir ?? '/var/lib/haproxy'}/router/cacerts/${aliasKey(route)}.pem`;
+      else if (defaultCA.length > 0) s += ` verify required ca-file ${defaultCA}`;
+      else s += ' verify none';
+      s += ' check-ssl';
+    }
+    const annotated = route.annotations?.[HEALTH_INTERVAL_ANNOTATION];
+    const env = this.opts.checkInterval;
+    const inter = annotated !== undefined && TIME_SPEC.test(annotated) ? annotated : env !== undefined && TIME_SPEC.test(env) ? env : '5000ms';
+    s += ` check inter ${inter}`;
+    const maxconn = route.annotations?.[POD_MAXCONN_ANNOTATION];
+    if (maxconn !== undefined && GO_ATOI.test(maxconn)) s += ` maxconn ${maxconn}`;
+    return s;
+  }
+
+  private *findBackend(name: string): RuntimeProgram<void> {
+    if (this.backends === null || this.backends.size === 0) {
+      this.backends = new Set(parseShowBackend(yield* runCommand(cmd.showBackend())));
+    }
+    if (!this.backends.has(name)) throw new NotFoundError(cmd.showBackend(), 'backend', name);
+  }
+
+  private *collect(errors: string[], step: RuntimeProgram<void>): RuntimeProgram<void> {
+    try {
+      yield* step;
+    } catch (e) {
+      if (!(e instanceof RuntimeApiError)) throw e;
+      errors.push(e.message);
+    }
+  }
+
+  private *silent(line: string): RuntimeProgram<void> {
+    const reply = yield* runCommand(line);
+    if (reply.trim().length > 0) throw new UnexpectedReplyError(line, reply);
+  }
+
+  private *expect(line: string, expected: string): RuntimeProgram<void> {
+    const reply = yield* runCommand(line);
+    if (reply.trim() !== expected) throw new UnexpectedReplyError(line, reply);
+  }
+}
