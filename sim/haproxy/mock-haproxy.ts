@@ -47,6 +47,7 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
   private readonly layoutOf: (config: HaproxyConfig) => CfgLayout;
   private readonly clockS: () => number;
   private loads = 0;
+  private lastLoaded: { config: HaproxyConfig; layout: CfgLayout } | undefined;
 
   constructor(options: MockHaproxyOptions = {}) {
     this.layoutOf = options.layout ?? defaultLayout;
@@ -85,6 +86,16 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
       if (!layout.maps.some((m) => m.file === file)) throw new Error(`layout does not reference map file ${file}`);
     }
     this.loads++;
+    this.lastLoaded = { config, layout };
+  }
+
+  /**
+   * The process restarts on the config file it last loaded (a crash and a supervisor restart, or a reload
+   * with an unchanged file): every runtime change is lost.
+   */
+  restart(): void {
+    if (this.lastLoaded === undefined) throw new Error('restart before any load');
+    this.load(this.lastLoaded.config, this.lastLoaded.layout);
   }
 
   /** One request line (several `;`-separated commands, optionally a `<<` payload); the bytes HAProxy replies. */

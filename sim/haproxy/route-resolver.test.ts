@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import type { HaproxyConfig } from '../../core/haproxy/config-model.ts';
+import { DEFAULT_RENDER_OPTIONS } from './haproxy-cfg.ts';
+import { MockHaproxy } from './mock-haproxy.ts';
+import { baseOf, readyServers, resolveRoute } from './route-resolver.ts';
+
+const DIR = DEFAULT_RENDER_OPTIONS.mapDir;
+const hostKey = (host: string, path = ''): string => `^${host.replace(/\./g, '\\.')}\\.?(:[0-9]+)?${path}(/.*)?$`;
+
+function config(): HaproxyConfig {
+  const srv = (name: string, address: string, extra: Partial<{ weight: number; disabled: boolean }> = {}) => ({
+    name,
+    address,
+    port: 8080,
+    weight: extra.weight ?? 1,
+    disabled: extra.disabled ?? false,
+    check: false,
+  });
+  return {
+    backends: [
+      { name: 'be_http:ns:web', mode: 'http', balance: 'roundrobin', servers: [srv('a', '10.0.0.1'), srv('b', '10.0.0.2'), srv('slot', '172.4.0.4', { disabled: true })] },
+      { name: 'be_http:ns:api', mode: 'http', balance: 'roundrobin', servers: [srv('c', '10.0.0.3'), srv('zero', '10.0.0.4', { weight: 0 })] },
+      { name: 'be_edge_http:ns:secure', mode: 'http', balance: 'roundrobin', servers: [srv('d', '10.0.0.5')] },
+      { name: 'be_tcp:ns:pass', mode: 'tcp', balance: 'source', servers: [srv('e', '10.0.0.6')] },
+    ],
+    maps: {
+      'os_http_be.map': [
+        // The router sorts longer paths first so that they win the first-match lookup.
+        { key: hostKey('web.example.com', '/api'), value: 'be_http:ns:api' },
+        { key: hostKey('web.example.com'), value: 'be_http:ns:web' },
+        { key: hostKey('gone.example.com'), value: 'be_http:ns:deleted' },
+      ],
+      'os_route_http_redirect.map': [{ key: hostKey('secure.example.com'), value: 'be_edge_http:ns:secure' }],
+      'os_edge_reencrypt_be.map': [{ key: hostKey('secure.example.com'), value: 'be_edge_http:ns:secure' }],
+      'os_sni_passthrough.map': [{ key: '^pass\\.example\\.com$', value: '1' }],
+      'os_tcp_be.map': [{ key: '^pass\\.example\\.com$', value: 'be_tcp:ns:pass' }],
+    },
+  };
+}
+
+function loaded(): MockHaproxy {
+  const m = new MockHaproxy();
+  m.load(config());
+  return m;
+}
+
+describe('resolveRoute', () => {
+  it('matches Host header plus path against os_http_be.map, first match in file order', () => {
+    const m = loaded();
+    expect(resolveRoute(m, { host: 'web.example.com', path: '/api/v1?x=1', scheme: 'http' })).toMatchObject({ kind: 'backend', backend: 'be_http:ns:api' });
+    expect(resolveRoute(m, { host: 'web.example.com:80', path: '/index.html', scheme: 'http' })).toMatchObject({ kind: 'backend', backend: 'be_http:ns:web' });
+    expect(resolveRoute(m, { host: 'other.example.com', scheme: 'http' })).toEqual({ kind: 'no-match' });
+  });
+
+  it('lists only servers that would take traffic: not disabled, not weight 0', () => {
+    const m = loaded();
+    const r = resolveRoute(m, { host: 'web.example.com', scheme: 'http' });
+    expect(r.kind === 'backend' && r.servers).toEqual([
+      { address: '10.0.0.1', port: 8080 },
+      { address: '10.0.0.2', port: 8080 },
+    ]);
+    expect(readyServers(m, 'be_http:ns:api')).toEqual([{ address: '10.0.0.3', port: 8080 }]);
+  });
+
+  it('follows runtime changes: drained, maint, re-addressed and readied slots', () => {
+    const m = loaded();
+    m.execute('set server be_http:ns:web/a state drain');
+    m.execute('set server be_http:ns:web/b state maint');
+    m.execute('set server be_http:ns:web/slot addr 10.0.0.9 port 9090');
+    m.execute('set server be_http:ns:web/slot state ready');
+    expect(readyServers(m, 'be_http:ns:web')).toEqual([{ address: '10.0.0.9', port: 9090 }]);
+  });
+
+  it('sees runtime map entries last, so an earlier file entry still wins', () => {
+    const m = loaded();
+    // A new, more specific path added at runtime lands after the host-wide entry and never matches.
+    m.execute(`add map ${DIR}/os_http_be.map ${hostKey('web.example.com', '/static').replace(/\\/g, '\\\\')} be_http:ns:api`);
+    expect(resolveRoute(m, { host: 'web.example.com', path: '/static/x', scheme: 'http' })).toMatchObject({ backend: 'be_http:ns:web' });
+    m.execute(`add map ${DIR}/os_http_be.map ${hostKey('new.example.com').replace(/\\/g, '\\\\')} be_http:ns:api`);
+    expect(resolveRoute(m, { host: 'new.example.com', scheme: 'http' })).toMatchObject({ backend: 'be_http:ns:api' });
+    m.execute(`del map ${DIR}/os_http_be.map ${hostKey('web.example.com', '/api').replace(/\\/g, '\\\\')}`);
+    expect(resolveRoute(m, { host: 'web.example.com', path: '/api', scheme: 'http' })).toMatchObject({ backend: 'be_http:ns:web' });
+  });
+
+  it('redirects plain HTTP for redirect routes and serves them over terminated TLS', () => {
+    const m = loaded();
+    expect(resolveRoute(m, { host: 'secure.example.com', scheme: 'http' })).toMatchObject({ kind: 'redirect' });
+    expect(resolveRoute(m, { host: 'secure.example.com', scheme: 'https' })).toMatchObject({ kind: 'backend', backend: 'be_edge_http:ns:secure' });
+  });
+
+  it('routes passthrough by the lowercased SNI only when the passthrough map knows it', () => {
+    const m = loaded();
+    expect(resolveRoute(m, { host: 'PASS.example.com', scheme: 'sni-passthrough' })).toMatchObject({ kind: 'backend', backend: 'be_tcp:ns:pass' });
+    m.execute(`del map ${DIR}/os_sni_passthrough.map ^pass\\\\.example\\\\.com$`);
+    expect(resolveRoute(m, { host: 'pass.example.com', scheme: 'sni-passthrough' })).toEqual({ kind: 'no-match' });
+  });
+
+  it('reports a map value naming no backend (a 503), and ignores uncommitted versions', () => {
+    const m = loaded();
+    expect(resolveRoute(m, { host: 'gone.example.com', scheme: 'http' })).toMatchObject({ kind: 'unknown-backend', backend: 'be_http:ns:deleted' });
+    const map = `${DIR}/os_http_be.map`;
+    expect(m.execute(`prepare map ${map}`)).toBe('New version created: 1\n\n');
+    m.execute(`add map @1 ${map} ${hostKey('gone.example.com').replace(/\\/g, '\\\\')} be_http:ns:web`);
+    expect(resolveRoute(m, { host: 'gone.example.com', scheme: 'http' })).toMatchObject({ kind: 'unknown-backend' });
+    m.execute(`commit map @1 ${map}`);
+    // The commit replaced the whole map with version 1, which holds only the one entry.
+    expect(resolveRoute(m, { host: 'gone.example.com', scheme: 'http' })).toMatchObject({ kind: 'backend', backend: 'be_http:ns:web' });
+    expect(resolveRoute(m, { host: 'web.example.com', scheme: 'http' })).toEqual({ kind: 'no-match' });
+  });
+
+  it('builds base from host and path without the query string', () => {
+    expect(baseOf({ host: 'h:8080', path: '/p/q?a=b', scheme: 'http' })).toBe('h:8080/p/q');
+    expect(baseOf({ host: 'h', scheme: 'http' })).toBe('h/');
+  });
+});

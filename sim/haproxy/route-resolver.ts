@@ -1,0 +1,94 @@
+import { isReady } from './backend-state.ts';
+import { compileMapRegex, type MockMap } from './map-state.ts';
+import type { MockHaproxy } from './mock-haproxy.ts';
+
+/**
+ * Where a request would go through the mock's CURRENT maps, looked up the way the frontends of the rendered
+ * cfg (and the OpenShift router template) look them up:
+ * - plain HTTP (`public`): a hit in os_route_http_redirect.map redirects to HTTPS; otherwise
+ *   `base` (Host header + path) is matched against os_http_be.map;
+ * - terminated TLS, edge or reencrypt (`fe_sni`): `base` against os_edge_reencrypt_be.map;
+ * - TLS passthrough (`public_ssl`): the SNI, lowercased, must hit os_sni_passthrough.map, then picks the
+ *   backend from os_tcp_be.map.
+ * A map is an ordered list: the first entry that matches wins, and entries added at runtime are last.
+ */
+export type Scheme = 'http' | 'https' | 'sni-passthrough';
+
+export interface RouteRequest {
+  /** Host header (may carry `:port`) or, for passthrough, the SNI name. */
+  host: string;
+  /** Request path; the query string, if any, is not part of `base`. Defaults to `/`. */
+  path?: string;
+  scheme: Scheme;
+}
+
+export interface ServerEndpoint {
+  address: string;
+  port: number;
+}
+
+export type Resolution =
+  | { kind: 'backend'; backend: string; map: string; key: string; servers: ServerEndpoint[] }
+  /** Plain HTTP to a route with insecureEdgeTerminationPolicy Redirect. */
+  | { kind: 'redirect'; map: string; key: string }
+  /** The map names a backend HAProxy does not have: the request would get a 503. */
+  | { kind: 'unknown-backend'; backend: string; map: string; key: string }
+  /** Nothing matched (or the map is not loaded): the frontend has no backend for it. */
+  | { kind: 'no-match' };
+
+const HTTP_REDIRECT_MAP = 'os_route_http_redirect.map';
+const HTTP_MAP = 'os_http_be.map';
+const TERMINATED_MAP = 'os_edge_reencrypt_be.map';
+const SNI_PASSTHROUGH_MAP = 'os_sni_passthrough.map';
+const TCP_MAP = 'os_tcp_be.map';
+
+export function resolveRoute(haproxy: MockHaproxy, request: RouteRequest): Resolution {
+  if (request.scheme === 'sni-passthrough') {
+    const sni = request.host.toLowerCase();
+    if (firstMatch(haproxy.mapByFile(SNI_PASSTHROUGH_MAP), sni) === undefined) return { kind: 'no-match' };
+    return toBackend(haproxy, TCP_MAP, firstMatch(haproxy.mapByFile(TCP_MAP), sni));
+  }
+  const base = baseOf(request);
+  if (request.scheme === 'http') {
+    const redirect = firstMatch(haproxy.mapByFile(HTTP_REDIRECT_MAP), base);
+    if (redirect !== undefined) return { kind: 'redirect', map: HTTP_REDIRECT_MAP, key: redirect.key };
+    return toBackend(haproxy, HTTP_MAP, firstMatch(haproxy.mapByFile(HTTP_MAP), base));
+  }
+  return toBackend(haproxy, TERMINATED_MAP, firstMatch(haproxy.mapByFile(TERMINATED_MAP), base));
+}
+
+/** HAProxy's `base`: the Host header followed by the path up to the first `?`. */
+export function baseOf(request: RouteRequest): string {
+  const path = request.path ?? '/';
+  const q = path.indexOf('?');
+  return request.host + (q < 0 ? path : path.slice(0, q));
+}
+
+/** The backend's servers that would take new traffic: running, not in maintenance or drain, weight > 0. */
+export function readyServers(haproxy: MockHaproxy, backend: string): ServerEndpoint[] {
+  const be = haproxy.backend(backend);
+  if (be === undefined) return [];
+  const out: ServerEndpoint[] = [];
+  for (const s of be.servers) if (isReady(s)) out.push({ address: s.address, port: s.port });
+  return out;
+}
+
+function toBackend(haproxy: MockHaproxy, map: string, hit: { key: string; value: string } | undefined): Resolution {
+  if (hit === undefined) return { kind: 'no-match' };
+  if (haproxy.backend(hit.value) === undefined) return { kind: 'unknown-backend', backend: hit.value, map, key: hit.key };
+  return { kind: 'backend', backend: hit.value, map, key: hit.key, servers: readyServers(haproxy, hit.value) };
+}
+
+function firstMatch(map: MockMap | undefined, input: string): { key: string; value: string } | undefined {
+  if (map === undefined) return undefined;
+  for (const e of map.entries) {
+    if (e.version !== map.currVer) continue;
+    if (map.match === 'str') {
+      if (e.key === input) return e;
+      continue;
+    }
+    const re = compileMapRegex(e.key);
+    if (!(re instanceof Error) && re.test(input)) return e;
+  }
+  return undefined;
+}
