@@ -47,10 +47,11 @@ export class Engine implements Scheduler {
     let events = 0;
     let lastInputUs = 0;
     for (;;) {
-      const inputUs = pending.done ? Infinity : msToUs(pending.value.at);
-      if (fixedEnd !== undefined && inputUs > fixedEnd) {
+      let inputUs = pending.done ? Infinity : msToUs(pending.value.at);
+      if (fixedEnd !== undefined && inputUs !== Infinity && inputUs > fixedEnd) {
+        // Input past a fixed end is never applied; stop pulling it.
         pending = { done: true, value: undefined };
-        continue;
+        inputUs = Infinity;
       }
       const timerUs = this.queue.peekTime();
       if (inputUs !== Infinity && (timerUs === undefined || inputUs <= timerUs)) {

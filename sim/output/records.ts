@@ -24,6 +24,7 @@ export interface OutputHeader {
 export type RuntimeOutcome = 'ok' | 'refused' | 'reset' | 'timeout';
 
 export type VrrpStateName = 'INIT' | 'BACKUP' | 'MASTER' | 'FAULT';
+export type VrrpGarpReason = 'master' | 'repeat' | 'lower-prio';
 
 export type OutputRecord =
   /** An input event was applied (subject: `ns/name`, `ns/service` or the node). */
@@ -40,9 +41,29 @@ export type OutputRecord =
   /** An invariant check over the HAProxy view; `violations` is empty when it held. */
   | { atUs: number; type: 'invariant'; name: string; violations: string[] }
   // VRRP (keepalived) observations
+  /** One instance (node × VIP) changed state; `priority` is its effective priority after the change. */
   | { atUs: number; type: 'vrrp.state'; node: string; vrid: number; vip: string; from: VrrpStateName; to: VrrpStateName; priority: number; cause?: string }
-  | { atUs: number; type: 'vrrp.garp'; node: string; vrid: number; vip: string }
-  | { atUs: number; type: 'vrrp.stats'; advertsSent: number; packetsSent: number; deliveries: number; dropped: number }
+  /** A gratuitous ARP burst for the VIP: on becoming master, the repeat after garp_master_delay, or after hearing a lower priority. */
+  | { atUs: number; type: 'vrrp.garp'; node: string; vrid: number; vip: string; reason?: VrrpGarpReason }
+  /** A node's keepalived can (live) or cannot (crashed, stopped, stalled, left) act; a stalled master still believes it is master. */
+  | { atUs: number; type: 'vrrp.node'; node: string; live: boolean; cause: string }
+  /** Membership: a node joined or left, or the others' unicast peer lists were regenerated to match. */
+  | { atUs: number; type: 'vrrp.membership'; node: string; change: 'join' | 'leave' | 'peers-updated'; ip?: string }
+  /** Unicast exposure: `node` runs `vips` instances whose masters cannot send to it (open) until the peers are regenerated (closed). */
+  | { atUs: number; type: 'vrrp.exposure'; node: string; open: boolean; vips: number }
+  | {
+      atUs: number;
+      type: 'vrrp.stats';
+      advertsSent: number;
+      packetsSent: number;
+      deliveries: number;
+      dropped: number;
+      mode?: 'multicast' | 'unicast';
+      nodes?: number;
+      instances?: number;
+      /** Adverts dropped on receipt for an interval mismatch (v2). */
+      intervalDrops?: number;
+    }
   /** Last record of every complete run. */
   | { atUs: number; type: 'run.end'; events: number; simulatedMs: number };
 

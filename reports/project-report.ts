@@ -1,0 +1,68 @@
+import type { OutputHeader, OutputRecord } from '../sim/output/records.ts';
+import { createReloadsProjection } from './reloads-projection.ts';
+import type { Report } from './report.ts';
+
+/**
+ * report.json as a fold over the output log. The run feeds records as it emits them; `routerbench report`
+ * feeds them from the file: the same code, so the two reports are the same bytes.
+ */
+export function createReportProjection(header: OutputHeader) {
+  const reloads = createReloadsProjection();
+  let commands = 0;
+  let errors = 0;
+  let checked = 0;
+  const violations: Report['invariants']['violations'] = [];
+  let end: { events: number; simulatedMs: number } | null = null;
+  return {
+    add(r: OutputRecord): void {
+      reloads.add(r);
+      switch (r.type) {
+        case 'runtime.command':
+          commands++;
+          break;
+        case 'runtime.error':
+          errors++;
+          break;
+        case 'invariant':
+          checked++;
+          for (const detail of r.violations) violations.push({ atMs: r.atUs / 1000, name: r.name, detail });
+          break;
+        case 'run.end':
+          end = { events: r.events, simulatedMs: r.simulatedMs };
+          break;
+      }
+    },
+    result(): Report {
+      if (end === null) throw new Error('the output log has no run.end record: the run did not complete');
+      return {
+        routerbench: 'report',
+        version: 1,
+        scenario: header.scenario,
+        seed: header.seed,
+        strategy: header.strategy,
+        simulatedMs: end.simulatedMs,
+        events: end.events,
+        reloads: reloads.result(end.simulatedMs),
+        runtimeApi: { commands, errors },
+        failover: {
+          incidents: 0,
+          latencyMs: { p50: null, p95: null, p99: null, max: null },
+          vipUnavailableMs: 0,
+          splitBrainMs: 0,
+          flaps: 0,
+          list: [],
+        },
+        invariants: { checked, violations },
+        budgets: [],
+        pass: violations.length === 0,
+        reproduce: header.reproduce,
+      };
+    },
+  };
+}
+
+export function projectReport(header: OutputHeader, records: Iterable<OutputRecord>): Report {
+  const p = createReportProjection(header);
+  for (const r of records) p.add(r);
+  return p.result();
+}

@@ -1,0 +1,65 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readEventLogFile, readEventLogText } from './event-log-reader.ts';
+import { InputError } from './input-error.ts';
+
+const HEADER = '{"routerbench":"eventlog","version":1,"seed":7}';
+const route = '{"at":0,"type":"route.upsert","route":{"namespace":"shop","name":"web","host":"web.example.com","service":"web"}}';
+const eps = '{"at":10,"type":"endpoints.set","namespace":"shop","service":"web","endpoints":[{"ip":"10.128.0.5","port":8080},{"ip":"fd00::1","port":8080,"ready":false,"name":"web-1"}]}';
+
+function read(lines: string[]) {
+  return [...readEventLogText(lines.join('\n') + '\n', 'churn.jsonl')];
+}
+
+function errorOf(lines: string[]): InputError {
+  try {
+    read(lines);
+  } catch (err) {
+    if (err instanceof InputError) return err;
+    throw err;
+  }
+  throw new Error('expected an InputError');
+}
+
+describe('event log v1 reader', () => {
+  it('reads good lines in order, keeping optional fields', () => {
+    const events = read([HEADER, route, eps, '{"at":10,"type":"node.fail","node":"infra-1"}', '{"at":11,"type":"network.partition","groups":[["a"],["b","c"]]}']);
+    expect(events.map((e) => e.type)).toEqual(['route.upsert', 'endpoints.set', 'node.fail', 'network.partition']);
+    expect(events[1]).toMatchObject({ endpoints: [{ ip: '10.128.0.5' }, { ip: 'fd00::1', ready: false, name: 'web-1' }] });
+  });
+
+  it('streams a file lazily: an error on line 3 appears only when line 3 is pulled', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rb-'));
+    const file = join(dir, 'log.jsonl');
+    writeFileSync(file, [HEADER, route, 'garbage'].join('\n'));
+    const it = readEventLogFile(file)[Symbol.iterator]();
+    expect(it.next().value).toMatchObject({ type: 'route.upsert' });
+    expect(() => it.next()).toThrow(`${file}:3: not valid JSON`);
+  });
+
+  const bad: Array<[string, string[], number, string | undefined, RegExp]> = [
+    ['a missing header', [route], 1, 'routerbench', /not an event log v1 header/],
+    ['a wrong version', ['{"routerbench":"eventlog","version":2}', route], 1, 'version', /header/],
+    ['malformed JSON', [HEADER, '{"at":0,'], 2, undefined, /not valid JSON/],
+    ['an unknown type', [HEADER, '{"at":0,"type":"route.upsrt"}'], 2, 'type', /unknown event type "route.upsrt"/],
+    ['a missing type', [HEADER, '{"at":0}'], 2, 'type', /missing 'type'/],
+    ['a missing field', [HEADER, '{"at":0,"type":"route.delete","namespace":"a"}'], 2, 'name', /expected string/],
+    ['a mistyped field', [HEADER, '{"at":"soon","type":"network.heal"}'], 2, 'at', /expected number/],
+    ['a fractional time', [HEADER, '{"at":1.5,"type":"network.heal"}'], 2, 'at', /int/i],
+    ['an unknown field', [HEADER, '{"at":0,"type":"network.heal","why":1}'], 2, 'why', /unknown field/],
+    ['a bad endpoint address', [HEADER, '{"at":0,"type":"endpoints.set","namespace":"a","service":"b","endpoints":[{"ip":"10.0.0","port":80}]}'], 2, 'endpoints.0.ip', /IPv4 or IPv6/],
+    ['a bad termination', [HEADER, '{"at":0,"type":"route.upsert","route":{"namespace":"a","name":"b","host":"h","service":"s","tls":{"termination":"bridge"}}}'], 2, 'route.tls.termination', /edge/],
+    ['time going backwards', [HEADER, eps, route], 3, 'at', /time goes backwards: 0 ms after 10 ms/],
+    ['an empty line', [HEADER, '', route], 2, undefined, /empty line/],
+  ];
+  it.each(bad)('rejects %s, naming file, line and field', (_what, lines, line, field, message) => {
+    const err = errorOf(lines);
+    expect(err.file).toBe('churn.jsonl');
+    expect(err.line).toBe(line);
+    expect(err.field).toBe(field);
+    expect(err.message).toMatch(message);
+    expect(err.message.startsWith(`churn.jsonl:${line}: `)).toBe(true);
+  });
+});

@@ -1,0 +1,109 @@
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect, it } from 'vitest';
+import type { InputEvent } from '../core/events.ts';
+import type { HaproxyConfig } from '../core/haproxy/config-model.ts';
+import type { RouterStrategy } from '../core/strategy.ts';
+import { Engine } from './engine.ts';
+import type { OutputRecord } from './output/records.ts';
+import { RouterProcess } from './router-process.ts';
+
+const EMPTY: HaproxyConfig = { backends: [], maps: {} };
+
+/** Every change asks for a reload: the rate limiter alone decides when reloads run. */
+const reloadOnEveryChange: RouterStrategy = {
+  name: 'reload-always',
+  onChange: (_c, _s, ctx) => ctx.requestReload('route-change'),
+  render: () => EMPTY,
+  onReloaded: () => {},
+};
+
+function upsert(at: number, i: number): InputEvent {
+  return { at, type: 'route.upsert', route: { namespace: 'ns', name: `r${i}`, host: `h${i}.example.com`, service: 's' } };
+}
+
+function run(requestsMs: number[], intervalMs: number, durationMs: number): number[] {
+  const engine = new Engine();
+  const records: OutputRecord[] = [];
+  const router = new RouterProcess(reloadOnEveryChange, { load: () => {}, send: () => ({ ok: true, reply: '\n' }) }, engine, (r) => records.push(r), {
+    reloadIntervalMs: intervalMs,
+    reloadDurationMs: durationMs,
+    commitIntervalMs: 3_600_000,
+  });
+  router.start();
+  const events = requestsMs.map((t, i) => upsert(t, i));
+  engine.run(events, (e) => router.onChurn(e as Extract<InputEvent, { type: 'route.upsert' }>), { settleUs: 60_000_000 });
+  return records.filter((r) => r.type === 'reload.start').map((r) => r.atUs / 1000);
+}
+
+/**
+ * The reference model, written from the rule rather than the mechanism. Requests (the initial one at 0
+ * first) are served in order; a reload starts at the earliest moment allowed:
+ * - if the router is idle and the interval has passed when a request arrives, at that request, serving it
+ *   (requests at the same millisecond after it find a reload running and wait for the next);
+ * - otherwise when the running reload ends, if the interval has passed by then, serving every request up to
+ *   and including that moment (inputs at a time come before the reload-end timer);
+ * - otherwise at lastStart + interval, serving requests before it and the first one exactly at it.
+ */
+function reference(requestsMs: number[], intervalMs: number, durationMs: number): number[] {
+  const reqs = [0, ...requestsMs];
+  const starts: number[] = [];
+  let lastStart = -Infinity;
+  let lastEnd = -Infinity;
+  let i = 0;
+  while (i < reqs.length) {
+    const r = reqs[i]!;
+    let t: number;
+    if (r > lastEnd && r >= lastStart + intervalMs) {
+      t = r;
+      i++;
+    } else if (lastEnd >= lastStart + intervalMs) {
+      t = lastEnd;
+      while (i < reqs.length && reqs[i]! <= t) i++;
+    } else {
+      t = lastStart + intervalMs;
+      while (i < reqs.length && reqs[i]! < t) i++;
+      if (i < reqs.length && reqs[i] === t) i++;
+    }
+    starts.push(t);
+    lastStart = t;
+    lastEnd = t + durationMs;
+  }
+  return starts;
+}
+
+describe('RouterProcess reload rate limiting (RELOAD_INTERVAL semantics)', () => {
+  it('coalesces a burst into the initial reload plus one more at lastStart + interval', () => {
+    // Initial reload at 0 (runs 0..1000 ms). Requests at 100, 200, 300 ms arrive while it runs; when it ends at
+    // 1000 ms the interval (5000 ms from the start at 0) has not passed, so one timer fires at 5000 ms.
+    expect(run([100, 200, 300], 5000, 1000)).toEqual([0, 5000]);
+  });
+
+  it('runs at once when the interval has passed since the last start', () => {
+    // Start at 0; a request at 7000 ms is 7000 ms after the last start (>= 5000): runs at 7000.
+    expect(run([7000], 5000, 1000)).toEqual([0, 7000]);
+  });
+
+  it('folds requests made during a long reload into one run when it ends', () => {
+    // Reload takes 8000 ms, longer than the 5000 ms interval: requests at 1 and 2 s run when it ends at 8 s.
+    expect(run([1000, 2000], 5000, 8000)).toEqual([0, 8000]);
+  });
+
+  test.prop([
+    fc.array(fc.integer({ min: 1, max: 30_000 }), { maxLength: 60 }).map((a) => a.sort((x, y) => x - y)),
+    fc.integer({ min: 0, max: 8000 }),
+    fc.integer({ min: 0, max: 8000 }),
+  ])('matches the reference model for any requests, interval and duration', (reqs, interval, duration) => {
+    expect(run(reqs, interval, duration)).toEqual(reference(reqs, interval, duration));
+  });
+
+  test.prop([
+    fc.array(fc.integer({ min: 1, max: 30_000 }), { maxLength: 60 }).map((a) => a.sort((x, y) => x - y)),
+    fc.integer({ min: 1, max: 8000 }),
+    fc.integer({ min: 0, max: 8000 }),
+  ])('never starts two reloads less than an interval apart, nor while one runs', (reqs, interval, duration) => {
+    const starts = run(reqs, interval, duration);
+    for (let k = 1; k < starts.length; k++) {
+      expect(starts[k]! - starts[k - 1]!).toBeGreaterThanOrEqual(Math.max(interval, duration));
+    }
+  });
+});

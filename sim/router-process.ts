@@ -1,0 +1,181 @@
+import type { ChurnEvent } from '../core/events.ts';
+import type { HaproxyConfig } from '../core/haproxy/config-model.ts';
+import type { ReloadReason } from '../core/reload-reason.ts';
+import {
+  initialLimiterState,
+  limiterFinished,
+  limiterRequest,
+  limiterTimer,
+  type LimiterAction,
+  type LimiterState,
+} from '../core/reload-limiter.ts';
+import { applyChurn, emptyRouterState, type RouterState } from '../core/router-state.ts';
+import type { RuntimeProgram, TransportResult } from '../core/runtime-effect.ts';
+import type { RouterStrategy, StrategyContext } from '../core/strategy.ts';
+import type { OutputRecord } from './output/records.ts';
+import { msToUs, type Scheduler, type TimerHandle } from './scheduler.ts';
+
+/** The HAProxy a router drives: reloaded with a whole config, or changed one command line at a time. */
+export interface HaproxyPort {
+  load(config: HaproxyConfig): void;
+  send(line: string): TransportResult;
+}
+
+export interface RouterProcessOptions {
+  reloadIntervalMs: number;
+  reloadDurationMs: number;
+  commitIntervalMs: number;
+  /** Called when the router is settled (no reload running or pending, no runtime work in flight). */
+  onSettled?: (state: RouterState) => void;
+}
+
+const REPLY_KEEP_CHARS = 200;
+
+/**
+ * One router replica: the desired state, a strategy, the reload rate limiter and an HAProxy. Like the real
+ * router it handles one change at a time; changes that arrive while runtime work waits (client backoff)
+ * queue behind it. Events at time 0 are the initial sync: they fill the state, then the first reload
+ * (reason `initial`) writes them all.
+ */
+export class RouterProcess {
+  readonly state: RouterState = emptyRouterState();
+  private limiter: LimiterState = initialLimiterState;
+  private synced = false;
+  private reloading = false;
+  private reloadCount = 0;
+  private busy = false;
+  private readonly backlog: ChurnEvent[] = [];
+  private commitTimer: TimerHandle | null = null;
+  private readonly intervalUs: number;
+  private readonly ctx: StrategyContext;
+
+  constructor(
+    private readonly strategy: RouterStrategy,
+    private readonly haproxy: HaproxyPort,
+    private readonly scheduler: Scheduler,
+    private readonly emit: (r: OutputRecord) => void,
+    private readonly opts: RouterProcessOptions,
+  ) {
+    this.intervalUs = msToUs(opts.reloadIntervalMs);
+    const self = this;
+    this.ctx = {
+      get reloadInProgress() {
+        return self.reloading;
+      },
+      requestReload: (reason, detail) => this.requestReload(reason, detail),
+      armCommitTimer: () => this.armCommitTimer(),
+      note: (message) => this.emit({ atUs: this.scheduler.nowUs, type: 'note', message }),
+      runtimeError: (detail) => this.emit({ atUs: this.scheduler.nowUs, type: 'runtime.error', detail }),
+    };
+  }
+
+  /** Boots the router at time 0; the initial sync completes after every input event at time 0. */
+  start(): void {
+    this.scheduler.at(0, () => {
+      this.synced = true;
+      this.requestReload('initial');
+    });
+  }
+
+  onChurn(e: ChurnEvent): void {
+    if (this.busy) {
+      this.backlog.push(e);
+      return;
+    }
+    this.handle(e);
+    this.settleCheck();
+  }
+
+  private handle(e: ChurnEvent): void {
+    const change = applyChurn(this.state, e);
+    if (change === null || !this.synced) return;
+    const program = this.strategy.onChange(change, this.state, this.ctx);
+    if (program) this.drive(program, undefined);
+  }
+
+  /** Runs a runtime program until it finishes or waits; a wait parks later changes in the backlog. */
+  private drive(program: RuntimeProgram, input: TransportResult | undefined): void {
+    for (;;) {
+      const step = program.next(input);
+      if (step.done) {
+        if (this.busy) {
+          this.busy = false;
+          this.drainBacklog();
+        }
+        return;
+      }
+      const effect = step.value;
+      if (effect.kind === 'command') {
+        input = this.haproxy.send(effect.line);
+        this.recordCommand(effect.line, input);
+      } else {
+        this.busy = true;
+        this.scheduler.after(msToUs(effect.ms), () => this.drive(program, undefined));
+        return;
+      }
+    }
+  }
+
+  private drainBacklog(): void {
+    while (!this.busy && this.backlog.length > 0) this.handle(this.backlog.shift()!);
+    this.settleCheck();
+  }
+
+  private recordCommand(line: string, result: TransportResult): void {
+    const atUs = this.scheduler.nowUs;
+    if (!result.ok) {
+      this.emit({ atUs, type: 'runtime.command', line, outcome: result.error });
+      return;
+    }
+    const reply = result.reply;
+    if (reply === '\n' || reply === '') this.emit({ atUs, type: 'runtime.command', line, outcome: 'ok' });
+    else this.emit({ atUs, type: 'runtime.command', line, outcome: 'ok', reply: reply.length > REPLY_KEEP_CHARS ? reply.slice(0, REPLY_KEEP_CHARS) : reply });
+  }
+
+  private requestReload(reason: ReloadReason, detail?: string): void {
+    const atUs = this.scheduler.nowUs;
+    this.emit(detail === undefined ? { atUs, type: 'reload.request', reason } : { atUs, type: 'reload.request', reason, detail });
+    this.act(limiterRequest(this.limiter, atUs, this.intervalUs));
+  }
+
+  private act([next, action]: [LimiterState, LimiterAction]): void {
+    this.limiter = next;
+    if (action.kind === 'arm') {
+      this.scheduler.at(action.atUs, () => this.act(limiterTimer(this.limiter, this.scheduler.nowUs, this.intervalUs)));
+    } else if (action.kind === 'start') {
+      this.startReload();
+    }
+  }
+
+  private startReload(): void {
+    const n = ++this.reloadCount;
+    this.reloading = true;
+    this.emit({ atUs: this.scheduler.nowUs, type: 'reload.start', n });
+    // The template is written when the reload starts; later changes wait for the next one.
+    const config = this.strategy.render(this.state);
+    this.scheduler.after(msToUs(this.opts.reloadDurationMs), () => {
+      this.haproxy.load(config);
+      this.reloading = false;
+      this.strategy.onReloaded(this.state);
+      this.emit({ atUs: this.scheduler.nowUs, type: 'reload.end', n });
+      this.act(limiterFinished(this.limiter, this.scheduler.nowUs, this.intervalUs));
+      this.settleCheck();
+    });
+  }
+
+  private armCommitTimer(): void {
+    if (this.commitTimer !== null) return;
+    this.commitTimer = this.scheduler.after(msToUs(this.opts.commitIntervalMs), () => {
+      this.commitTimer = null;
+      this.requestReload('commit-interval');
+    });
+  }
+
+  get settled(): boolean {
+    return this.synced && !this.reloading && !this.limiter.pending && !this.busy;
+  }
+
+  private settleCheck(): void {
+    if (this.opts.onSettled && this.settled) this.opts.onSettled(this.state);
+  }
+}
