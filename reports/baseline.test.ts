@@ -1,0 +1,74 @@
+import { describe, expect, test } from 'vitest';
+import { BudgetSyntaxError } from './budgets.ts';
+import { compareWithBaseline, parseTolerance, reportShapeError } from './baseline.ts';
+import { sampleReport } from './report-fixture.ts';
+
+describe('parseTolerance', () => {
+  test('relative and absolute, aliases resolved', () => {
+    expect(parseTolerance('failover.p99=5%')).toEqual({ path: 'failover.latencyMs.p99', relative: 0.05, text: 'failover.latencyMs.p99=5%' });
+    expect(parseTolerance('reloads.total = 2')).toEqual({ path: 'reloads.total', absolute: 2, text: 'reloads.total=2' });
+  });
+  test.each(['failover.p99', 'failover.p99=', 'failover.p99=-5%', 'nope=5%'])('%s is an input error', (t) => {
+    expect(() => parseTolerance(t)).toThrow(BudgetSyntaxError);
+  });
+});
+
+describe('compareWithBaseline', () => {
+  const row = (c: ReturnType<typeof compareWithBaseline>, path: string) => c.rows.find((r) => r.path === path)!;
+
+  test('identical reports: every metric the same, pass', () => {
+    const c = compareWithBaseline(sampleReport(), sampleReport());
+    expect(c.pass).toBe(true);
+    expect(c.rows.every((r) => r.verdict === 'same')).toBe(true);
+    expect(c.warnings).toEqual([]);
+  });
+
+  test('simulated counts compare exactly: one more reload is a regression', () => {
+    const now = sampleReport({ reloads: { total: 4, perHour: 2, requests: { initial: 1, 'route-change': 4 } } });
+    const c = compareWithBaseline(now, sampleReport());
+    // Baseline 3 reloads, now 4: +1, +33.3%; per hour 1.5 → 2.
+    expect(row(c, 'reloads.total')).toMatchObject({ baseline: 3, actual: 4, delta: 1, verdict: 'regressed' });
+    expect(row(c, 'reloads.total').deltaRatio).toBeCloseTo(1 / 3);
+    expect(row(c, 'reloads.perHour').verdict).toBe('regressed');
+    expect(c.regressions).toBe(2);
+    expect(c.pass).toBe(false);
+  });
+
+  test('a tolerance admits a worsening up to it, relative to the baseline', () => {
+    const now = sampleReport();
+    now.failover.latencyMs = { ...now.failover.latencyMs, p99: 4189 };
+    // Baseline p99 3990: 5% allows up to 3990 * 1.05 = 4189.5.
+    expect(row(compareWithBaseline(now, sampleReport(), ['failover.p99=5%']), 'failover.latencyMs.p99').verdict).toBe('within-tolerance');
+    now.failover.latencyMs.p99 = 4190;
+    expect(row(compareWithBaseline(now, sampleReport(), ['failover.p99=5%']), 'failover.latencyMs.p99').verdict).toBe('regressed');
+  });
+
+  test('improvements pass; neutral metrics are only "changed"', () => {
+    const now = sampleReport({ reloads: { total: 1, perHour: 0.5, requests: { initial: 1 } }, events: 200 });
+    const c = compareWithBaseline(now, sampleReport());
+    expect(row(c, 'reloads.total').verdict).toBe('improved');
+    // A reason present only in the baseline reads 0 now: 4 → 0.
+    expect(row(c, 'reloads.requests.route-change')).toMatchObject({ baseline: 4, actual: 0, verdict: 'improved' });
+    expect(row(c, 'events').verdict).toBe('changed');
+    expect(c.pass).toBe(true);
+  });
+
+  test('a failover latency appearing where there was none is a regression', () => {
+    const base = sampleReport();
+    base.failover.latencyMs = { p50: null, p95: null, p99: null, max: null };
+    expect(row(compareWithBaseline(sampleReport(), base), 'failover.latencyMs.p99').verdict).toBe('regressed');
+  });
+
+  test('a baseline of another scenario or seed is flagged', () => {
+    expect(compareWithBaseline(sampleReport(), sampleReport({ scenario: 'other', seed: 1 })).warnings).toEqual([
+      "baseline is of scenario 'other', this run is 'sample'",
+      'baseline ran with seed 1, this run with 7',
+    ]);
+  });
+});
+
+test('reportShapeError recognises a report.json v1', () => {
+  expect(reportShapeError(JSON.parse(JSON.stringify(sampleReport())))).toBeNull();
+  expect(reportShapeError({ routerbench: 'eventlog', version: 1 })).toMatch(/not a routerbench report/);
+  expect(reportShapeError({ ...sampleReport(), version: 2 })).toMatch(/version 2/);
+});

@@ -1,0 +1,123 @@
+import { BudgetSyntaxError, canonicalMetricPath, metricAt } from './budgets.ts';
+import type { Report } from './report.ts';
+
+/**
+ * Comparison of a report with a baseline report.json. Simulated counts are exact, so every metric compares
+ * exactly unless a tolerance is given (`failover.p99=5%` relative, `reloads.total=2` absolute). Verdicts
+ * are data; renderers show them and the CLI decides the exit code from `pass`.
+ */
+export interface Tolerance {
+  path: string;
+  /** Allowed worsening as a fraction of the baseline value (5% → 0.05). */
+  relative?: number;
+  /** Allowed worsening in the metric's unit. */
+  absolute?: number;
+  text: string;
+}
+
+export type Direction = 'lower-is-better' | 'neutral';
+export type ComparisonVerdict = 'same' | 'improved' | 'within-tolerance' | 'regressed' | 'changed';
+
+export interface MetricComparison {
+  path: string;
+  baseline: number | null;
+  actual: number | null;
+  /** actual − baseline, when both have a value. */
+  delta: number | null;
+  /** delta / baseline, when the baseline is non-zero. */
+  deltaRatio: number | null;
+  tolerance?: string;
+  verdict: ComparisonVerdict;
+}
+
+export interface BaselineComparison {
+  scenario: string;
+  rows: MetricComparison[];
+  regressions: number;
+  pass: boolean;
+  /** E.g. the baseline is of another scenario or seed. */
+  warnings: string[];
+}
+
+/** Metrics compared, in display order; every one but the neutral ones is better lower. */
+const COMPARED: ReadonlyArray<readonly [string, Direction]> = [
+  ['reloads.total', 'lower-is-better'],
+  ['reloads.perHour', 'lower-is-better'],
+  ['runtimeApi.errors', 'lower-is-better'],
+  ['runtimeApi.commands', 'neutral'],
+  ['failover.incidents', 'neutral'],
+  ['failover.latencyMs.p50', 'lower-is-better'],
+  ['failover.latencyMs.p95', 'lower-is-better'],
+  ['failover.latencyMs.p99', 'lower-is-better'],
+  ['failover.latencyMs.max', 'lower-is-better'],
+  ['failover.vipUnavailableMs', 'lower-is-better'],
+  ['failover.splitBrainMs', 'lower-is-better'],
+  ['failover.flaps', 'lower-is-better'],
+  ['invariants.violations', 'lower-is-better'],
+  ['events', 'neutral'],
+  ['simulatedMs', 'neutral'],
+];
+
+/** `failover.p99=5%` or `reloads.total=2`. Throws BudgetSyntaxError (an input error) otherwise. */
+export function parseTolerance(text: string): Tolerance {
+  const m = /^\s*([^=\s]+)\s*=\s*([0-9]*\.?[0-9]+)\s*(%?)\s*$/.exec(text);
+  if (m === null) throw new BudgetSyntaxError(text, "a tolerance reads 'metric=5%' (relative) or 'metric=2' (absolute)");
+  const path = canonicalMetricPath(m[1]!);
+  if (path === null) throw new BudgetSyntaxError(text, `unknown metric '${m[1]}'`);
+  const n = Number(m[2]);
+  return m[3] === '%' ? { path, relative: n / 100, text: `${path}=${m[2]}%` } : { path, absolute: n, text: `${path}=${m[2]}` };
+}
+
+export function compareWithBaseline(report: Report, baseline: Report, tolerances: ReadonlyArray<Tolerance | string> = []): BaselineComparison {
+  const tol = new Map<string, Tolerance>();
+  for (const t of tolerances) {
+    const parsed = typeof t === 'string' ? parseTolerance(t) : t;
+    tol.set(parsed.path, parsed);
+  }
+  const warnings: string[] = [];
+  if (report.scenario !== baseline.scenario) warnings.push(`baseline is of scenario '${baseline.scenario}', this run is '${report.scenario}'`);
+  if (report.seed !== baseline.seed) warnings.push(`baseline ran with seed ${baseline.seed}, this run with ${report.seed}`);
+  if (report.strategy !== baseline.strategy) warnings.push(`baseline used strategy ${baseline.strategy}, this run ${report.strategy}`);
+
+  const reasons = [...new Set([...Object.keys(baseline.reloads.requests), ...Object.keys(report.reloads.requests)])].sort();
+  const metrics: Array<readonly [string, Direction]> = [
+    ...COMPARED.slice(0, 2),
+    ...reasons.map((r) => [`reloads.requests.${r}`, 'lower-is-better'] as const),
+    ...COMPARED.slice(2),
+  ];
+  const rows = metrics.map(([path, direction]) => compareOne(path, direction, requestsAware(baseline, path), requestsAware(report, path), tol.get(path)));
+  const regressions = rows.filter((r) => r.verdict === 'regressed').length;
+  return { scenario: report.scenario, rows, regressions, pass: regressions === 0, warnings };
+}
+
+/** metricAt, except that a reason neither build knows still reads 0 when absent (it came from a report). */
+function requestsAware(report: Report, path: string): number | null {
+  if (path.startsWith('reloads.requests.')) return report.reloads.requests[path.slice('reloads.requests.'.length)] ?? 0;
+  return metricAt(report, path);
+}
+
+function compareOne(path: string, direction: Direction, baseline: number | null, actual: number | null, tolerance: Tolerance | undefined): MetricComparison {
+  const delta = baseline !== null && actual !== null ? actual - baseline : null;
+  const deltaRatio = delta !== null && baseline !== null && baseline !== 0 ? delta / baseline : null;
+  const row: MetricComparison = { path, baseline, actual, delta, deltaRatio, verdict: 'same' };
+  if (tolerance !== undefined) row.tolerance = tolerance.text;
+  if (baseline === actual) return row;
+  if (direction === 'neutral') return { ...row, verdict: 'changed' };
+  // A value appearing or vanishing (e.g. no failover before, one now) is a change the numbers cannot rank.
+  if (delta === null) return { ...row, verdict: actual === null ? 'improved' : 'regressed' };
+  if (delta < 0) return { ...row, verdict: 'improved' };
+  const allowed = tolerance === undefined ? 0 : tolerance.absolute ?? (tolerance.relative ?? 0) * Math.abs(baseline!);
+  return { ...row, verdict: delta <= allowed ? 'within-tolerance' : 'regressed' };
+}
+
+/** Checks that parsed JSON is a report.json v1 (enough of it to compare); returns an error message or null. */
+export function reportShapeError(raw: unknown): string | null {
+  if (raw === null || typeof raw !== 'object') return 'not a JSON object';
+  const r = raw as Partial<Report>;
+  if (r.routerbench !== 'report') return 'not a routerbench report (routerbench: "report" missing)';
+  if (r.version !== 1) return `report version ${String(r.version)} is not 1`;
+  if (typeof r.reloads?.total !== 'number' || typeof r.failover?.latencyMs !== 'object' || !Array.isArray(r.invariants?.violations)) {
+    return 'report lacks reloads, failover or invariants';
+  }
+  return null;
+}

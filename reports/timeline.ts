@@ -1,0 +1,170 @@
+import type { InputEventType } from '../core/events.ts';
+import type { OutputRecord } from '../sim/output/records.ts';
+
+/**
+ * The timeline of a run for report.html: a bounded projection of the output log (a 10-million-event run
+ * still yields a small page). Counts go into time buckets whose width doubles whenever there would be more
+ * than MAX_BUCKETS; individual markers (faults, reloads, VIP master changes) are kept up to a cap and the
+ * rest counted.
+ */
+export interface TimelineMarker {
+  atMs: number;
+  kind: 'fault' | 'reload';
+  label: string;
+  /** Reloads: when the new HAProxy served (null if still reloading at the end). */
+  endMs?: number | null;
+}
+
+/** Who was MASTER for a VIP from `fromMs` to `toMs`; several names means split brain, none no master. */
+export interface MasterSegment {
+  fromMs: number;
+  toMs: number;
+  masters: string[];
+}
+
+export interface Timeline {
+  simulatedMs: number;
+  bucketMs: number;
+  /** Per bucket: input events applied, reloads started. */
+  inputsPerBucket: number[];
+  reloadsPerBucket: number[];
+  markers: TimelineMarker[];
+  markersDropped: number;
+  vips: Array<{ vip: string; segments: MasterSegment[] }>;
+  vipsDropped: number;
+}
+
+export const MAX_BUCKETS = 240;
+export const MAX_MARKERS = 2000;
+export const MAX_VIPS = 24;
+const FAULT_EVENTS: ReadonlySet<InputEventType> = new Set<InputEventType>([
+  'node.fail',
+  'node.recover',
+  'node.shutdown',
+  'router.fail',
+  'router.recover',
+  'network.partition',
+  'network.heal',
+  'node.join',
+  'node.leave',
+  'node.stall',
+] as InputEventType[]);
+
+class Buckets {
+  widthMs = 1000;
+  counts: number[] = [];
+  add(atMs: number): void {
+    let i = Math.floor(atMs / this.widthMs);
+    while (i >= MAX_BUCKETS) {
+      const merged: number[] = [];
+      for (let j = 0; j < this.counts.length; j += 2) merged.push((this.counts[j] ?? 0) + (this.counts[j + 1] ?? 0));
+      this.counts = merged;
+      this.widthMs *= 2;
+      i = Math.floor(atMs / this.widthMs);
+    }
+    while (this.counts.length <= i) this.counts.push(0);
+    this.counts[i]!++;
+  }
+  /** Re-bucket to a given (larger or equal, power-of-two multiple) width. */
+  at(widthMs: number, n: number): number[] {
+    const f = widthMs / this.widthMs;
+    const out = new Array<number>(n).fill(0);
+    this.counts.forEach((c, i) => {
+      const j = Math.floor(i / f);
+      if (j < n) out[j]! += c;
+    });
+    return out;
+  }
+}
+
+export function createTimelineProjection() {
+  const inputs = new Buckets();
+  const reloads = new Buckets();
+  const markers: TimelineMarker[] = [];
+  let markersDropped = 0;
+  const openReloads = new Map<number, TimelineMarker>();
+  const vips = new Map<string, { masters: Set<string>; segments: MasterSegment[]; sinceMs: number }>();
+  let vipsDropped = 0;
+  let lastMs = 0;
+
+  const mark = (m: TimelineMarker): void => {
+    if (markers.length < MAX_MARKERS) markers.push(m);
+    else markersDropped++;
+  };
+
+  return {
+    add(r: OutputRecord): void {
+      const atMs = r.atUs / 1000;
+      lastMs = Math.max(lastMs, atMs);
+      switch (r.type) {
+        case 'input':
+          inputs.add(atMs);
+          if (FAULT_EVENTS.has(r.event)) mark({ atMs, kind: 'fault', label: r.subject === '' ? r.event : `${r.event} ${r.subject}` });
+          break;
+        case 'reload.start': {
+          reloads.add(atMs);
+          const m: TimelineMarker = { atMs, kind: 'reload', label: `reload #${r.n}`, endMs: null };
+          openReloads.set(r.n, m);
+          mark(m);
+          break;
+        }
+        case 'reload.end': {
+          const m = openReloads.get(r.n);
+          if (m !== undefined) m.endMs = atMs;
+          openReloads.delete(r.n);
+          break;
+        }
+        case 'vrrp.state': {
+          let v = vips.get(r.vip);
+          if (v === undefined) {
+            if (vips.size >= MAX_VIPS) {
+              vipsDropped++;
+              return;
+            }
+            v = { masters: new Set(), segments: [], sinceMs: 0 };
+            vips.set(r.vip, v);
+          }
+          const before = [...v.masters].sort().join(',');
+          if (r.to === 'MASTER') v.masters.add(r.node);
+          else if (r.from === 'MASTER') v.masters.delete(r.node);
+          const after = [...v.masters].sort().join(',');
+          if (before !== after) {
+            if (atMs > v.sinceMs || v.segments.length === 0) v.segments.push({ fromMs: v.sinceMs, toMs: atMs, masters: before === '' ? [] : before.split(',') });
+            v.sinceMs = atMs;
+          }
+          break;
+        }
+        case 'run.end':
+          lastMs = Math.max(lastMs, r.simulatedMs);
+          break;
+        default:
+          break;
+      }
+    },
+    result(): Timeline {
+      const simulatedMs = lastMs;
+      const bucketMs = Math.max(inputs.widthMs, reloads.widthMs);
+      const n = Math.floor(simulatedMs / bucketMs) + 1;
+      return {
+        simulatedMs,
+        bucketMs,
+        inputsPerBucket: inputs.at(bucketMs, n),
+        reloadsPerBucket: reloads.at(bucketMs, n),
+        markers,
+        markersDropped,
+        vips: [...vips.entries()].map(([vip, v]) => {
+          const masters = [...v.masters].sort();
+          const last: MasterSegment = { fromMs: v.sinceMs, toMs: simulatedMs, masters };
+          return { vip, segments: [...v.segments.filter((s) => s.toMs > s.fromMs), last] };
+        }),
+        vipsDropped,
+      };
+    },
+  };
+}
+
+export function projectTimeline(records: Iterable<OutputRecord>): Timeline {
+  const p = createTimelineProjection();
+  for (const r of records) p.add(r);
+  return p.result();
+}
