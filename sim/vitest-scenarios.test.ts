@@ -1,0 +1,64 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+import { sampleReport } from '../reports/report-fixture.ts';
+import type { RunInput } from './run-input.ts';
+import { BudgetFailure, describeScenarios, scenarioFiles } from './vitest-scenarios.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'routerbench-vitest-'));
+mkdirSync(join(dir, 'nested'));
+writeFileSync(join(dir, 'a.yaml'), 'name: alpha\nevents: []\nbudgets:\n  reloads.total: "<= 5"\n  failover.p99: "<= 3000"\n');
+writeFileSync(join(dir, 'nested', 'b.yml'), 'name: beta\nevents: []\n');
+writeFileSync(join(dir, 'broken.yaml'), 'nme: typo\n');
+writeFileSync(join(dir, 'notes.txt'), 'not a scenario');
+
+/** Collects what describeScenarios declares, so the declared tests can be run here by hand. */
+function collect(runs: string[]) {
+  const tests: Array<{ name: string; fn: () => Promise<void> | void }> = [];
+  let scope = '';
+  describeScenarios({
+    paths: dir,
+    runScenario: (input: RunInput) => {
+      runs.push(input.name);
+      return { report: sampleReport({ scenario: input.name }) };
+    },
+    describe: (name, body) => {
+      scope = name;
+      body();
+    },
+    test: (name, fn) => tests.push({ name: `${scope} > ${name}`, fn }),
+  });
+  return tests;
+}
+
+test('scenarioFiles finds YAML files recursively, sorted', () => {
+  expect(scenarioFiles(dir).map((f) => f.slice(dir.length + 1))).toEqual(['a.yaml', 'broken.yaml', 'nested/b.yml']);
+});
+
+test('a describe per scenario, a test per budget; each scenario runs once', async () => {
+  const runs: string[] = [];
+  const tests = collect(runs);
+  expect(tests.map((t) => t.name)).toEqual([
+    `alpha (${join(dir, 'a.yaml')}) > invariants.violations == 0`,
+    `alpha (${join(dir, 'a.yaml')}) > reloads.total <= 5`,
+    `alpha (${join(dir, 'a.yaml')}) > failover.latencyMs.p99 <= 3000`,
+    `${join(dir, 'broken.yaml')} > loads`,
+    `beta (${join(dir, 'nested', 'b.yml')}) > invariants.violations == 0`,
+  ]);
+  const outcomes = await Promise.all(tests.map(async (t) => {
+    try {
+      await t.fn();
+      return 'pass';
+    } catch (err) {
+      return err instanceof BudgetFailure ? `fail: ${err.message}` : `error: ${(err as Error).message}`;
+    }
+  }));
+  expect(outcomes[0]).toBe('pass');
+  expect(outcomes[1]).toBe('pass');
+  // sampleReport's p99 is 3990 ms.
+  expect(outcomes[2]).toBe(`fail: failover.latencyMs.p99 = 3990, budget <= 3000\nreproduce: routerbench run ${join(dir, 'a.yaml')} --seed 1`);
+  expect(outcomes[3]).toMatch(/^error: .*broken\.yaml:1:1: field 'nme': unknown key 'nme'/);
+  expect(outcomes[4]).toBe('pass');
+  expect(runs).toEqual(['alpha', 'beta']);
+});
