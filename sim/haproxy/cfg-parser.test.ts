@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import type { HaproxyConfig } from '../../core/haproxy/config-model.ts';
+import { CfgParseError, parseHaproxyCfg, parseMapFile } from './cfg-parser.ts';
+import { renderHaproxyCfg, type RenderOptions } from './haproxy-cfg.ts';
+import { MockHaproxy } from './mock-haproxy.ts';
+
+const OPTS: RenderOptions = {
+  statsSocketPath: '/run/test/haproxy.sock',
+  mapDir: '/etc/test',
+  cfgFile: '/etc/test/haproxy.cfg',
+  httpPort: 20080,
+  httpsPort: 20443,
+  terminatedPort: 20444,
+};
+
+function sample(): HaproxyConfig {
+  return {
+    backends: [
+      {
+        name: 'be_http:ns:a',
+        mode: 'http',
+        balance: 'roundrobin',
+        cookieName: 'c0ffee',
+        dynamicCookieKey: 'secret',
+        servers: [
+          { name: 'pod-1', address: '10.0.0.1', port: 8080, weight: 256, disabled: false, check: true, cookie: 'abc' },
+          { name: '_dynamic-pod-1', address: '172.4.0.4', port: 8765, weight: 0, disabled: true, check: true },
+        ],
+      },
+      { name: 'be_tcp:ns:b', mode: 'tcp', balance: 'source', servers: [] },
+    ],
+    maps: {
+      'os_http_be.map': [{ key: '^a\\.example\\.com\\.?(:[0-9]+)?(/.*)?$', value: 'be_http:ns:a' }],
+      'os_tcp_be.map': [{ key: '^b\\.example\\.com$', value: 'be_tcp:ns:b' }],
+      'os_wildcard_domain.map': [{ key: '^[^\\.]*\\.example\\.com$', value: '1' }],
+    },
+  };
+}
+
+describe('parseHaproxyCfg', () => {
+  it('reads back exactly what the renderer wrote, with the same layout', () => {
+    const config = sample();
+    const r = renderHaproxyCfg(config, OPTS);
+    const parsed = parseHaproxyCfg(r.text, { cfgFile: OPTS.cfgFile, readFile: (p) => r.mapFiles.get(p) ?? '' });
+    // The renderer references every standard map, so empty ones come back as empty lists.
+    expect(parsed.config).toEqual({
+      backends: config.backends,
+      maps: { ...config.maps, 'os_route_http_redirect.map': [], 'os_sni_passthrough.map': [], 'os_edge_reencrypt_be.map': [] },
+    });
+    expect([...parsed.layout.backendIds]).toEqual([...r.layout.backendIds]);
+    expect([...parsed.layout.maps].sort((a, b) => a.id - b.id)).toEqual([...r.layout.maps].sort((a, b) => a.id - b.id));
+  });
+
+  it('expands server-template lines as HAProxy names them (prefix + number)', () => {
+    const cfg = ['defaults', '  mode http', 'backend be', '  server-template _dynamic-pod- 1-3 172.4.0.4:8765 check disabled', '  server-template s 2 10.0.0.1'].join('\n');
+    const { config } = parseHaproxyCfg(cfg, { cfgFile: 'x.cfg', readFile: () => '' });
+    expect(config.backends[0]!.servers.map((s) => [s.name, s.address, s.port, s.disabled, s.check])).toEqual([
+      ['_dynamic-pod-1', '172.4.0.4', 8765, true, true],
+      ['_dynamic-pod-2', '172.4.0.4', 8765, true, true],
+      ['_dynamic-pod-3', '172.4.0.4', 8765, true, true],
+      ['s1', '10.0.0.1', 0, false, false],
+      ['s2', '10.0.0.1', 0, false, false],
+    ]);
+    // Mode comes from defaults; balance defaults to roundrobin as in HAProxy.
+    expect(config.backends[0]).toMatchObject({ mode: 'http', balance: 'roundrobin' });
+  });
+
+  it('numbers proxies in file order from 2 and maps by creation order (ACLs take ids too)', () => {
+    const cfg = [
+      'frontend f',
+      '  acl a1 hdr(host) -m found', // ref 0
+      '  http-request deny if { path_beg /x }', // ref 1
+      '  use_backend %[base,map_reg(/m/late.map)]', // deferred: after the two httpclient ACLs
+      '  http-request set-var(txn.x) base,map(/m/early.map)', // ref 2
+      'backend b1',
+      'backend b2',
+    ].join('\n');
+    const { layout } = parseHaproxyCfg(cfg, { cfgFile: 'x.cfg', readFile: () => 'k v\n' });
+    expect([...layout.backendIds]).toEqual([
+      ['b1', 3],
+      ['b2', 4],
+    ]);
+    // early: ref 2 (after a1 and the anonymous ACL); late: 3 parse-time refs + 2 httpclient ACLs = id 5.
+    expect(layout.maps.map((m) => [m.file, m.id, m.match, m.line])).toEqual([
+      ['early.map', 2, 'str', 5],
+      ['late.map', 5, 'reg', 4],
+    ]);
+  });
+
+  it('names the file and line of what it cannot read', () => {
+    const read = () => '';
+    expect(() => parseHaproxyCfg('backend b\n  balance uri', { cfgFile: 'r.cfg', readFile: read })).toThrow('r.cfg:2: unsupported balance');
+    expect(() => parseHaproxyCfg('backend b\n  server s 10.0.0.1:80 weight 300', { cfgFile: 'r.cfg', readFile: read })).toThrow(/r\.cfg:2: .*weight/);
+    expect(() => parseHaproxyCfg('listen l', { cfgFile: 'r.cfg', readFile: read })).toThrow(CfgParseError);
+    const missing = () => {
+      throw new Error('ENOENT');
+    };
+    expect(() => parseHaproxyCfg('frontend f\n\n  use_backend %[base,map_reg(/nope.map)]', { cfgFile: 'r.cfg', readFile: missing })).toThrow(
+      "r.cfg:3: cannot read map file '/nope.map': ENOENT",
+    );
+  });
+
+  it('parses map files: comments, blank lines, values with spaces; a key without value is an error', () => {
+    expect(parseMapFile('# c\n\nk1 v1\nk2   v 2  \r\n')).toEqual([
+      { key: 'k1', value: 'v1' },
+      { key: 'k2', value: 'v 2' },
+    ]);
+    expect(() => parseMapFile('k1 v1\nlonely\n', '/x.map')).toThrow('/x.map:2:');
+  });
+
+  it('feeds a mock that answers like the parsed file', () => {
+    const r = renderHaproxyCfg(sample(), OPTS);
+    const parsed = parseHaproxyCfg(r.text, { cfgFile: OPTS.cfgFile, readFile: (p) => r.mapFiles.get(p) ?? '' });
+    const m = new MockHaproxy();
+    m.load(parsed.config, parsed.layout);
+    expect(m.execute('show backend')).toBe('# name\nbe_http:ns:a\nbe_tcp:ns:b\n\n');
+    expect(m.execute('get weight be_http:ns:a/pod-1')).toBe('256 (initial 256)\n\n');
+  });
+});
