@@ -1,0 +1,105 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderHaproxyCfg, writeRenderedCfg } from '../haproxy/haproxy-cfg.ts';
+
+/**
+ * Runs `routerbench mock-haproxy` as its own process (through a two-line commander program, since the lead
+ * engineer wires the real CLI) and talks to it with socat, exactly as one would talk to HAProxy.
+ */
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const socatAvailable = spawnSync('socat', ['-V']).status === 0;
+const describeSocat = socatAvailable ? describe : describe.skip;
+if (!socatAvailable) console.warn('mock-haproxy command: `socat` is not on PATH, so the socket test is skipped');
+
+const PROGRAM = `
+import { Command } from 'commander';
+import { registerMockHaproxyCommand } from './sim/cli/mock-haproxy-command.ts';
+const program = new Command('routerbench');
+registerMockHaproxyCommand(program);
+await program.parseAsync(process.argv.slice(1), { from: 'user' });
+`;
+
+function socat(socket: string, request: string): string {
+  const r = spawnSync('socat', ['stdio', `unix-connect:${socket}`], { input: request, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`socat failed: ${r.stderr}`);
+  return r.stdout;
+}
+
+async function waitFor(cond: () => boolean, what: string, proc: ChildProcess, log: () => string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (cond()) return;
+    if (proc.exitCode !== null) throw new Error(`exited (${proc.exitCode}) before ${what}: ${log()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}: ${log()}`);
+}
+
+describeSocat('routerbench mock-haproxy', () => {
+  let dir = '';
+  let socket = '';
+  let cfgPath = '';
+  let proc: ChildProcess | undefined;
+  let stderr = '';
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'routerbench-mock-cli-'));
+    socket = join(dir, 'mock.sock');
+    cfgPath = join(dir, 'haproxy.cfg');
+    const rendered = renderHaproxyCfg(
+      {
+        backends: [
+          {
+            name: 'be_http:ns:web',
+            mode: 'http',
+            balance: 'roundrobin',
+            servers: [{ name: 'pod-1', address: '10.0.0.1', port: 8080, weight: 1, disabled: false, check: false }],
+          },
+        ],
+        maps: { 'os_http_be.map': [{ key: '^web\\.example\\.com(/.*)?$', value: 'be_http:ns:web' }] },
+      },
+      { statsSocketPath: socket, mapDir: dir, cfgFile: cfgPath, httpPort: 20080, httpsPort: 20443, terminatedPort: 20444 },
+    );
+    writeRenderedCfg(rendered, cfgPath, (p, t) => writeFileSync(p, t));
+    proc = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', PROGRAM, 'mock-haproxy', '--config', cfgPath, '--socket', socket], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    proc.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    await waitFor(() => stderr.includes('serving'), 'the socket', proc, () => stderr);
+  });
+
+  afterAll(() => {
+    if (proc?.pid !== undefined && proc.exitCode === null) process.kill(proc.pid, 'SIGKILL');
+    if (dir !== '') rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers one request per connection, as HAProxy does', () => {
+    expect(socat(socket, 'show backend\n')).toBe('# name\nbe_http:ns:web\n\n');
+    expect(socat(socket, 'set server be_http:ns:web/pod-1 state maint;get weight be_http:ns:web/pod-1\n')).toBe('\n1 (initial 1)\n\n');
+    expect(socat(socket, `add map ${dir}/os_http_be.map <<\nk1 v1\nk2 v2\n\n`)).toBe('\n');
+    expect(socat(socket, `show map ${dir}/os_http_be.map\n`).replace(/^0x[0-9a-f]+ /gm, 'P ')).toBe(
+      'P ^web\\.example\\.com(/.*)?$ be_http:ns:web\nP k1 v1\nP k2 v2\n\n',
+    );
+    // No trailing newline: the answer comes when the client half-closes.
+    expect(socat(socket, 'show backend')).toBe('# name\nbe_http:ns:web\n\n');
+  });
+
+  it('reloads the cfg on SIGHUP, losing runtime changes', async () => {
+    expect(socat(socket, 'show servers state be_http:ns:web\n').split('\n')[2]!.split(' ')[6]).toBe('1');
+    proc!.kill('SIGHUP');
+    await waitFor(() => stderr.includes('reloaded'), 'the reload', proc!, () => stderr);
+    // Admin state (7th field) back to 0: the forced maintenance was a runtime change.
+    expect(socat(socket, 'show servers state be_http:ns:web\n').split('\n')[2]!.split(' ')[6]).toBe('0');
+  });
+
+  it('stops on SIGTERM with exit code 0 and removes its socket', async () => {
+    const exited = new Promise<number | null>((resolve) => proc!.once('exit', (code) => resolve(code)));
+    proc!.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(existsSync(socket)).toBe(false);
+  });
+});

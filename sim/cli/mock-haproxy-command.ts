@@ -1,0 +1,68 @@
+import { existsSync, lstatSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { Command } from 'commander';
+import { parseHaproxyCfg } from '../haproxy/cfg-parser.ts';
+import { MockHaproxy } from '../haproxy/mock-haproxy.ts';
+import { serveConnection } from '../haproxy/socket-server.ts';
+
+interface MockHaproxyOptions {
+  config: string;
+  socket: string;
+}
+
+/**
+ * `routerbench mock-haproxy --config haproxy.cfg --socket PATH`: the mocked HAProxy 2.6 runtime API on a
+ * real unix socket, for pointing a real router (or socat) at it. The only file in sim/haproxy's orbit that
+ * does real I/O. SIGHUP and SIGUSR2 reload the cfg (runtime changes are lost, as in HAProxy);
+ * SIGINT/SIGTERM stop it and remove the socket.
+ */
+export function registerMockHaproxyCommand(program: Command): void {
+  program
+    .command('mock-haproxy')
+    .description('serve the mocked HAProxy 2.6 runtime API on a unix socket, loaded from an haproxy.cfg')
+    .requiredOption('--config <file>', 'haproxy.cfg to load (map files are read from the paths it names)')
+    .requiredOption('--socket <path>', 'unix socket path to listen on')
+    .action(async (opts: MockHaproxyOptions) => {
+      const mock = new MockHaproxy({ clockS: () => Math.floor(Date.now() / 1000) });
+      const load = (): void => {
+        const parsed = parseHaproxyCfg(readFileSync(opts.config, 'utf8'), {
+          cfgFile: opts.config,
+          readFile: (p) => readFileSync(p, 'utf8'),
+        });
+        mock.load(parsed.config, parsed.layout);
+      };
+      load();
+      // HAProxy replaces a stale socket file on start; do the same, but never remove anything else.
+      if (existsSync(opts.socket)) {
+        if (!lstatSync(opts.socket).isSocket()) throw new Error(`${opts.socket} exists and is not a socket`);
+        rmSync(opts.socket);
+      }
+      const server = createServer((socket) => serveConnection(socket, mock));
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(opts.socket, resolve);
+      });
+      process.stderr.write(
+        `mock-haproxy: serving ${opts.socket} (${mock.backendList.length} backends, ${mock.mapList.length} maps) from ${opts.config}\n`,
+      );
+      const reload = (): void => {
+        try {
+          load();
+          process.stderr.write(`mock-haproxy: reloaded ${opts.config}\n`);
+        } catch (e) {
+          process.stderr.write(`mock-haproxy: reload failed, keeping the running config: ${(e as Error).message}\n`);
+        }
+      };
+      process.on('SIGHUP', reload);
+      process.on('SIGUSR2', reload);
+      await new Promise<void>((resolve) => {
+        const stop = (): void => {
+          server.close(() => resolve());
+          // `close` waits for open connections; each is one short request, so this returns promptly.
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      rmSync(opts.socket, { force: true });
+    });
+}
