@@ -137,9 +137,9 @@ const BAD: Array<[string, string, number, number, string | undefined, RegExp]> =
   ['unknown top-level key', `name: a\nbudget: {}\nevents: []\n`, 2, 1, 'budget', /unknown key 'budget' \(did you mean 'budgets'\?\)/],
   ['unknown router key', `router:\n  maxDynamicServer: 4\nevents: []\n`, 2, 3, 'router.maxDynamicServer', /did you mean 'maxDynamicServers'/],
   ['wrong type', `seed: abc\nevents: []\n`, 1, 7, 'seed', /expected number, got string "abc"/],
-  ['impossible value: zero slots', `router:\n  maxDynamicServers: 0\nevents: []\n`, 2, 22, 'router.maxDynamicServers', />=1/],
-  ['negative settle time', `sim: { settleMs: -5 }\nevents: []\n`, 1, 18, 'sim.settleMs', />=0/],
-  ['unknown strategy', `router: { strategy: reload-never }\nevents: []\n`, 1, 21, 'router.strategy', /reload-always/],
+  ['impossible value: zero slots', `router:\n  maxDynamicServers: 0\nevents: []\n`, 2, 22, 'router.maxDynamicServers', /must be at least 1, got 0/],
+  ['negative settle time', `sim: { settleMs: -5 }\nevents: []\n`, 1, 18, 'sim.settleMs', /must be at least 0, got -5/],
+  ['unknown strategy', `router: { strategy: reload-never }\nevents: []\n`, 1, 21, 'router.strategy', /expected one of "reload-always", "dcm-slots", "dcm-add-del"; got "reload-never"/],
   ['unknown event type', `events:\n  - ${ROUTE}\n  - { at: 5, type: route.upsertt }\n`, 3, 20, 'events[1].type', /unknown event type "route.upsertt"; one of route.upsert, /],
   ['event missing a field', `events:\n  - { at: 0, type: route.delete, namespace: a }\n`, 2, 5, 'events[0].name', /missing \(expected string\)/],
   ['events going backwards', `events:\n  - { at: 10, type: network.heal }\n  - { at: 5, type: network.heal }\n`, 3, 11, 'events[1].at', /time goes backwards/],
@@ -164,7 +164,10 @@ const BAD: Array<[string, string, number, number, string | undefined, RegExp]> =
   ],
   ['fault rates with no nodes', `sim: { durationMs: 1000 }\ngenerate:\n  faults: { nodeFailPerHour: 2 }\n`, 3, 11, 'generate.faults', /need router nodes/],
   ['cluster without VRRP instances', `cluster:\n  nodes: [{ name: infra-1, ip: 10.0.0.1 }]\nevents: []\n`, 2, 3, 'cluster.keepalived.instances', /no VRRP instances/],
-  ['probability above 1', `sim: { durationMs: 1000 }\ngenerate:\n  routes: { customCertificates: 1.5 }\n`, 3, 33, 'generate.routes.customCertificates', /<=1/],
+  ['a fractional count', `sim: { durationMs: 1000 }\ngenerate:\n  world: { services: 2.5 }\n`, 3, 22, 'generate.world.services', /expected a whole number, got number 2.5/],
+  ['a union of literals', `cluster:\n  nodes: [{ name: a, ip: 10.0.0.1 }]\n  ipfailover: { virtualIps: 10.0.0.100 }\n  keepalived: { version: 4 }\nevents: []\n`, 4, 26, 'cluster.keepalived.version', /expected one of 2, 3; got 4/],
+  ['an empty name', `name: ""\nevents: []\n`, 1, 7, 'name', /must not be empty/],
+  ['probability above 1', `sim: { durationMs: 1000 }\ngenerate:\n  routes: { customCertificates: 1.5 }\n`, 3, 33, 'generate.routes.customCertificates', /must be at most 1, got 1.5/],
 ];
 
 describe('bad scenario files: one clear error each', () => {

@@ -55,6 +55,12 @@ type Issue = z.core.$ZodIssue;
 export function explainIssue(issue: Issue, root: unknown): Issue {
   if (issue.code !== 'invalid_union' || issue.errors.length === 0) return issue;
   const here = valueAt(root, issue.path);
+  // A union of literals (`version: 2 | 3`): one "expected one of" for all of them.
+  const literalBranches = issue.errors.every((b) => b.length === 1 && b[0]!.code === 'invalid_value' && b[0]!.path.length === 0);
+  if (literalBranches) {
+    const values = issue.errors.flatMap((b) => (b[0] as { values: unknown[] }).values);
+    return { code: 'invalid_value', values, path: issue.path, message: '', input: here } as unknown as Issue;
+  }
   const fits = issue.errors.filter((branch) => !branch.some((e) => e.path.length === 0 && e.code === 'invalid_type'));
   if (fits.length === 0) {
     // Discriminated union of events: zod reports no branch; keep the union issue (names the discriminator).
@@ -108,7 +114,19 @@ export function issueToInputError(
       // A schema's own message (e.g. how to write a budget bound) says more than the generic one.
       if (!issue.message.startsWith('Invalid input')) break;
       const got = valueAt(root, path);
-      message = got === undefined ? `missing (expected ${issue.expected})` : `expected ${issue.expected}, got ${describe(got)}`;
+      const expected = issue.expected === 'int' ? 'a whole number' : issue.expected;
+      message = got === undefined ? `missing (expected ${expected})` : `expected ${expected}, got ${describe(got)}`;
+      break;
+    }
+    case 'invalid_value': {
+      const got = valueAt(root, path);
+      message = `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}; got ${got === undefined ? 'nothing' : JSON.stringify(got)}`;
+      break;
+    }
+    case 'too_small':
+    case 'too_big': {
+      if (issue.message !== '' && !/^Too (small|big)/.test(issue.message)) break;
+      message = boundMessage(issue, valueAt(root, path));
       break;
     }
     case 'invalid_union': {
@@ -139,6 +157,20 @@ export function issueToInputError(
   if (path[0] === 'budgets' && path.length === 2) atKey = true;
   const { line, column } = positionOf(doc, lines, path, atKey);
   return new InputError(file, message, line, fieldName(path) || undefined, column);
+}
+
+function boundMessage(issue: Extract<Issue, { code: 'too_small' | 'too_big' }>, got: unknown): string {
+  const small = issue.code === 'too_small';
+  const limit = Number(small ? (issue as { minimum: number | bigint }).minimum : (issue as { maximum: number | bigint }).maximum);
+  const inclusive = issue.inclusive !== false;
+  if (issue.origin === 'array' || issue.origin === 'set') {
+    return small ? `needs at least ${inclusive ? limit : limit + 1} item(s)` : `allows at most ${inclusive ? limit : limit - 1} item(s)`;
+  }
+  if (issue.origin === 'string') {
+    return small ? (limit <= 1 ? 'must not be empty' : `needs at least ${limit} characters`) : `allows at most ${limit} characters`;
+  }
+  const bound = small ? (inclusive ? `at least ${limit}` : `above ${limit}`) : inclusive ? `at most ${limit}` : `below ${limit}`;
+  return `must be ${bound}, got ${JSON.stringify(got)}`;
 }
 
 /** Lists the keys the schema accepts there, and the closest one when the key looks misspelt. */
