@@ -22,6 +22,11 @@ export interface BackendConfig {
   name: string;
   mode: 'http' | 'tcp';
   balance: Balance;
+  /**
+   * `hash-type`: the router template writes `hash-type consistent` on passthrough backends, which makes
+   * `balance source` a dynamic algorithm (weights and `add server` allowed). Absent = HAProxy's default, map-based.
+   */
+  hashType?: 'map-based' | 'consistent';
   /** `cookie <name> insert ... dynamic` on the backend, with `dynamic-cookie-key`. */
   cookieName?: string;
   dynamicCookieKey?: string;

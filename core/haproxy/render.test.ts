@@ -96,7 +96,7 @@ describe('renderRouterConfig', () => {
     ]);
     expect(cfg.backends[1]!.servers.map((s) => s.check)).toEqual([false]);
     // Passthrough without endpoints still gets its backend: tcp mode, source balance, no cookie, no servers.
-    expect(cfg.backends[0]).toEqual({ name: 'be_tcp:db:pg', mode: 'tcp', balance: 'source', servers: [] });
+    expect(cfg.backends[0]).toEqual({ name: 'be_tcp:db:pg', mode: 'tcp', balance: 'source', hashType: 'consistent', servers: [] });
   });
 
   it('adds N disabled _dynamic-pod slots and pool backends for dcm-slots', () => {

@@ -124,6 +124,7 @@ export function renderBackend(
         : 'random';
 
   const backend: BackendConfig = { name, mode: passthrough ? 'tcp' : 'http', balance, servers };
+  if (passthrough) backend.hashType = 'consistent';
   const key = routingKeyName(route);
   if (!passthrough && !isTrue(annotations?.[DISABLE_COOKIES_ANNOTATION])) {
     const annotated = annotations?.[COOKIE_NAME_ANNOTATION];
@@ -131,7 +132,7 @@ export function renderBackend(
   }
   // The 2018 template writes `dynamic-cookie-key <RoutingKeyName>` next to the slots (passthrough included);
   // the 2026 one on every backend once a config manager is on.
-  if ((manager === 'slots' && slots > 0) || (manager === 'slots' && termination === 'reencrypt') || manager === 'add-del') {
+  if ((manager === 'slots' && (slots > 0 || termination === 'reencrypt')) || manager === 'add-del') {
     backend.dynamicCookieKey = key;
   }
   return backend;

@@ -64,6 +64,22 @@ export class Harness {
     this.requests.length = 0;
   }
 
+  /**
+   * A reload in two halves, as the router runs it: the config is rendered when it starts, changes applied
+   * meanwhile are refused by the config managers, and HAProxy runs the rendered config when it ends.
+   */
+  beginReload(): () => void {
+    const config = this.strategy.render(this.state);
+    this.requests.length = 0;
+    this.reloadInProgress = true;
+    return () => {
+      this.haproxy.load(config);
+      this.reloadInProgress = false;
+      this.strategy.onReloaded(this.state);
+      this.reloads++;
+    };
+  }
+
   /** Reloads if any request is pending (what the rate limiter eventually does). */
   settle(): boolean {
     if (this.requests.length === 0) return false;
