@@ -1,4 +1,5 @@
 import type { InputEvent } from '../core/events.ts';
+import type { ClusterConfig } from './cluster/cluster-schema.ts';
 import type { Settings } from './settings.ts';
 
 /**
@@ -17,4 +18,6 @@ export interface RunInput {
   events: () => Iterable<InputEvent>;
   /** The command line that reproduces this run (printed on failure). */
   reproduce: string;
+  /** The keepalived cluster in front of the routers; none means no failover is simulated. */
+  cluster?: ClusterConfig;
 }

@@ -57,3 +57,46 @@ export type RouterSettings = z.infer<typeof RouterSettingsSchema>;
 export function defaultSettings(): Settings {
   return SettingsSchema.parse({});
 }
+
+/**
+ * Settings from a base (an event log header's `settings`) with dotted overrides on top, validated as a
+ * whole. Unknown keys and bad values are input errors naming the key.
+ */
+export function resolveSettings(
+  base: Record<string, unknown>,
+  set: Readonly<Record<string, unknown>>,
+  seed: number | undefined,
+  onError: (key: string, message: string) => never,
+): Settings {
+  const raw = structuredClone(base);
+  for (const [key, value] of Object.entries(set)) setDotted(raw, key, coerceSettingValue(value));
+  if (seed !== undefined) raw['seed'] = seed;
+  const parsed = SettingsSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  if (issue.code === 'unrecognized_keys') {
+    const key = [...issue.path, issue.keys[0]].join('.');
+    return onError(key, `unknown setting '${key}'`);
+  }
+  return onError(issue.path.join('.'), issue.message);
+}
+
+function setDotted(obj: Record<string, unknown>, key: string, value: unknown): void {
+  const parts = key.split('.');
+  let o = obj;
+  for (const p of parts.slice(0, -1)) {
+    const next = o[p];
+    if (next === undefined || next === null || typeof next !== 'object') o[p] = {};
+    o = o[p] as Record<string, unknown>;
+  }
+  o[parts[parts.length - 1]!] = value;
+}
+
+/** `--set` values arrive as text: numbers and booleans become themselves, the rest stays a string. */
+export function coerceSettingValue(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const t = value.trim();
+  if (/^-?\d+(\.\d+)?$/.test(t)) return Number(t);
+  if (t === 'true' || t === 'false') return t === 'true';
+  return value;
+}

@@ -1,0 +1,52 @@
+import type { Report } from '../report.ts';
+
+const COLUMNS = ['scenario', 'strategy', 'events', 'simulated', 'reloads', 'failover p99', 'verdict'] as const;
+
+/** The summary table `routerbench run` prints: one row per run, verdict last. */
+export function renderSummaryTable(reports: readonly Report[]): string {
+  const rows = reports.map((r) => [
+    r.scenario,
+    r.strategy,
+    String(r.events),
+    formatDuration(r.simulatedMs),
+    String(r.reloads.total),
+    r.failover.latencyMs.p99 === null ? '-' : `${formatMs(r.failover.latencyMs.p99)}`,
+    r.pass ? 'pass' : 'FAIL',
+  ]);
+  const widths = COLUMNS.map((c, i) => Math.max(c.length, ...rows.map((row) => row[i]!.length)));
+  const numeric = new Set([2, 3, 4, 5]);
+  const line = (cells: readonly string[]): string =>
+    cells.map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const out = [line(COLUMNS), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
+  const failed = reports.filter((r) => !r.pass);
+  out.push('', `${reports.length - failed.length} passed, ${failed.length} failed`);
+  for (const r of failed) out.push('', ...failureLines(r));
+  return out.join('\n') + '\n';
+}
+
+/** What broke, with the numbers, and the one command that reproduces it. */
+export function failureLines(r: Report): string[] {
+  const lines = [`FAIL ${r.scenario} (seed ${r.seed}, ${r.strategy})`];
+  for (const b of r.budgets.filter((x) => !x.pass)) lines.push(`  budget ${b.name} ${b.limit}: actual ${b.actual ?? 'n/a'}`);
+  for (const v of r.invariants.violations.slice(0, 5)) lines.push(`  invariant ${v.name} at ${v.atMs} ms: ${v.detail}`);
+  if (r.invariants.violations.length > 5) lines.push(`  … ${r.invariants.violations.length - 5} more invariant violations`);
+  lines.push(`  reproduce: ${r.reproduce}`);
+  return lines;
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  const s = ms / 1000;
+  if (s < 120) return `${trim(s)}s`;
+  const m = s / 60;
+  if (m < 120) return `${trim(m)}m`;
+  return `${trim(m / 60)}h`;
+}
+
+function formatMs(ms: number): string {
+  return `${trim(ms)}ms`;
+}
+
+function trim(x: number): string {
+  return String(Math.round(x * 10) / 10);
+}

@@ -1,0 +1,101 @@
+import { isChurnEvent, eventSubject, type InputEvent } from '../core/events.ts';
+import { createStrategy } from '../core/strategies/index.ts';
+import { evaluateBudgets } from '../reports/budgets.ts';
+import { createReportProjection } from '../reports/project-report.ts';
+import type { Report } from '../reports/report.ts';
+import { ClusterSim } from './cluster/cluster-sim.ts';
+import { Engine } from './engine.ts';
+import { MockHaproxy } from './haproxy/mock-haproxy.ts';
+import { nullSink, type OutputSink } from './output/output-sink.ts';
+import type { OutputHeader, OutputRecord } from './output/records.ts';
+import { RandomStreams } from './random-streams.ts';
+import { RouterProcess } from './router-process.ts';
+import type { RunInput } from './run-input.ts';
+import { msToUs } from './scheduler.ts';
+
+/** Anything that folds records as the run makes them (the timeline for report.html, tests). */
+export interface RecordObserver {
+  add(r: OutputRecord): void;
+}
+
+export interface RunResult {
+  header: OutputHeader;
+  report: Report;
+}
+
+export function headerOf(input: RunInput): OutputHeader {
+  return {
+    routerbench: 'outputlog',
+    version: 1,
+    scenario: input.name,
+    seed: input.settings.seed,
+    strategy: input.settings.router.strategy,
+    settings: input.settings as unknown as Record<string, unknown>,
+    budgets: input.budgets,
+    reproduce: input.reproduce,
+    ...(input.cluster !== undefined && { cluster: input.cluster }),
+  } as OutputHeader;
+}
+
+/**
+ * One deterministic run: scenario → event log → engine → router core → mocked HAProxy (and the keepalived
+ * cluster) → output log → report. Every record goes to the sink and to the report projection as it is
+ * made, so nothing but the current state is held in memory however long the log.
+ */
+export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: ReadonlyArray<RecordObserver> = []): RunResult {
+  const header = headerOf(input);
+  const projection = createReportProjection(header);
+  const emit =
+    observers.length === 0
+      ? (r: OutputRecord): void => {
+          projection.add(r);
+          sink.record(r);
+        }
+      : (r: OutputRecord): void => {
+          projection.add(r);
+          sink.record(r);
+          for (const o of observers) o.add(r);
+        };
+  try {
+    const { settings } = input;
+    const engine = new Engine();
+    const streams = new RandomStreams(settings.seed);
+    const haproxy = new MockHaproxy({ clockS: () => Math.floor(engine.nowUs / 1_000_000) });
+    const router = new RouterProcess(
+      createStrategy(settings.router),
+      { load: (c) => haproxy.load(c), send: (line) => ({ ok: true, reply: haproxy.execute(line) }) },
+      engine,
+      emit,
+      {
+        reloadIntervalMs: settings.router.reloadIntervalMs,
+        reloadDurationMs: settings.router.reloadDurationMs,
+        commitIntervalMs: settings.router.commitIntervalMs,
+      },
+    );
+    const cluster = input.cluster ? new ClusterSim(input.cluster, engine, streams, emit) : undefined;
+    router.start();
+    cluster?.start();
+    const onInput = (e: InputEvent): void => {
+      emit({ atUs: engine.nowUs, type: 'input', event: e.type, subject: eventSubject(e) });
+      if (isChurnEvent(e)) router.onChurn(e);
+      else cluster?.onEvent(e);
+    };
+    const { endUs, events } = engine.run(input.events(), onInput, {
+      settleUs: msToUs(settings.sim.settleMs),
+      ...(settings.sim.durationMs !== undefined && { durationUs: msToUs(settings.sim.durationMs) }),
+    });
+    cluster?.finish();
+    emit({ atUs: endUs, type: 'run.end', events, simulatedMs: endUs / 1000 });
+    // The caller commits the sink once every output of the command is ready (nothing half-written).
+    return { header, report: judge(projection.result(), input.budgets) };
+  } catch (err) {
+    sink.abort();
+    throw err;
+  }
+}
+
+/** Verdicts as data: budgets evaluated over the finished report; rendering and exit codes come later. */
+export function judge(report: Report, budgets: readonly string[]): Report {
+  const results = evaluateBudgets(report, budgets);
+  return { ...report, budgets: results, pass: results.every((b) => b.pass) };
+}
