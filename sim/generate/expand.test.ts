@@ -173,6 +173,7 @@ describe('expandGenerators', () => {
           { at: 2000, type: 'router.fail', node: 'b', recoverAfterMs: 1000 },
           { at: 3000, type: 'network.partition', node: 'c', recoverAfterMs: 10_000 },
           { at: 4000, type: 'node.shutdown', node: 'b' },
+          { at: 5000, type: 'node.stall', node: 'c', recoverAfterMs: 2500 },
         ],
       },
     }).filter((e) => e.type !== 'endpoints.set');
@@ -182,19 +183,23 @@ describe('expandGenerators', () => {
       { at: 3000, type: 'network.partition', groups: [['c'], ['a', 'b']] },
       { at: 3000, type: 'router.recover', node: 'b' },
       { at: 4000, type: 'node.shutdown', node: 'b' },
+      { at: 5000, type: 'node.stall', node: 'c', durationMs: 2500 },
       { at: 6000, type: 'node.recover', node: 'a' },
       { at: 13_000, type: 'network.heal' },
     ]);
   });
 
   test('rate-drawn faults only hit nodes that are up and always recover', () => {
-    const events = expand({ durationMs: 20 * HOUR, world: { services: 1 }, faults: { nodes: ['a', 'b'], nodeFailPerHour: 3, routerCrashPerHour: 3, partitionPerHour: 2, downMs: 600_000 } }, 2);
+    const events = expand({ durationMs: 20 * HOUR, world: { services: 1 }, faults: { nodes: ['a', 'b'], nodeFailPerHour: 3, routerCrashPerHour: 3, nodeStallPerHour: 2, partitionPerHour: 2, downMs: 600_000 } }, 2);
     const down = new Set<string>();
+    const stalled = new Map<string, number>();
     let partitioned = false;
     for (const e of events) {
-      if (e.type === 'node.fail' || e.type === 'router.fail') {
-        expect(down.has(e.node)).toBe(false);
-        down.add(e.node);
+      for (const [node, until] of stalled) if (until <= e.at) stalled.delete(node);
+      if (e.type === 'node.fail' || e.type === 'router.fail' || e.type === 'node.stall') {
+        expect(down.has(e.node) || stalled.has(e.node)).toBe(false);
+        if (e.type === 'node.stall') stalled.set(e.node, e.at + e.durationMs);
+        else down.add(e.node);
       } else if (e.type === 'node.recover' || e.type === 'router.recover') {
         expect(down.delete(e.node)).toBe(true);
       } else if (e.type === 'network.partition') {

@@ -7,7 +7,7 @@ type FaultKind = ScheduledFault['type'];
 
 /**
  * Router-node faults at given times or as Poisson processes: node failures (hard), shutdowns (graceful),
- * router (HAProxy) crashes and network partitions, each undone after its duration. A rate-drawn fault only
+ * keepalived stalls, router (HAProxy) crashes and network partitions, each undone after its duration. A rate-drawn fault only
  * hits a node that is up, and only one partition stands at a time. Stream `generate/faults`.
  */
 export function installFaults(ctx: ChurnContext, spec: FaultsSpec, rng: RandomStream, startMs: number): void {
@@ -30,6 +30,13 @@ export function installFaults(ctx: ChurnContext, spec: FaultsSpec, rng: RandomSt
     }
     const n = node!;
     down.add(n);
+    if (kind === 'node.stall') {
+      // A stall ends by itself after its duration: no recovery event.
+      const durationMs = recoverAfterMs ?? spec.downMs;
+      ctx.emit({ at, type: 'node.stall', node: n, durationMs });
+      ctx.at(at + durationMs, () => down.delete(n));
+      return;
+    }
     ctx.emit({ at, type: kind, node: n } as InputEvent);
     if (recoverAfterMs !== undefined) {
       const recover = kind === 'router.fail' ? 'router.recover' : 'node.recover';
@@ -53,5 +60,6 @@ export function installFaults(ctx: ChurnContext, spec: FaultsSpec, rng: RandomSt
   ctx.poisson(rng, spec.nodeFailPerHour, startMs, random('node.fail'));
   ctx.poisson(rng, spec.nodeShutdownPerHour, startMs, random('node.shutdown'));
   ctx.poisson(rng, spec.routerCrashPerHour, startMs, random('router.fail'));
+  ctx.poisson(rng, spec.nodeStallPerHour, startMs, random('node.stall'));
   ctx.poisson(rng, spec.partitionPerHour, startMs, random('network.partition'));
 }

@@ -101,7 +101,7 @@ export const BurstsSpecSchema = z
   })
   .strict();
 
-export const FAULT_KINDS = ['node.fail', 'node.shutdown', 'router.fail', 'network.partition'] as const;
+export const FAULT_KINDS = ['node.fail', 'node.shutdown', 'node.stall', 'router.fail', 'network.partition'] as const;
 
 export const ScheduledFaultSchema = z
   .object({
@@ -110,7 +110,7 @@ export const ScheduledFaultSchema = z
     /** The router node (not needed for a partition, which isolates `node` or uses `groups`). */
     node: z.string().min(1).optional(),
     groups: z.array(z.array(z.string().min(1)).min(1)).min(2).optional(),
-    /** Recover (or heal) after this long; omitted: never within the run. */
+    /** Recover (or heal) after this long; omitted: never within the run. For a stall, its length (default downMs). */
     recoverAfterMs: ms.optional(),
   })
   .strict()
@@ -131,6 +131,8 @@ export const FaultsSpecSchema = z
     nodeFailPerHour: perHour,
     nodeShutdownPerHour: perHour,
     routerCrashPerHour: perHour,
+    /** keepalived on a node freezes (a stalled master still believes it is master) for downMs. */
+    nodeStallPerHour: perHour,
     partitionPerHour: perHour,
     /** How long a rate-drawn fault lasts before recovery or heal. */
     downMs: ms.min(1).default(60_000),

@@ -88,7 +88,7 @@ export const ScenarioSchema = z
     const f = g.faults;
     if (f === undefined) return;
     const known = f.nodes ?? clusterNodeNames(s.cluster);
-    const rates = f.nodeFailPerHour + f.nodeShutdownPerHour + f.routerCrashPerHour + f.partitionPerHour;
+    const rates = f.nodeFailPerHour + f.nodeShutdownPerHour + f.nodeStallPerHour + f.routerCrashPerHour + f.partitionPerHour;
     if (known === undefined) {
       if (rates > 0) {
         ctx.addIssue({ code: 'custom', path: ['generate', 'faults'], message: 'fault rates need router nodes: set generate.faults.nodes or cluster.nodes' });
