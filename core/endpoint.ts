@@ -20,6 +20,10 @@ export function endpointId(e: Endpoint): string {
 /** Two endpoint lists are the same set (order ignored), so re-applying an `endpoints.set` changes nothing. */
 export function sameEndpoints(a: readonly Endpoint[], b: readonly Endpoint[]): boolean {
   if (a.length !== b.length) return false;
+  // Hot path: the same list in the same order needs no map.
+  let i = 0;
+  while (i < a.length && sameEndpoint(a[i]!, b[i]!)) i++;
+  if (i === a.length) return true;
   const seen = new Map<string, boolean>();
   for (const e of a) seen.set(endpointId(e), isReady(e));
   for (const e of b) {
@@ -27,4 +31,8 @@ export function sameEndpoints(a: readonly Endpoint[], b: readonly Endpoint[]): b
     if (ready === undefined || ready !== isReady(e)) return false;
   }
   return true;
+}
+
+function sameEndpoint(x: Endpoint, y: Endpoint): boolean {
+  return x.ip === y.ip && x.port === y.port && x.name === y.name && isReady(x) === isReady(y);
 }

@@ -93,7 +93,7 @@ export class DcmAddDelStrategy implements RouterStrategy {
     const oldServed = servedEndpoints(service, before);
     const newServed = servedEndpoints(service, after);
     if (sameServed(oldServed, newServed)) return;
-    for (const key of keys.slice()) {
+    for (const key of keys) {
       const route = state.routes.get(key);
       if (route === undefined) continue;
       if (ctx.reloadInProgress) {

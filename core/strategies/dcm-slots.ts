@@ -286,7 +286,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
     const oldServed = servedEndpoints(service, before);
     const newServed = servedEndpoints(service, after);
     if (sameServed(oldServed, newServed)) return;
-    for (const key of keys.slice()) {
+    for (const key of keys) {
       const route = state.routes.get(key);
       if (route === undefined) continue;
       const ok = yield* this.guard(ctx, this.replaceEndpoints(this.entryOf(route), oldServed, newServed, ctx));
