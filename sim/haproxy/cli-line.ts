@@ -20,7 +20,13 @@ const TAB = 0x09;
 /** Up to this many words are parsed; the rest of a command is ignored (MAX_CLI_ARGS). */
 const WORDS_MAX = 64;
 
+const BLANKS = /[ \t]+/;
+
 export function parseCliRequest(request: string): CliCommand[] {
+  // The simulation's hot path: one plain command, nothing to unescape.
+  if (request.indexOf('\\') < 0 && request.indexOf(';') < 0 && request.indexOf('\n') < 0 && !request.endsWith('<<')) {
+    return [{ words: splitPlain(request) }];
+  }
   let line = request;
   let payload: string[] | undefined;
   const nl = request.indexOf('\n');
@@ -31,20 +37,32 @@ export function parseCliRequest(request: string): CliCommand[] {
     payload = nl >= 0 ? payloadLines(request.slice(nl + 1)) : [];
   }
   const commands: CliCommand[] = [];
-  let start = 0;
-  for (let i = 0; i <= line.length; i++) {
-    const c = i < line.length ? line.charCodeAt(i) : SEMICOLON;
-    if (c === BACKSLASH) {
-      i++;
-      continue;
-    }
-    if (c === SEMICOLON) {
-      commands.push({ words: splitWords(line, start, Math.min(i, line.length)) });
-      start = i + 1;
+  if (line.indexOf(';') < 0) {
+    commands.push({ words: splitWords(line, 0, line.length) });
+  } else {
+    let start = 0;
+    for (let i = 0; i <= line.length; i++) {
+      const c = i < line.length ? line.charCodeAt(i) : SEMICOLON;
+      if (c === BACKSLASH) {
+        i++;
+        continue;
+      }
+      if (c === SEMICOLON) {
+        commands.push({ words: splitWords(line, start, Math.min(i, line.length)) });
+        start = i + 1;
+      }
     }
   }
   if (payload !== undefined) commands[commands.length - 1]!.payload = payload;
   return commands;
+}
+
+function splitPlain(line: string): string[] {
+  const words = line.split(BLANKS);
+  if (words[0] === '') words.shift();
+  if (words.length > 0 && words[words.length - 1] === '') words.pop();
+  if (words.length > WORDS_MAX) words.length = WORDS_MAX;
+  return words;
 }
 
 function payloadLines(text: string): string[] {
@@ -61,31 +79,43 @@ function payloadLines(text: string): string[] {
   return lines;
 }
 
+
 function splitWords(line: string, from: number, to: number): string[] {
   const words: string[] = [];
   let i = from;
   while (i < to && words.length < WORDS_MAX) {
     while (i < to && isBlank(line.charCodeAt(i))) i++;
     if (i >= to) break;
-    let word = '';
-    let chunkStart = i;
+    const start = i;
+    let escaped = false;
     while (i < to) {
       const c = line.charCodeAt(i);
       if (isBlank(c)) break;
       if (c === BACKSLASH) {
-        word += line.slice(chunkStart, i);
-        // A trailing lone backslash is dropped.
-        if (i + 1 < to) word += line[i + 1];
+        escaped = true;
         i += 2;
-        chunkStart = i;
         continue;
       }
       i++;
     }
-    word += line.slice(chunkStart, Math.min(i, to));
-    words.push(word);
+    const raw = line.slice(start, Math.min(i, to));
+    words.push(escaped ? unescape(raw) : raw);
   }
   return words;
+}
+
+/** Drops each backslash and keeps the character after it (a lone trailing backslash is dropped). */
+function unescape(raw: string): string {
+  let out = '';
+  let from = 0;
+  let i = raw.indexOf('\\');
+  while (i >= 0) {
+    out += raw.slice(from, i);
+    if (i + 1 < raw.length) out += raw[i + 1];
+    from = i + 2;
+    i = from < raw.length ? raw.indexOf('\\', from) : -1;
+  }
+  return out + raw.slice(Math.min(from, raw.length));
 }
 
 function isBlank(c: number): boolean {

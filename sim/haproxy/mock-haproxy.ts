@@ -101,12 +101,13 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
   /** One request line (several `;`-separated commands, optionally a `<<` payload); the bytes HAProxy replies. */
   execute(line: string): string {
     const commands = parseCliRequest(line);
-    if (commands.length === 1) return this.run(commands[0]!).reply;
+    if (commands.length === 1) return this.run(commands[0]!) ?? '';
     let out = '';
     for (const c of commands) {
-      const r = this.run(c);
-      out += r.reply;
-      if (r.quit) break;
+      const reply = this.run(c);
+      // `quit` ends the session: later commands on the line are not run.
+      if (reply === undefined) break;
+      out += reply;
     }
     return out;
   }
@@ -125,12 +126,13 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
     return undefined;
   }
 
-  private run(c: CliCommand): { reply: string; quit?: boolean } {
+  /** The reply, or undefined for `quit` (which closes the connection without a word). */
+  private run(c: CliCommand): string | undefined {
     const w = c.words;
     const reply = this.dispatch(w, c.payload);
-    if (reply !== undefined) return { reply };
-    if (w[0] === 'quit' && w.length === 1) return { reply: '', quit: true };
-    return { reply: usageReply(w.length === 0 ? [''] : w) };
+    if (reply !== undefined) return reply;
+    if (w[0] === 'quit' && w.length === 1) return undefined;
+    return usageReply(w.length === 0 ? [''] : w);
   }
 
   /** Undefined when the words are no command the mock implements. */

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { usageReply } from './cli-help.ts';
+import { parseCliRequest } from './cli-line.ts';
+import { canonicalIp, isIpv4 } from './ip-address.ts';
+
+describe('parseCliRequest', () => {
+  it('splits commands at unescaped ; and words at blanks', () => {
+    expect(parseCliRequest('show backend;  get weight a/b ;x')).toEqual([{ words: ['show', 'backend'] }, { words: ['get', 'weight', 'a/b'] }, { words: ['x'] }]);
+    expect(parseCliRequest('a\tb   c')).toEqual([{ words: ['a', 'b', 'c'] }]);
+  });
+
+  it('keeps empty commands (HAProxy answers them with its help)', () => {
+    expect(parseCliRequest('a;')).toEqual([{ words: ['a'] }, { words: [] }]);
+    expect(parseCliRequest('')).toEqual([{ words: [] }]);
+  });
+
+  it('removes one level of backslashes: an escaped ; or blank stays in the word', () => {
+    expect(parseCliRequest('add map m a\\;b c\\ d e\\\\f')).toEqual([{ words: ['add', 'map', 'm', 'a;b', 'c d', 'e\\f'] }]);
+    expect(parseCliRequest('k ^a\\\\.b$')[0]!.words).toEqual(['k', '^a\\.b$']);
+  });
+
+  it('treats quotes as ordinary characters', () => {
+    expect(parseCliRequest("add map m 'a b' v")[0]!.words).toEqual(['add', 'map', 'm', "'a", "b'", 'v']);
+  });
+
+  it('gives the payload after << to the last command, up to the first empty line', () => {
+    expect(parseCliRequest('add map m <<\nk v\nk2 v2\n\nignored\n')).toEqual([{ words: ['add', 'map', 'm'], payload: ['k v', 'k2 v2'] }]);
+    expect(parseCliRequest('show backend;add map m<<\nk v')).toEqual([{ words: ['show', 'backend'] }, { words: ['add', 'map', 'm'], payload: ['k v'] }]);
+  });
+});
+
+describe('usageReply', () => {
+  it('lists everything for an empty command and suggests close matches for a typo', () => {
+    const all = usageReply(['']);
+    expect(all.startsWith('Unknown command. Please enter one of the following commands only:\n  abort ssl ca-file')).toBe(true);
+    // 100 usage lines, plus the title, help/prompt/quit, and the closing empty line.
+    expect(all.split('\n')).toHaveLength(1 + 100 + 3 + 2);
+    expect(usageReply(['shw', 'backend'])).toBe(
+      'Unknown command, but maybe one of the following ones is a better match:\n' +
+        '  show backend                            : list backends in the current running config\n' +
+        '  help [<command>]                        : list matching or all commands\n' +
+        '  prompt                                  : toggle interactive mode with prompt\n' +
+        '  quit                                    : disconnect\n\n',
+    );
+  });
+});
+
+describe('IP literals', () => {
+  it('reads IPv4 as inet_pton does', () => {
+    expect(['10.0.0.1', '255.255.255.255', '0.0.0.0'].every(isIpv4)).toBe(true);
+    expect(['010.0.0.1', '10.0.0', '10.0.0.256', '10.0.0.1.', 'a.b.c.d', ''].some(isIpv4)).toBe(false);
+  });
+
+  it('prints IPv6 as inet_ntop does', () => {
+    expect(canonicalIp('2001:DB8:0:0::1')).toBe('2001:db8::1');
+    expect(canonicalIp('1:0:0:1:0:0:0:1')).toBe('1:0:0:1::1');
+    expect(canonicalIp('1:0:1:0:1:0:1:0')).toBe('1:0:1:0:1:0:1:0');
+    expect(canonicalIp('::')).toBe('::');
+    expect(canonicalIp('bogus')).toBeUndefined();
+    expect(canonicalIp('1::2::3')).toBeUndefined();
+  });
+});

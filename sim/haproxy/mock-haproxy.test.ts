@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import type { HaproxyConfig } from '../../core/haproxy/config-model.ts';
+import { DEFAULT_RENDER_OPTIONS } from './haproxy-cfg.ts';
+import { MockHaproxy } from './mock-haproxy.ts';
+
+const MAP = `${DEFAULT_RENDER_OPTIONS.mapDir}/os_http_be.map`;
+
+function config(): HaproxyConfig {
+  return {
+    backends: [
+      {
+        name: 'be_http:ns:web',
+        mode: 'http',
+        balance: 'roundrobin',
+        cookieName: 'ck',
+        dynamicCookieKey: 'key-0',
+        servers: [
+          { name: 'pod-1', address: '10.0.0.1', port: 8080, weight: 10, disabled: false, check: false },
+          { name: '_dynamic-pod-1', address: '172.4.0.4', port: 8765, weight: 0, disabled: true, check: true },
+        ],
+      },
+    ],
+    maps: { 'os_http_be.map': [{ key: '^web\\.example\\.com(/.*)?$', value: 'be_http:ns:web' }] },
+  };
+}
+
+function loaded(clock = () => 0): MockHaproxy {
+  const m = new MockHaproxy({ clockS: clock });
+  m.load(config());
+  return m;
+}
+
+const srv = (m: MockHaproxy, name: string) => m.backend('be_http:ns:web')!.byName.get(name)!;
+
+describe('MockHaproxy', () => {
+  it('starts from the config: ids, weights, disabled slots in config+forced maint', () => {
+    const m = loaded();
+    // Default layout: three frontends take proxy ids 2..4, so the first backend is 5.
+    expect(m.backend('be_http:ns:web')!.id).toBe(5);
+    expect(srv(m, 'pod-1')).toMatchObject({ id: 1, uweight: 10, iweight: 10, opState: 2, adminState: 0 });
+    expect(srv(m, '_dynamic-pod-1')).toMatchObject({ id: 2, opState: 0, adminState: 0x05 });
+    expect(m.map(MAP)!.entries.map((e) => [e.key, e.value])).toEqual([['^web\\.example\\.com(/.*)?$', 'be_http:ns:web']]);
+  });
+
+  it('loses every runtime change on reload, as a new HAProxy process would', () => {
+    const m = loaded();
+    const changes = [
+      'set server be_http:ns:web/_dynamic-pod-1 addr 10.0.0.2 port 8080',
+      'set server be_http:ns:web/_dynamic-pod-1 weight 5',
+      'set server be_http:ns:web/_dynamic-pod-1 state ready',
+      'set server be_http:ns:web/pod-1 state drain',
+      'add server be_http:ns:web/extra 10.0.0.3:8080',
+      'set dynamic-cookie-key backend be_http:ns:web key-1',
+      `add map ${MAP} ^new\\\\.example\\\\.com$ be_http:ns:web`,
+      `prepare map ${MAP}`,
+    ];
+    for (const c of changes) expect(m.execute(c)).toMatch(/^(\n|IP changed.*\n\n|New server registered\.\n\n|New version created: 1\n\n)$/);
+    expect(m.backend('be_http:ns:web')!.servers).toHaveLength(3);
+    expect(m.backend('be_http:ns:web')!.dynamicCookieKey).toBe('key-1');
+    expect(m.map(MAP)).toMatchObject({ nextVer: 1 });
+
+    m.load(config());
+    expect(srv(m, '_dynamic-pod-1')).toMatchObject({ address: '172.4.0.4', port: 8765, uweight: 0, adminState: 0x05, opState: 0 });
+    expect(srv(m, 'pod-1')).toMatchObject({ adminState: 0, opState: 2 });
+    expect(m.backend('be_http:ns:web')!.servers.map((s) => s.name)).toEqual(['pod-1', '_dynamic-pod-1']);
+    expect(m.backend('be_http:ns:web')!.dynamicCookieKey).toBe('key-0');
+    expect(m.map(MAP)).toMatchObject({ currVer: 0, nextVer: 0 });
+    expect(m.map(MAP)!.entries).toHaveLength(1);
+    expect(m.loadCount).toBe(2);
+  });
+
+  it('runs each command of a ; line and concatenates the replies, each with its own closing newline', () => {
+    const m = loaded();
+    expect(m.execute('get weight be_http:ns:web/pod-1;set server be_http:ns:web/pod-1 weight 3;get weight be_http:ns:web/pod-1')).toBe(
+      '10 (initial 10)\n\n\n3 (initial 10)\n\n',
+    );
+  });
+
+  it('takes a payload after <<, with or without the closing empty line', () => {
+    const m = loaded();
+    expect(m.execute(`add map ${MAP} <<\nk1 v1\nk2 v 2\n\n`)).toBe('\n');
+    expect(m.execute(`add map ${MAP} <<\nk3 v3`)).toBe('\n');
+    expect(m.map(MAP)!.entries.slice(1).map((e) => `${e.key}=${e.value}`)).toEqual(['k1=v1', 'k2=v 2', 'k3=v3']);
+  });
+
+  it('reports the time since the last state change from the injected clock', () => {
+    let now = 100;
+    const m = loaded(() => now);
+    now = 130;
+    m.execute('set server be_http:ns:web/pod-1 state maint');
+    now = 137;
+    const rows = m.execute('show servers state be_http:ns:web').split('\n');
+    // pod-1 changed at 130 (7 s ago); the slot has not changed since the load at 100 (37 s ago).
+    expect(rows[2]!.split(' ')[9]).toBe('7');
+    expect(rows[3]!.split(' ')[9]).toBe('37');
+  });
+
+  it('hands out deterministic, distinct map entry pointers', () => {
+    const a = loaded();
+    const b = loaded();
+    a.execute(`add map ${MAP} k v`);
+    b.execute(`add map ${MAP} k v`);
+    expect(a.execute(`show map ${MAP}`)).toBe(b.execute(`show map ${MAP}`));
+    const refs = a.map(MAP)!.entries.map((e) => e.ref);
+    expect(new Set(refs).size).toBe(refs.length);
+  });
+
+  it('keeps runtime commands cheap (the simulation sends millions)', () => {
+    const m = loaded();
+    const lines = [
+      'set server be_http:ns:web/_dynamic-pod-1 addr 10.0.0.2 port 8080',
+      'set server be_http:ns:web/_dynamic-pod-1 weight 5',
+      'set server be_http:ns:web/_dynamic-pod-1 state ready',
+      'set server be_http:ns:web/_dynamic-pod-1 state maint',
+    ];
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < 200_000; i++) m.execute(lines[i & 3]!);
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+    // A budget, not a benchmark: well under 1 µs a command on an idle machine; 20 µs a command (4 s for
+    // 200,000) would make a million-command run take 20 s, the most a run may spend in the mock.
+    expect(seconds).toBeLessThan(4);
+  });
+});
