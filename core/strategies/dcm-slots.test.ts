@@ -207,3 +207,20 @@ describe('dcm-slots', () => {
     expect(h.commitArms).toBe(1);
   });
 });
+
+describe('dcm-slots blueprint namespace (ROUTER_BLUEPRINT_ROUTE_NAMESPACE)', () => {
+  it('routes there at the initial sync become blueprints; later changes there reload with blueprint-change', () => {
+    const fake = new FakeHaproxy();
+    const h = new Harness(new DcmSlotsStrategy({ maxDynamicServers: 1, blueprintPoolSize: 1, blueprintNamespace: 'bp' }), fake);
+    const reencryptBp: Route = { namespace: 'bp', name: 'reenc', host: 'reenc.bp.example.com', service: 'none', tls: { termination: 'reencrypt' } };
+    h.sync([upsert(reencryptBp)]);
+    // 3 defaults + 1 custom, pool size 1 each → 4 pool backends; plus the blueprint route's own backend.
+    expect([...fake.backends.keys()].filter((b) => b.includes('_hapcm_blueprint_pool'))).toHaveLength(4);
+    expect(fake.backends.has('be_secure:_hapcm_blueprint_pool:reenc-1')).toBe(true);
+    expect(fake.backends.has('be_secure:bp:reenc')).toBe(true);
+    h.apply(upsert(route('re', { tls: { termination: 'reencrypt' } })));
+    expect(h.requests).toEqual([]);
+    h.apply({ at: 0, type: 'route.delete', namespace: 'bp', name: 'reenc' });
+    expect(h.reasons()).toContain('blueprint-change');
+  });
+});
