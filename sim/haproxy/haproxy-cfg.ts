@@ -194,7 +194,9 @@ function renderBackend(be: BackendConfig, checkIntervalMs: number): string[] {
 }
 
 function renderServer(s: ServerConfig, checkIntervalMs: number): string {
-  let line = `  server ${s.name} ${s.address}:${s.port} weight ${s.weight}`;
+  // An IPv6 literal needs brackets, or HAProxy would take its last group for the port.
+  const host = s.address.includes(':') ? `[${s.address}]` : s.address;
+  let line = `  server ${s.name} ${host}:${s.port} weight ${s.weight}`;
   if (s.cookie !== undefined) line += ` cookie ${s.cookie}`;
   if (s.check) line += ` check inter ${checkIntervalMs}ms`;
   if (s.disabled) line += ' disabled';
