@@ -167,8 +167,8 @@ const PAGE_SCRIPT = `
     },
     options: { scales: {
       x: { title: { display: true, text: 'simulated time (s), buckets of ' + secs(data.bucketMs) + ' s' } },
-      y: { beginAtZero: true, title: { display: true, text: 'reloads' } },
-      y2: { beginAtZero: true, position: 'right', grid: { drawOnChartArea: false }, title: { display: true, text: 'input events' } }
+      y: { beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: 'reloads' } },
+      y2: { beginAtZero: true, ticks: { precision: 0 }, position: 'right', grid: { drawOnChartArea: false }, title: { display: true, text: 'input events' } }
     } }
   });
   var hist = data.latencyHistogram;

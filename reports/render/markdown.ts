@@ -22,7 +22,7 @@ function scenarioSection(o: ScenarioOutcome): string[] {
   const out = [
     `### ${ok ? '✅' : '❌'} ${cell(r.scenario)} — ${cell(r.strategy)}, seed ${r.seed}`,
     '',
-    `${formatNumber(r.events)} events, ${formatNumber(r.simulatedMs / 1000)} s simulated, ${r.reloads.total} reloads, failover p99 ${formatNumber(r.failover.latencyMs.p99)} ms`,
+    `${formatNumber(r.events)} events, ${formatNumber(r.simulatedMs / 1000)} s simulated, ${r.reloads.total} reloads, ${r.failover.latencyMs.p99 === null ? 'no failover' : `failover p99 ${formatNumber(r.failover.latencyMs.p99)} ms`}`,
     '',
     '| Metric | Budget | Actual | Δ vs baseline | Verdict |',
     '|---|---|---:|---:|---|',
