@@ -9,7 +9,7 @@ import { InputError } from '../eventlog/input-error.ts';
 import { expandGenerators } from '../generate/expand.ts';
 import type { GenerateSpec } from '../generate/spec.ts';
 import type { RunInput } from '../run-input.ts';
-import { SettingsSchema, type Settings } from '../settings.ts';
+import { resolveSettings, type Settings } from '../settings.ts';
 import { mergeByAt } from './merge-events.ts';
 import { clusterNodeNames, ScenarioSchema, scenarioJsonSchema, type ScenarioFile } from './scenario-schema.ts';
 import { issueToInputError, positionOf } from './yaml-positions.ts';
@@ -73,7 +73,7 @@ export function parseScenario(text: string, file: string, overrides: ScenarioOve
     throw new InputError(file, 'nothing to run: give `events` (inline or a .jsonl log) or `generate`', 1, undefined, 1);
   }
 
-  const settings = resolveSettings(scenario, overrides);
+  const settings = settingsOf(scenario, overrides);
   const budgets = [...Object.entries(scenario.budgets ?? {}).map(([p, b]) => parseBudget(p, b).text)];
   for (const b of overrides.budgets ?? []) {
     try {
@@ -148,39 +148,16 @@ function resolveGenerate(scenario: ScenarioFile, settings: Settings): GenerateSp
   return resolved;
 }
 
-/** defaults < scenario file < overrides, validated as a whole by SettingsSchema. */
-function resolveSettings(scenario: ScenarioFile, overrides: ScenarioOverrides): Settings {
-  const raw: Record<string, unknown> = {};
-  if (scenario.seed !== undefined) raw['seed'] = scenario.seed;
-  if (scenario.router !== undefined) raw['router'] = { ...scenario.router };
-  if (scenario.sim !== undefined) raw['sim'] = { ...scenario.sim };
-  for (const [key, value] of Object.entries(overrides.set ?? {})) setDotted(raw, key, coerce(value));
-  if (overrides.seed !== undefined) raw['seed'] = overrides.seed;
-  const parsed = SettingsSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const key = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]].join('.') : issue.path.join('.');
-    throw new InputError('--set', issue.code === 'unrecognized_keys' ? `unknown setting '${key}'` : issue.message, undefined, key);
-  }
-  return parsed.data;
-}
-
-function setDotted(obj: Record<string, unknown>, key: string, value: unknown): void {
-  const parts = key.split('.');
-  let o = obj;
-  for (const p of parts.slice(0, -1)) {
-    const next = o[p];
-    if (next === undefined || next === null || typeof next !== 'object') o[p] = {};
-    o = o[p] as Record<string, unknown>;
-  }
-  o[parts[parts.length - 1]!] = value;
-}
-
-function coerce(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  if (/^-?\d+(\.\d+)?$/.test(value.trim())) return Number(value);
-  if (value === 'true' || value === 'false') return value === 'true';
-  return value;
+/** defaults < scenario file < overrides (`--set`, `--seed`), validated as a whole by SettingsSchema. */
+function settingsOf(scenario: ScenarioFile, overrides: ScenarioOverrides): Settings {
+  const base: Record<string, unknown> = {};
+  if (scenario.seed !== undefined) base['seed'] = scenario.seed;
+  if (scenario.router !== undefined) base['router'] = scenario.router;
+  if (scenario.sim !== undefined) base['sim'] = scenario.sim;
+  // The file was validated above: what fails now came from the command line.
+  return resolveSettings(base, overrides.set ?? {}, overrides.seed, (key, message) => {
+    throw new InputError('--set', message, undefined, key);
+  });
 }
 
 /** `routerbench run <file> --seed N [--set k=v]... [--budget '…']...`: reproduces the run exactly. */
