@@ -27,7 +27,10 @@ describe('dcm-add-del', () => {
     expect(fake.backends.get(BE)!.cookieKey).toBeDefined();
   });
 
-  it('scale 1 → 2: add server, state ready, then health on the new and the former single server', () => {
+  it('scale 1 → 2 after a reload: `enable health` on the former single static server fails → runtime-api-error', () => {
+    // The template writes `check` only when the route has more than one endpoint, so the single static server
+    // has none; upstream still enables health on "the former single endpoint" and HAProxy 2.6 refuses
+    // ("Health check was not configured on this server, cannot enable.", measured on 2.6.12).
     h.apply(eps('a', 1, 2));
     expect(fake.commands).toEqual([
       'show backend',
@@ -36,15 +39,31 @@ describe('dcm-add-del', () => {
       `enable health ${BE}/${id(2)}`,
       `enable health ${BE}/${id(1)}`,
     ]);
-    expect(h.requests).toEqual([]);
+    expect(h.reasons()).toEqual(['runtime-api-error']);
+    // The server was added and is serving before the reload.
     expect(fake.ready(BE)).toEqual(['10.0.0.1:8080', '10.0.0.2:8080']);
+  });
+
+  it('scale 2 → 3 (static servers rendered with check): no reload', () => {
+    h.apply(eps('a', 1, 2));
+    h.settle(); // both static, both with `check`
+    fake.commands.length = 0;
+    h.apply(eps('a', 1, 2, 3));
+    // old has 2 endpoints, so only the added one gets `enable health`.
+    expect(fake.commands.slice(1)).toEqual([
+      `add server ${BE}/${id(3)} 10.0.0.3:8080 weight 1 check inter 5000ms`,
+      `set server ${BE}/${id(3)} state ready`,
+      `enable health ${BE}/${id(3)}`,
+    ]);
+    expect(h.requests).toEqual([]);
   });
 
   it('scale 2 → 1: maint then del server; health off on the one left', () => {
     h.apply(eps('a', 1, 2));
+    h.settle();
     fake.commands.length = 0;
     h.apply(eps('a', 2));
-    expect(fake.commands).toEqual([`set server ${BE}/${id(1)} state maint`, `del server ${BE}/${id(1)}`, `disable health ${BE}/${id(2)}`]);
+    expect(fake.commands).toEqual(['show backend', `set server ${BE}/${id(1)} state maint`, `del server ${BE}/${id(1)}`, `disable health ${BE}/${id(2)}`]);
     expect(fake.backends.get(BE)!.servers.map((s) => s.name)).toEqual([id(2)]);
     expect(h.requests).toEqual([]);
   });

@@ -14,6 +14,8 @@ export interface FakeServer {
   /** Admin state bits: 0x01 forced maint, 0x04 config maint. */
   admin: number;
   dynamic: boolean;
+  /** `check` configured (on the server line, or `check` in `add server`). */
+  check: boolean;
 }
 
 export interface FakeBackend {
@@ -39,7 +41,7 @@ export class FakeHaproxy {
       const be: FakeBackend = {
         name: b.name,
         balance: b.balance,
-        servers: b.servers.map((s) => ({ name: s.name, address: s.address, port: s.port, weight: s.weight, admin: s.disabled ? 0x04 : 0, dynamic: false })),
+        servers: b.servers.map((s) => ({ name: s.name, address: s.address, port: s.port, weight: s.weight, admin: s.disabled ? 0x04 : 0, dynamic: false, check: s.check })),
         dynamicCookies: b.dynamicCookieKey !== undefined,
       };
       if (b.dynamicCookieKey !== undefined) be.cookieKey = b.dynamicCookieKey;
@@ -122,7 +124,7 @@ export class FakeHaproxy {
       if (be.servers.some((s) => s.name === sn)) return `Already exists a server with the same name in backend.\n\n`;
       const [ip, port] = (w[3] ?? '').split(':');
       const wi = w.indexOf('weight');
-      be.servers.push({ name: sn!, address: ip!, port: Number(port), weight: wi > 0 ? Number(w[wi + 1]) : 1, admin: 0x01, dynamic: true });
+      be.servers.push({ name: sn!, address: ip!, port: Number(port), weight: wi > 0 ? Number(w[wi + 1]) : 1, admin: 0x01, dynamic: true, check: w.includes('check') });
       return 'New server registered.\n\n';
     }
     if (head === 'del server') {
@@ -139,7 +141,10 @@ export class FakeHaproxy {
       const [bn, sn] = (w[2] ?? '').split('/');
       const be = this.backends.get(bn ?? '');
       if (be === undefined) return 'No such backend.\n\n';
-      return be.servers.some((s) => s.name === sn) ? '\n' : 'No such server.\n\n';
+      const srv = be.servers.find((s) => s.name === sn);
+      if (srv === undefined) return 'No such server.\n\n';
+      // HAProxy 2.6.12, measured: enabling checks on a server without `check` is refused.
+      return srv.check || head === 'disable health' ? '\n' : 'Health check was not configured on this server, cannot enable.\n\n';
     }
     return 'Unknown command.\n\n';
   }
