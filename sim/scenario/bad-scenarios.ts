@@ -1,0 +1,49 @@
+/** Shared by the loader's tests and the CLI exit-code test. */
+const ROUTE = '{ at: 0, type: route.upsert, route: { namespace: a, name: r, host: h.example.com, service: s } }';
+
+/**
+ * Bad scenario files: each gives exactly one InputError naming the file, line, column and key.
+ * [what, yaml, line, column, field, message pattern]
+ */
+export const BAD_SCENARIOS: Array<[string, string, number, number, string | undefined, RegExp]> = [
+  ['YAML syntax error: bad indentation', `router:\n  strategy: dcm-slots\n maxDynamicServers: 3\n`, 3, 1, undefined, /YAML: All mapping items must start at the same column/],
+  ['YAML syntax error: tab indentation', `name: x\n\tseed: 1\n`, 2, 1, undefined, /YAML: Tabs are not allowed/],
+  ['duplicate key', `name: a\nname: b\nevents: []\n`, 2, 1, undefined, /YAML: Map keys must be unique/],
+  ['empty file', ``, 1, 1, undefined, /empty scenario/],
+  ['a list instead of a mapping', `- name: a\n`, 1, 1, undefined, /is a mapping of keys/],
+  ['unknown top-level key', `name: a\nbudget: {}\nevents: []\n`, 2, 1, 'budget', /unknown key 'budget' \(did you mean 'budgets'\?\)/],
+  ['unknown router key', `router:\n  maxDynamicServer: 4\nevents: []\n`, 2, 3, 'router.maxDynamicServer', /did you mean 'maxDynamicServers'/],
+  ['wrong type', `seed: abc\nevents: []\n`, 1, 7, 'seed', /expected number, got string "abc"/],
+  ['impossible value: zero slots', `router:\n  maxDynamicServers: 0\nevents: []\n`, 2, 22, 'router.maxDynamicServers', /must be at least 1, got 0/],
+  ['negative settle time', `sim: { settleMs: -5 }\nevents: []\n`, 1, 18, 'sim.settleMs', /must be at least 0, got -5/],
+  ['unknown strategy', `router: { strategy: reload-never }\nevents: []\n`, 1, 21, 'router.strategy', /expected one of "reload-always", "dcm-slots", "dcm-add-del"; got "reload-never"/],
+  ['unknown event type', `events:\n  - ${ROUTE}\n  - { at: 5, type: route.upsertt }\n`, 3, 20, 'events[1].type', /unknown event type "route.upsertt"; one of route.upsert, /],
+  ['event missing a field', `events:\n  - { at: 0, type: route.delete, namespace: a }\n`, 2, 5, 'events[0].name', /missing \(expected string\)/],
+  ['events going backwards', `events:\n  - { at: 10, type: network.heal }\n  - { at: 5, type: network.heal }\n`, 3, 11, 'events[1].at', /time goes backwards/],
+  ['a bad endpoint IP', `events:\n  - { at: 0, type: endpoints.set, namespace: a, service: s, endpoints: [{ ip: 10.0.0.300, port: 80 }] }\n`, 2, 79, 'events[0].endpoints[0].ip', /IPv/],
+  ['events of the wrong shape', `events: 42\n`, 1, 9, 'events', /expected string or array or object, got number 42/],
+  ['event log path without .jsonl', `events: churn.txt\n`, 1, 9, 'events', /must end in \.jsonl/],
+  ['missing event log file', `events:\n  file: nowhere.jsonl\n`, 2, 9, 'events', /event log not found/],
+  ['budget bound not a string', `events: []\nbudgets:\n  reloads.total: 2\n`, 3, 3, 'budgets.reloads.total', /quoted string such as "<= 2"/],
+  ['budget bound without operator', `events: []\nbudgets:\n  reloads.total: "2"\n`, 3, 3, 'budgets.reloads.total', /must start with one of/],
+  ['budget on an unknown metric', `events: []\nbudgets:\n  reloads.count: "<= 2"\n`, 3, 3, 'budgets.reloads.count', /unknown metric 'reloads.count'/],
+  ['nothing to run', `name: idle\n`, 1, 1, undefined, /nothing to run/],
+  ['generators without a horizon', `generate:\n  routes: { createPerHour: 5 }\n`, 2, 3, 'generate', /generate.durationMs or sim.durationMs/],
+  ['scale bounds inverted', `sim: { durationMs: 1000 }\ngenerate:\n  scale: { min: 5, max: 2 }\n`, 3, 17, 'generate.scale.min', /min must not exceed max/],
+  ['route mix with no weight', `sim: { durationMs: 1000 }\ngenerate:\n  routes: { mix: { http: 0 } }\n`, 3, 18, 'generate.routes.mix', /at least one weight/],
+  [
+    'fault on an unknown node',
+    `sim: { durationMs: 1000 }\ncluster: { nodes: [{ name: infra-1, ip: 10.0.0.1 }], ipfailover: { virtualIps: 10.0.0.100 } }\ngenerate:\n  faults:\n    schedule:\n      - { at: 0, type: node.fail, node: infra-9 }\n`,
+    6,
+    41,
+    'generate.faults.schedule[0].node',
+    /unknown router node 'infra-9'; known: infra-1/,
+  ],
+  ['fault rates with no nodes', `sim: { durationMs: 1000 }\ngenerate:\n  faults: { nodeFailPerHour: 2 }\n`, 3, 11, 'generate.faults', /need router nodes/],
+  ['cluster without VRRP instances', `cluster:\n  nodes: [{ name: infra-1, ip: 10.0.0.1 }]\nevents: []\n`, 2, 3, 'cluster.keepalived.instances', /no VRRP instances/],
+  ['a fractional count', `sim: { durationMs: 1000 }\ngenerate:\n  world: { services: 2.5 }\n`, 3, 22, 'generate.world.services', /expected a whole number, got number 2.5/],
+  ['a union of literals', `cluster:\n  nodes: [{ name: a, ip: 10.0.0.1 }]\n  ipfailover: { virtualIps: 10.0.0.100 }\n  keepalived: { version: 4 }\nevents: []\n`, 4, 26, 'cluster.keepalived.version', /expected one of 2, 3; got 4/],
+  ['an empty name', `name: ""\nevents: []\n`, 1, 7, 'name', /must not be empty/],
+  ['probability above 1', `sim: { durationMs: 1000 }\ngenerate:\n  routes: { customCertificates: 1.5 }\n`, 3, 33, 'generate.routes.customCertificates', /must be at most 1, got 1.5/],
+];
+
