@@ -84,8 +84,8 @@ describeSocat('routerbench mock-haproxy', () => {
     expect(socat(socket, `show map ${dir}/os_http_be.map\n`).replace(/^0x[0-9a-f]+ /gm, 'P ')).toBe(
       'P ^web\\.example\\.com(/.*)?$ be_http:ns:web\nP k1 v1\nP k2 v2\n\n',
     );
-    // No trailing newline: the answer comes when the client half-closes.
-    expect(socat(socket, 'show backend')).toBe('# name\nbe_http:ns:web\n\n');
+    // Lines sent together are all answered; a last line without its newline is not (as in HAProxy).
+    expect(socat(socket, 'get weight be_http:ns:web/pod-1\nget weight be_http:ns:web/pod-1\nshow backend')).toBe('1 (initial 1)\n\n1 (initial 1)\n\n');
   });
 
   it('reloads the cfg on SIGHUP, losing runtime changes', async () => {

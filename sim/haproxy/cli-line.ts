@@ -4,7 +4,8 @@
  * - blanks (space, tab) separate words; a backslash makes the next character literal and is removed,
  *   so `\;` is a `;` inside a word and `\\` is one backslash;
  * - a line ending in `<<` carries a payload: the following lines up to an empty line, given to the last
- *   command. Quotes mean nothing.
+ *   command. Quotes mean nothing;
+ * - several request lines sent at once are all answered, in order.
  */
 export interface CliCommand {
   words: string[];
@@ -21,6 +22,37 @@ const TAB = 0x09;
 const WORDS_MAX = 64;
 
 const BLANKS = /[ \t]+/;
+
+/** Length of the first complete request in `buffered` (a line, or a `<<` line and its payload), or -1. */
+export function completeRequestLength(buffered: string): number {
+  const nl = buffered.indexOf('\n');
+  if (nl < 0) return -1;
+  const lineEnd = nl > 0 && buffered.charCodeAt(nl - 1) === 0x0d ? nl - 1 : nl;
+  if (!buffered.startsWith('<<', lineEnd - 2) || lineEnd < 2) return nl + 1;
+  // A payload ends at the first empty line.
+  if (buffered.startsWith('\n', nl + 1)) return nl + 2;
+  const end = buffered.indexOf('\n\n', nl);
+  return end >= 0 ? end + 2 : -1;
+}
+
+/**
+ * Cuts text into requests. A last request that is not terminated is still a request here (the simulation
+ * sends bare lines); the socket server decides separately what a real client has finished sending.
+ */
+export function splitRequests(text: string): string[] {
+  const out: string[] = [];
+  let rest = text;
+  while (rest.length > 0) {
+    const n = completeRequestLength(rest);
+    if (n < 0) {
+      out.push(rest);
+      break;
+    }
+    out.push(rest.slice(0, n));
+    rest = rest.slice(n);
+  }
+  return out;
+}
 
 export function parseCliRequest(request: string): CliCommand[] {
   // The simulation's hot path: one plain command, nothing to unescape.

@@ -1,7 +1,7 @@
 import type { HaproxyConfig } from '../../core/haproxy/config-model.ts';
 import { backendFromConfig, type MockBackend, type MockServer } from './backend-state.ts';
 import { usageReply } from './cli-help.ts';
-import { parseCliRequest, type CliCommand } from './cli-line.ts';
+import { parseCliRequest, splitRequests, type CliCommand } from './cli-line.ts';
 import { defaultLayout, type CfgLayout } from './haproxy-cfg.ts';
 import { addMap, clearMap, commitMap, delMap, prepareMap, setMap, showMap, type MapRuntime } from './map-commands.ts';
 import { mapFromLayout, PointerSource, type MockMap } from './map-state.ts';
@@ -47,6 +47,8 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
   private readonly layoutOf: (config: HaproxyConfig) => CfgLayout;
   private readonly clockS: () => number;
   private loads = 0;
+  /** Set by `quit`: the rest of the text sent with it is not run. */
+  private quitRequested = false;
   private lastLoaded: { config: HaproxyConfig; layout: CfgLayout } | undefined;
 
   constructor(options: MockHaproxyOptions = {}) {
@@ -98,15 +100,38 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
     this.load(this.lastLoaded.config, this.lastLoaded.layout);
   }
 
-  /** One request line (several `;`-separated commands, optionally a `<<` payload); the bytes HAProxy replies. */
-  execute(line: string): string {
+  /**
+   * One request line (several `;`-separated commands, optionally a `<<` payload); the bytes HAProxy replies.
+   * Text holding several request lines is answered line by line, as HAProxy answers lines sent together.
+   */
+  execute(text: string): string {
+    const nl = text.indexOf('\n');
+    if (nl < 0 || nl === text.length - 1) return this.executeRequest(text);
+    let out = '';
+    for (const request of splitRequests(text)) {
+      const reply = this.executeRequest(request);
+      out += reply;
+      if (this.quitRequested) break;
+    }
+    return out;
+  }
+
+  private executeRequest(line: string): string {
+    this.quitRequested = false;
     const commands = parseCliRequest(line);
-    if (commands.length === 1) return this.run(commands[0]!) ?? '';
+    if (commands.length === 1) {
+      const reply = this.run(commands[0]!);
+      if (reply === undefined) this.quitRequested = true;
+      return reply ?? '';
+    }
     let out = '';
     for (const c of commands) {
       const reply = this.run(c);
       // `quit` ends the session: later commands on the line are not run.
-      if (reply === undefined) break;
+      if (reply === undefined) {
+        this.quitRequested = true;
+        break;
+      }
       out += reply;
     }
     return out;

@@ -1,47 +1,58 @@
 import type { Socket } from 'node:net';
+import { completeRequestLength } from './cli-line.ts';
 
 /**
- * The stats socket's conversation, minus the socket: HAProxy's non-interactive mode reads one request (a
- * line, or a `<<` line and its payload up to an empty line), writes the reply and closes. The caller owns
- * the listening socket (see sim/cli/mock-haproxy-command.ts); this file only frames bytes.
+ * The stats socket's conversation, minus the socket (measured on 2.6.12): HAProxy answers every complete
+ * request it has received (a line, or a `<<` line and its payload up to an empty line), in order, and closes
+ * the connection once nothing is left; a request cut short by the client's end of stream gets no answer;
+ * a line longer than its buffer drops the connection. The caller owns the listening socket (see
+ * sim/cli/mock-haproxy-command.ts); this file only frames bytes.
  */
 export interface RuntimeApi {
   execute(request: string): string;
 }
 
-/** The request's length in `buffered` once complete, or -1 while more bytes are needed. */
-export function completeRequestLength(buffered: string): number {
-  const nl = buffered.indexOf('\n');
-  if (nl < 0) return -1;
-  const firstLine = buffered.endsWith('\r', nl) ? buffered.slice(0, nl - 1) : buffered.slice(0, nl);
-  if (!firstLine.endsWith('<<')) return nl + 1;
-  // A payload ends at the first empty line.
-  const end = buffered.indexOf('\n\n', nl);
-  if (end >= 0) return end + 2;
-  // `<<` followed directly by an empty line: no payload lines at all.
-  if (buffered.startsWith('\n', nl + 1)) return nl + 2;
-  return -1;
+/** HAProxy's default `tune.bufsize`: a request that does not fit is refused with a reset. */
+export const REQUEST_BYTES_MAX = 16384;
+
+/** Length of the longest prefix of `buffered` made of complete requests (0 if none is complete). */
+export function completeRequestsLength(buffered: string): number {
+  let end = 0;
+  for (;;) {
+    const n = completeRequestLength(end === 0 ? buffered : buffered.slice(end));
+    if (n < 0) return end;
+    end += n;
+  }
 }
 
-/** Serves one connection: one request, its reply, then the connection is closed. */
 export function serveConnection(socket: Socket, api: RuntimeApi): void {
   let buffered = '';
-  let answered = false;
-  const answer = (request: string): void => {
-    if (answered) return;
-    answered = true;
-    socket.end(api.execute(request));
-  };
+  let done = false;
   socket.setEncoding('utf8');
   socket.on('data', (chunk: string) => {
+    if (done) return;
     buffered += chunk;
-    const n = completeRequestLength(buffered);
-    if (n >= 0) answer(buffered.slice(0, n));
+    const end = completeRequestsLength(buffered);
+    if (buffered.length - end > REQUEST_BYTES_MAX) {
+      done = true;
+      // HAProxy's peer sees a reset; a unix socket cannot send one from here, so the client sees an end.
+      socket.destroy();
+      return;
+    }
+    if (end === 0) return;
+    const reply = api.execute(buffered.slice(0, end));
+    buffered = buffered.slice(end);
+    if (buffered.length === 0) {
+      done = true;
+      socket.end(reply);
+    } else {
+      socket.write(reply);
+    }
   });
-  // A client that half-closes without a newline still gets its answer, as with HAProxy.
   socket.on('end', () => {
-    if (buffered.length > 0) answer(buffered);
-    else if (!answered) socket.end();
+    if (done) return;
+    done = true;
+    socket.end();
   });
   socket.on('error', () => socket.destroy());
 }
