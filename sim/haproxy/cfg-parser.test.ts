@@ -92,6 +92,9 @@ describe('parseHaproxyCfg', () => {
     expect(() => parseHaproxyCfg('backend b\n  balance uri', { cfgFile: 'r.cfg', readFile: read })).toThrow('r.cfg:2: unsupported balance');
     expect(() => parseHaproxyCfg('backend b\n  server s 10.0.0.1:80 weight 300', { cfgFile: 'r.cfg', readFile: read })).toThrow(/r\.cfg:2: .*weight/);
     expect(() => parseHaproxyCfg('listen l', { cfgFile: 'r.cfg', readFile: read })).toThrow(CfgParseError);
+    expect(() => parseHaproxyCfg('frontend f\n  use_backend %[base,map_beg(/m.map)]', { cfgFile: 'r.cfg', readFile: read })).toThrow(
+      "r.cfg:2: unsupported converter 'map_beg'",
+    );
     const missing = () => {
       throw new Error('ENOENT');
     };

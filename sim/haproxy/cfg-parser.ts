@@ -37,6 +37,7 @@ const FIRST_PROXY_ID = 2;
 const HTTPCLIENT_ACL_REFS = 2;
 const MAP_CONVERTER = /\bmap(_reg|_str)?\(([^,)]+)/g;
 const ANON_ACL = /\{[^}]*\}/g;
+const OTHER_MAP_CONVERTER = /\bmap_(beg|end|sub|dir|dom|ip|int|regm|len)\(/;
 
 type Section = { kind: 'global' | 'defaults' | 'frontend' | 'other' } | { kind: 'backend'; backend: BackendConfig };
 
@@ -90,6 +91,8 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
     if (section.kind === 'frontend' || section.kind === 'backend' || section.kind === 'defaults') {
       const raw = lines[i]!;
       const deferred = (kw === 'use_backend' || kw === 'default_backend') && raw.includes('%[');
+      const other = OTHER_MAP_CONVERTER.exec(raw);
+      if (other !== null) fail(`unsupported converter 'map_${other[1]}' (only map and map_reg are modelled)`);
       for (const m of raw.matchAll(MAP_CONVERTER)) {
         const path = m[2]!.trim();
         const match: MapMatch = m[1] === '_reg' ? 'reg' : 'str';

@@ -56,6 +56,7 @@ describe('IP literals', () => {
     expect(canonicalIp('1:0:0:1:0:0:0:1')).toBe('1:0:0:1::1');
     expect(canonicalIp('1:0:1:0:1:0:1:0')).toBe('1:0:1:0:1:0:1:0');
     expect(canonicalIp('::')).toBe('::');
+    expect(canonicalIp('::FFFF:10.1.2.3')).toBe('::ffff:10.1.2.3');
     expect(canonicalIp('bogus')).toBeUndefined();
     expect(canonicalIp('1::2::3')).toBeUndefined();
   });

@@ -35,6 +35,10 @@ export function isIpv4(text: string): boolean {
 function canonicalIpv6(text: string): string | undefined {
   const groups = parseIpv6(text);
   if (groups === undefined) return undefined;
+  // inet_ntop prints an IPv4-mapped address with its IPv4 part dotted.
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
+    return `::ffff:${groups[6]! >> 8}.${groups[6]! & 0xff}.${groups[7]! >> 8}.${groups[7]! & 0xff}`;
+  }
   // inet_ntop compresses the longest run of two or more zero groups, the first one on ties.
   let bestStart = -1;
   let bestLen = 0;
