@@ -1,0 +1,158 @@
+import { isChurnEvent, type InputEvent } from '../../core/events.ts';
+import { Network } from '../network/network.ts';
+import type { OutputRecord } from '../output/records.ts';
+import type { RandomStreams } from '../random-streams.ts';
+import { msToUs, type Scheduler } from '../scheduler.ts';
+import { VrrpWorld, type VrrpCounters } from '../vrrp/vrrp-world.ts';
+import type { ClusterConfig } from './cluster-schema.ts';
+import { resolveCluster, type ResolvedCluster } from './resolve.ts';
+
+/**
+ * The keepalived cluster as one component of a run: give it the parsed `cluster` section, the engine's
+ * scheduler, the run's random streams and the output sink. `start()` at time 0 boots every node;
+ * `onEvent` applies node, router and network events (churn events are ignored); `finish()` emits the totals.
+ *
+ * Random streams used: `net/<from>-><to>` (per directed link: loss, jitter), `vrrp/script-phase/<node>`,
+ * `vrrp/ipfailover-priority/<node>`.
+ */
+export class ClusterSim {
+  readonly resolved: ResolvedCluster;
+  readonly world: VrrpWorld;
+
+  constructor(
+    cluster: ClusterConfig,
+    private readonly scheduler: Scheduler,
+    streams: RandomStreams,
+    private readonly emit: (r: OutputRecord) => void,
+  ) {
+    this.resolved = resolveCluster(cluster, streams);
+    const net = cluster.network;
+    const network = new Network({ delayUs: msToUs(net.delayMs), jitterUs: msToUs(net.jitterMs), loss: net.loss }, streams);
+    this.world = new VrrpWorld(this.resolved, scheduler, streams, network, emit);
+    for (const n of this.resolved.nodes) this.world.addNode(n.name, n.ip);
+    for (const l of net.links) {
+      const a = this.world.byName.get(l.from)!.id;
+      const b = this.world.byName.get(l.to)!.id;
+      const params = {
+        ...(l.delayMs !== undefined && { delayUs: msToUs(l.delayMs) }),
+        ...(l.jitterMs !== undefined && { jitterUs: msToUs(l.jitterMs) }),
+        ...(l.loss !== undefined && { loss: l.loss }),
+      };
+      network.setParams(a, b, params);
+      if (!l.oneWay) network.setParams(b, a, params);
+    }
+    if (this.resolved.unicast) {
+      const all = this.world.nodes.map((n) => n.id);
+      for (const n of this.world.nodes) n.peers = all.filter((id) => id !== n.id);
+    }
+  }
+
+  start(): void {
+    for (const n of this.world.nodes) this.world.startNode(n, 'start');
+  }
+
+  onEvent(e: InputEvent): void {
+    if (isChurnEvent(e)) return;
+    const w = this.world;
+    const node = 'node' in e ? w.byName.get(e.node) : undefined;
+    switch (e.type) {
+      case 'node.fail':
+        if (node) w.crashNode(node, e.type);
+        return;
+      case 'node.shutdown':
+        if (node) w.shutdownNode(node, e.type);
+        return;
+      case 'node.recover':
+        if (node) w.startNode(node, e.type);
+        return;
+      case 'router.fail':
+      case 'router.recover':
+        if (node) w.setRouter(node, e.type === 'router.recover');
+        return;
+      case 'node.stall':
+        if (node) w.stallNode(node, msToUs(e.durationMs));
+        return;
+      case 'node.join':
+        return this.join(e.node, e.ip);
+      case 'node.leave':
+        if (node) this.leave(node.name);
+        return;
+      case 'network.partition': {
+        const groups = e.groups.map((g) => g.map((n) => w.byName.get(n)?.id).filter((id): id is number => id !== undefined));
+        w.network.partition(groups, e.oneWay ?? false);
+        return;
+      }
+      case 'network.heal':
+        w.network.heal();
+        return;
+    }
+  }
+
+  /**
+   * A node joins. Multicast: it hears and is heard at once. Unicast: its own config lists every member, but
+   * the others send to it only once their configs are regenerated (`membership.configRegenDelayMs`); until
+   * then it cannot hear any master, so every instance it runs is exposed (it will claim the VIP).
+   */
+  private join(name: string, ip: string): void {
+    const w = this.world;
+    const existing = w.byName.get(name);
+    if (existing) {
+      if (!existing.member) {
+        existing.member = true;
+        w.startNode(existing, 'node.join');
+      }
+      return;
+    }
+    const now = this.scheduler.nowUs;
+    const node = w.addNode(name, ip);
+    this.emit({ atUs: now, type: 'vrrp.membership', node: name, change: 'join', ip });
+    if (this.resolved.unicast) {
+      node.peers = w.nodes.filter((n) => n.member && n !== node).map((n) => n.id);
+      const vips = node.instances.filter((i) => i !== undefined).length;
+      this.emit({ atUs: now, type: 'vrrp.exposure', node: name, open: true, vips });
+      this.scheduler.after(this.resolved.configRegenDelayUs, () => {
+        for (const other of w.nodes) if (other !== node && other.peers && !other.peers.includes(node.id)) other.peers.push(node.id);
+        this.emit({ atUs: this.scheduler.nowUs, type: 'vrrp.membership', node: name, change: 'peers-updated' });
+        this.emit({ atUs: this.scheduler.nowUs, type: 'vrrp.exposure', node: name, open: false, vips });
+      });
+    } else {
+      node.peers = null;
+    }
+    w.startNode(node, 'node.join');
+  }
+
+  /** A node leaves: keepalived stops gracefully; unicast peers keep sending to it until regenerated. */
+  private leave(name: string): void {
+    const w = this.world;
+    const node = w.byName.get(name)!;
+    w.shutdownNode(node, 'node.leave');
+    node.member = false;
+    this.emit({ atUs: this.scheduler.nowUs, type: 'vrrp.membership', node: name, change: 'leave' });
+    if (this.resolved.unicast) {
+      this.scheduler.after(this.resolved.configRegenDelayUs, () => {
+        for (const other of w.nodes) if (other.peers) other.peers = other.peers.filter((id) => id !== node.id);
+        this.emit({ atUs: this.scheduler.nowUs, type: 'vrrp.membership', node: name, change: 'peers-updated' });
+      });
+    }
+  }
+
+  counters(): Readonly<VrrpCounters> {
+    return this.world.counters;
+  }
+
+  finish(): void {
+    const c = this.world.counters;
+    this.emit({
+      atUs: this.scheduler.nowUs,
+      type: 'vrrp.stats',
+      advertsSent: c.advertsSent,
+      packetsSent: c.packetsSent,
+      deliveries: c.deliveries,
+      dropped: c.dropped,
+      mode: this.resolved.unicast ? 'unicast' : 'multicast',
+      nodes: this.world.nodes.filter((n) => n.member).length,
+      instances: this.world.groups.length,
+      intervalDrops: c.intervalDrops,
+    });
+  }
+}

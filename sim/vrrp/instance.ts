@@ -1,0 +1,58 @@
+import type { AnyActorLogic, SnapshotFrom } from 'xstate';
+import type { VrrpInstanceSpec } from '../../core/vrrp/instance-spec.ts';
+import type { VrrpContext, VrrpMachine, VrrpState } from '../../core/vrrp/machine.ts';
+import type { TrackSpec, TrackStatus } from '../../core/vrrp/track.ts';
+import type { TimerHandle } from '../scheduler.ts';
+
+/** Runtime state of one node's keepalived. */
+export interface NodeRt {
+  id: number;
+  name: string;
+  ip: string;
+  ipNum: number;
+  /** keepalived is running (not crashed, stopped or gone). */
+  alive: boolean;
+  /** Still part of the cluster (false after node.leave). */
+  member: boolean;
+  /** Frozen until this time (node.stall); 0 when running. */
+  stalledUntilUs: number;
+  routerUp: boolean;
+  advertIntervalUs: number;
+  scripts: Map<string, ScriptRt>;
+  /** By VIP index; undefined where the node runs no instance. */
+  instances: (InstanceRt | undefined)[];
+  /** Unicast: node ids this node sends to; null with multicast. */
+  peers: number[] | null;
+  /** Bumped on crash/stop so timers armed before it are ignored. */
+  epoch: number;
+}
+
+export interface ScriptRt {
+  spec: TrackSpec;
+  status: TrackStatus;
+  timer: TimerHandle | null;
+}
+
+export type VrrpSnapshot = SnapshotFrom<VrrpMachine>;
+
+/** Runtime state of one VRRP instance (node × VIP). */
+export interface InstanceRt {
+  node: NodeRt;
+  vipIndex: number;
+  spec: VrrpInstanceSpec;
+  snap: VrrpSnapshot;
+  /** snap.context, mutated in place by the fast paths (see core/vrrp/fast-path.ts). */
+  ctx: VrrpContext;
+  state: VrrpState;
+  /** Cached Master_Down_Interval for ctx (priority, learned interval). */
+  masterDownUs: number;
+  advertTimer: TimerHandle | null;
+  garpTimer: TimerHandle | null;
+  /** A fast-path advert in flight (arrival time), −1 when none; applied or re-routed at the next event. */
+  pendAtUs: number;
+  pendPriority: number;
+  pendIntervalUs: number;
+  pendSrcIp: number;
+}
+
+export type { AnyActorLogic };
