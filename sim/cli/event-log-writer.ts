@@ -22,13 +22,39 @@ export function* eventLogChunks(header: string, events: Iterable<InputEvent>): G
   if (buf.length > 0) yield buf;
 }
 
-/** Writes to a stream (stdout), waiting for it to drain. An input error mid-way leaves what was written. */
+/**
+ * Writes to a stream (stdout), waiting for it to drain. A reader that goes away (`| head`: EPIPE) ends the
+ * writing quietly; any other stream error is thrown. An input error mid-way leaves what was written.
+ */
 export async function writeEventLogToStream(out: Writable, header: string, events: Iterable<InputEvent>): Promise<number> {
+  let gone = false;
+  let failure: Error | undefined;
+  const onError = (err: NodeJS.ErrnoException): void => {
+    if (err.code === 'EPIPE') gone = true;
+    else failure = err;
+  };
+  // Left attached: an EPIPE can arrive after the last write has been handed over.
+  out.on('error', onError);
   let n = 0;
   for (const chunk of eventLogChunks(header, events)) {
+    if (gone) break;
+    if (failure !== undefined) throw failure;
     n += chunk.length;
-    if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', resolve));
+    if (!out.write(chunk)) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          out.off('drain', done);
+          out.off('error', done);
+          out.off('close', done);
+          resolve();
+        };
+        out.once('drain', done);
+        out.once('error', done);
+        out.once('close', done);
+      });
+    }
   }
+  if (failure !== undefined) throw failure;
   return n;
 }
 
