@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { compareWithBaseline, reportShapeError, type Tolerance } from '../../reports/baseline.ts';
@@ -60,6 +60,7 @@ export function runCommand(paths: string[], opts: RunOptions): number {
   const tolerances: Array<Tolerance | string> = opts.tolerance ?? [];
   const outcomes: ScenarioOutcome[] = [];
   const sinks: OutputSink[] = [];
+  const createdDirs: string[] = [];
   const pages: Array<[string, string]> = [];
   try {
     inputs.forEach((input, i) => {
@@ -67,7 +68,8 @@ export function runCommand(paths: string[], opts: RunOptions): number {
       const dir = dirOf(i);
       let sink: OutputSink = nullSink;
       if (dir !== undefined) {
-        mkdirSync(dir, { recursive: true });
+        const created = mkdirSync(dir, { recursive: true });
+        if (created !== undefined) createdDirs.push(created);
         sink = new JsonlFileSink(join(dir, 'output.jsonl'), headerOf(input));
       }
       sinks.push(sink);
@@ -81,6 +83,8 @@ export function runCommand(paths: string[], opts: RunOptions): number {
     });
   } catch (err) {
     for (const s of sinks) s.abort();
+    // Leave no trace of a run that did not complete: only directories this command made, only if empty.
+    for (const d of createdDirs.reverse()) rmEmptyTree(d);
     throw err;
   }
   for (const s of sinks) s.commit();
@@ -168,4 +172,10 @@ function describeRegression(o: ScenarioOutcome): string {
   }
   lines.push(`  reproduce: ${o.report.reproduce}`);
   return lines.join('\n') + '\n';
+}
+
+function rmEmptyTree(dir: string): void {
+  if (!existsSync(dir)) return;
+  for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) rmEmptyTree(join(dir, e.name));
+  if (readdirSync(dir).length === 0) rmdirSync(dir);
 }

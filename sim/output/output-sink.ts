@@ -18,7 +18,7 @@ const FLUSH_CHARS = 1 << 16;
  */
 export class JsonlFileSink implements OutputSink {
   private readonly partial: string;
-  private fd: number;
+  private fd: number | null;
   private buffer = '';
 
   constructor(
@@ -36,18 +36,24 @@ export class JsonlFileSink implements OutputSink {
   }
 
   private flush(): void {
+    if (this.fd === null) throw new Error('output log already closed');
     writeSync(this.fd, this.buffer);
     this.buffer = '';
   }
 
   commit(): void {
+    if (this.fd === null) return;
     this.flush();
     closeSync(this.fd);
+    this.fd = null;
     renameSync(this.partial, this.path);
   }
 
+  /** Idempotent: a failed run may be aborted by the run and again by the command that started it. */
   abort(): void {
+    if (this.fd === null) return;
     closeSync(this.fd);
+    this.fd = null;
     rmSync(this.partial, { force: true });
   }
 }

@@ -1,0 +1,24 @@
+import { execFileSync } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeBenchChurnLog } from './churn-log.ts';
+
+/**
+ * `npm run bench`: replays a generated ~1,000,000-event churn log under each strategy, one process each,
+ * and prints events/s, simulated/wall time and peak RSS. Not part of the tests: timings are measured here only.
+ */
+const log = join(tmpdir(), 'routerbench-bench-churn-v1.jsonl');
+const t0 = performance.now();
+writeBenchChurnLog(log);
+process.stderr.write(`churn log: ${log} (${(statSync(log).size / 2 ** 20).toFixed(0)} MiB, ready in ${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
+const strategies = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['reload-always', 'dcm-slots', 'dcm-add-del'];
+const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
+console.log('strategy        events   events/s  sim/wall  peak RSS  reloads  runtime cmds');
+for (const s of strategies) {
+  const out = execFileSync(tsx, [join('bench', 'replay.ts'), log, s], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const r = JSON.parse(out.trim().split('\n').pop()!);
+  console.log(
+    `${r.strategy.padEnd(14)} ${String(r.events).padStart(7)} ${String(r.eventsPerSecond).padStart(10)} ${String(r.simOverWall).padStart(8)}x ${String(r.peakRssMiB).padStart(6)} MiB ${String(r.reloads).padStart(8)} ${String(r.commands).padStart(13)}`,
+  );
+}

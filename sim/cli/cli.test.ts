@@ -1,0 +1,81 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'routerbench.js');
+
+function cli(...args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'rb-cli-'));
+const HEADER = '{"routerbench":"eventlog","version":1}';
+const ROUTE = '{"at":0,"type":"route.upsert","route":{"namespace":"shop","name":"web","host":"web.example.com","service":"web"}}';
+const EPS = (at: number, n: number) =>
+  JSON.stringify({ at, type: 'endpoints.set', namespace: 'shop', service: 'web', endpoints: Array.from({ length: n }, (_, i) => ({ ip: `10.128.0.${i + 1}`, port: 8080 })) });
+const good = join(dir, 'good.jsonl');
+writeFileSync(good, [HEADER, ROUTE, EPS(0, 1), EPS(10_000, 2), EPS(20_000, 3)].join('\n') + '\n');
+const bad = join(dir, 'bad.jsonl');
+writeFileSync(bad, [HEADER, ROUTE, '{"at":5,"type":"endpoints.set","namespace":"shop"}'].join('\n') + '\n');
+
+describe('routerbench CLI exit codes', () => {
+  it('0 when every budget holds; writes report.json and the output log', () => {
+    const out = join(dir, 'pass');
+    // reload-always: the initial reload at 0, then one per endpoint change 10 s apart (interval 5 s) = 3.
+    const r = cli('run', good, '--out', out, '--budget', 'reloads.total<=3');
+    expect(r.code).toBe(0);
+    // 4 events (a route, three endpoint sets), last at 20 s + 60 s settle = 80 s simulated.
+    expect(r.out).toMatch(/good\s+reload-always\s+4\s+80s\s+3\s+-\s+pass/);
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+    expect(report).toMatchObject({ routerbench: 'report', version: 1, reloads: { total: 3, requests: { initial: 1, 'endpoints-change': 2 } }, pass: true });
+    expect(existsSync(join(out, 'output.jsonl'))).toBe(true);
+  });
+
+  it('1 when a budget breaks, naming it and printing the reproduce line', () => {
+    const r = cli('run', good, '--budget', 'reloads.total<=2');
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('budget reloads.total <= 2: actual 3');
+    expect(r.out).toMatch(/reproduce: routerbench run .*good\.jsonl --seed 1 --budget 'reloads\.total<=2'/);
+  });
+
+  it('2 on a bad event log line, naming file, line and field, and writes nothing', () => {
+    const out = join(dir, 'bad-out');
+    const r = cli('run', bad, '--out', out);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`${bad}:3: field 'service'`);
+    expect(existsSync(join(out, 'report.json'))).toBe(false);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('2 on an unknown --set key or a bad value', () => {
+    expect(cli('run', good, '--set', 'router.maxDynamicServer=3').err).toContain("unknown setting 'router.maxDynamicServer'");
+    const r = cli('run', good, '--set', 'router.strategy=fastest');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("field 'router.strategy'");
+  });
+
+  it('2 on a missing file and on usage errors', () => {
+    expect(cli('run', join(dir, 'nope.jsonl')).code).toBe(2);
+    expect(cli('run').code).toBe(2);
+    expect(cli('frobnicate').code).toBe(2);
+  });
+
+  it('0 for --help on every command', () => {
+    for (const c of [[], ['run'], ['report'], ['expand'], ['import'], ['mock-haproxy']]) {
+      const r = cli(...c, '--help');
+      expect(r.code, c.join(' ')).toBe(0);
+      expect(r.out).toContain('Usage: routerbench');
+    }
+  });
+
+  it('report rebuilds report.json from the output log alone', () => {
+    const out = join(dir, 'again');
+    expect(cli('run', good, '--out', out).code).toBe(0);
+    const r = cli('report', join(out, 'output.jsonl'), '--json');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toEqual(JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')));
+  });
+});

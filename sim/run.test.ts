@@ -1,0 +1,104 @@
+import { fc, test } from '@fast-check/vitest';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { STRATEGY_NAMES, type StrategyName } from '../core/strategy.ts';
+import { projectReport } from '../reports/project-report.ts';
+import { expandGeneratorInput } from './generate/expand.ts';
+import { loadRunInput } from './load-input.ts';
+import { readOutputLog } from './output/output-log-reader.ts';
+import { JsonlFileSink, MemorySink } from './output/output-sink.ts';
+import { headerOf, judge, runOne } from './run.ts';
+import type { RunInput } from './run-input.ts';
+import { defaultSettings } from './settings.ts';
+
+const SCENARIO = join(import.meta.dirname, '..', 'scenarios', 'churn-with-failover.yaml');
+
+function churnInput(seed: number, strategy: StrategyName, scalePerHour: number, routesPerHour: number): RunInput {
+  const settings = defaultSettings();
+  settings.seed = seed;
+  settings.router.strategy = strategy;
+  settings.sim.settleMs = 10_000;
+  return {
+    name: 'prop',
+    source: 'generated',
+    settings,
+    budgets: ['reloads.total >= 1'],
+    events: () =>
+      expandGeneratorInput(
+        {
+          durationMs: 600_000,
+          world: { services: 8, endpointsPerService: 2 },
+          routes: { initial: 6, createPerHour: routesPerHour, deletePerHour: routesPerHour / 2 },
+          scale: { perHour: scalePerHour, min: 0, max: 9 },
+        },
+        seed,
+      ),
+    reproduce: 'test',
+  };
+}
+
+function logOf(input: RunInput): string {
+  const sink = new MemorySink();
+  const { report } = runOne(input, sink);
+  return sink.records.map((r) => JSON.stringify(r)).join('\n') + '\n' + JSON.stringify(report);
+}
+
+describe('a run', () => {
+  test.prop(
+    [fc.integer({ min: 0, max: 2 ** 32 - 1 }), fc.constantFrom(...STRATEGY_NAMES), fc.integer({ min: 0, max: 2000 }), fc.integer({ min: 0, max: 200 })],
+    { numRuns: 25 },
+  )('is deterministic: same input and seed, byte-identical output log and report', (seed, strategy, scale, routes) => {
+    expect(logOf(churnInput(seed, strategy, scale, routes))).toBe(logOf(churnInput(seed, strategy, scale, routes)));
+  });
+
+  it('is deterministic with a keepalived cluster and faults (the bundled example scenario)', () => {
+    const a = logOf(loadRunInput(SCENARIO));
+    expect(a).toBe(logOf(loadRunInput(SCENARIO)));
+    expect(a).toContain('"type":"vrrp.state"');
+  });
+
+  it('rebuilds the same report from the output log alone', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rb-run-'));
+    const input = loadRunInput(SCENARIO);
+    const sink = new JsonlFileSink(join(dir, 'output.jsonl'), headerOf(input));
+    const { report } = runOne(input, sink);
+    sink.commit();
+    const { header, records } = readOutputLog(join(dir, 'output.jsonl'));
+    expect(JSON.stringify(judge(projectReport(header, records), header.budgets))).toBe(JSON.stringify(report));
+    expect(readFileSync(join(dir, 'output.jsonl'), 'utf8').split('\n')[0]).toContain('"routerbench":"outputlog"');
+  });
+});
+
+describe('determinism guard', () => {
+  const saved = { random: Math.random, now: Date.now, Date: globalThis.Date, perf: performance.now, st: globalThis.setTimeout, si: globalThis.setInterval };
+  afterEach(() => {
+    Math.random = saved.random;
+    Date.now = saved.now;
+    globalThis.Date = saved.Date;
+    performance.now = saved.perf;
+    globalThis.setTimeout = saved.st;
+    globalThis.setInterval = saved.si;
+  });
+
+  it('runs with the wall clock, Math.random and real timers made to throw', () => {
+    const input = loadRunInput(SCENARIO);
+    const forbidden = (what: string) => () => {
+      throw new Error(`${what} used during a simulation`);
+    };
+    const before = logOf(input);
+    Math.random = forbidden('Math.random');
+    Date.now = forbidden('Date.now');
+    performance.now = forbidden('performance.now');
+    globalThis.setTimeout = forbidden('setTimeout') as unknown as typeof setTimeout;
+    globalThis.setInterval = forbidden('setInterval') as unknown as typeof setInterval;
+    globalThis.Date = class extends saved.Date {
+      constructor(...args: unknown[]) {
+        if (args.length === 0) throw new Error('new Date() used during a simulation');
+        super(...(args as [string]));
+      }
+    } as DateConstructor;
+    expect(logOf(input)).toBe(before);
+  });
+});
