@@ -21,6 +21,27 @@ export interface FailoverIncident {
   latencyMs: number | null;
 }
 
+export interface FailoverTraffic {
+  mode: 'multicast' | 'unicast' | null;
+  nodes: number;
+  advertsSent: number;
+  /** Multicast: one packet per advert; unicast: one per peer, n·(n−1) per interval for n nodes. */
+  packetsSent: number;
+  deliveries: number;
+  dropped: number;
+  advertsPerSec: number;
+  packetsPerSec: number;
+}
+
+export interface FailoverSpread {
+  /** VIPs each node is (live) master of; every node that runs VRRP appears, with 0 if it masters none. */
+  mastersByNode: Record<string, number>;
+  min: number;
+  max: number;
+  /** Coefficient of variation (stddev / mean) of mastersByNode; 0 is perfectly even. */
+  cv: number;
+}
+
 export interface BudgetResult {
   /** The metric path, e.g. `reloads.total`. */
   name: string;
@@ -52,8 +73,15 @@ export interface Report {
     latencyMs: LatencySummaryMs;
     vipUnavailableMs: number;
     splitBrainMs: number;
+    /** Times a master was demoted to BACKUP by a higher-priority advert (bounces; one per preemption). */
     flaps: number;
     list: FailoverIncident[];
+    /** VRRP traffic over the run (from `vrrp.stats`). */
+    traffic?: FailoverTraffic;
+    /** How the VIPs' masters are spread over the nodes at the end of the run. */
+    spread?: FailoverSpread;
+    /** Unicast membership exposure: joined nodes that could not hear the masters until peers were regenerated. */
+    exposure?: { windows: Array<{ node: string; fromMs: number; toMs: number | null; vips: number }>; totalMs: number };
   };
   invariants: { checked: number; violations: Array<{ atMs: number; name: string; detail: string }> };
   budgets: BudgetResult[];
