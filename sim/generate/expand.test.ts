@@ -218,3 +218,22 @@ describe('expandGenerators', () => {
     it.return?.();
   });
 });
+
+test('expansion reads no clock and no Math.random', () => {
+  const saved = { now: Date.now, random: Math.random, perf: performance.now, setTimeout: globalThis.setTimeout };
+  const boom = () => {
+    throw new Error('nondeterminism');
+  };
+  Date.now = boom;
+  Math.random = boom;
+  performance.now = boom;
+  globalThis.setTimeout = boom as unknown as typeof setTimeout;
+  try {
+    expect(expand(EVERYTHING).length).toBeGreaterThan(100);
+  } finally {
+    Date.now = saved.now;
+    Math.random = saved.random;
+    performance.now = saved.perf;
+    globalThis.setTimeout = saved.setTimeout;
+  }
+});
