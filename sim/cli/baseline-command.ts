@@ -1,0 +1,84 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { compareWithBaseline, reportShapeError } from '../../reports/baseline.ts';
+import type { Report } from '../../reports/report.ts';
+import { expandInputPaths, loadRunInput, type InputOverrides } from '../load-input.ts';
+import { runOne } from '../run.ts';
+import type { RunInput } from '../run-input.ts';
+import { EXIT } from './exit-codes.ts';
+import { collectSet, parseSeed } from './scenario-options.ts';
+import { writeFileAtomic } from './write-outputs.ts';
+
+interface UpdateOptions {
+  baseline: string;
+  seed?: number;
+  set?: Record<string, string>;
+}
+
+/**
+ * `routerbench baseline update <inputs...> --baseline DIR`: runs the inputs and rewrites their baseline
+ * reports, in the layout `run --baseline DIR` reads: DIR/report.json for one input, DIR/<scenario>/report.json
+ * for several. Every input loads and runs before anything is written; prints what moved against the old
+ * baseline. Accepting new numbers is the point, so a failing budget does not stop it (exit 0).
+ */
+export function registerBaselineCommand(program: Command): Command {
+  const baseline = program.command('baseline').description('manage baseline reports for `run --baseline`');
+  baseline
+    .command('update')
+    .description('run the inputs and rewrite their baseline report.json files')
+    .argument('<inputs...>', 'scenario files, event logs, or directories holding *.yaml scenarios')
+    .requiredOption('--baseline <dir>', 'the baseline directory (as given to run --baseline)')
+    .option('--seed <n>', 'run seed, overriding the scenario', parseSeed)
+    .option('--set <key=value>', 'override a setting by dotted key (repeatable)', collectSet)
+    .action((inputs: string[], opts: UpdateOptions) => {
+      process.exitCode = updateBaselines(inputs, opts, (line) => process.stdout.write(`${line}\n`));
+    });
+  return baseline;
+}
+
+export function updateBaselines(paths: string[], opts: UpdateOptions, say: (line: string) => void): number {
+  const overrides: InputOverrides = {};
+  if (opts.seed !== undefined) overrides.seed = opts.seed;
+  if (opts.set !== undefined) overrides.set = opts.set;
+  const inputs = expandInputPaths(paths).map((p) => loadRunInput(p, overrides));
+  const names = baselineNames(inputs);
+  const single = inputs.length === 1;
+  const written = inputs.map((input, i) => {
+    const file = single ? join(opts.baseline, 'report.json') : join(opts.baseline, names[i]!, 'report.json');
+    return { file, report: runOne(input).report };
+  });
+  for (const { file, report } of written) {
+    const old = readOld(file);
+    writeFileAtomic(file, `${JSON.stringify(report, null, 2)}\n`);
+    if (old === undefined) {
+      say(`${file}: new baseline (${report.reloads.total} reloads, failover p99 ${report.failover.latencyMs.p99 ?? '-'} ms)`);
+      continue;
+    }
+    const moved = compareWithBaseline(report, old).rows.filter((r) => r.verdict !== 'same');
+    say(`${file}: ${moved.length === 0 ? 'unchanged' : moved.map((r) => `${r.path} ${r.baseline ?? '-'} → ${r.actual ?? '-'}`).join(', ')}`);
+  }
+  return EXIT.pass;
+}
+
+/** Directory names per input, as `run` names its output directories: sanitised, duplicates numbered. */
+export function baselineNames(inputs: readonly RunInput[]): string[] {
+  const seen = new Map<string, number>();
+  return inputs.map((i) => {
+    const base = i.name.replace(/[^A-Za-z0-9._-]+/g, '-');
+    const n = (seen.get(base) ?? 0) + 1;
+    seen.set(base, n);
+    return n === 1 ? base : `${base}-${n}`;
+  });
+}
+
+/** The old baseline, if one is there and readable as a report; anything else is simply replaced. */
+function readOld(file: string): Report | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    const raw: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    return reportShapeError(raw) === null ? (raw as Report) : undefined;
+  } catch {
+    return undefined;
+  }
+}
