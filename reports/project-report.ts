@@ -1,4 +1,5 @@
 import type { OutputHeader, OutputRecord } from '../sim/output/records.ts';
+import { createFailoverProjection } from './failover.ts';
 import { createReloadsProjection } from './reloads-projection.ts';
 import type { Report } from './report.ts';
 
@@ -8,6 +9,7 @@ import type { Report } from './report.ts';
  */
 export function createReportProjection(header: OutputHeader) {
   const reloads = createReloadsProjection();
+  const failover = createFailoverProjection();
   let commands = 0;
   let errors = 0;
   let checked = 0;
@@ -16,6 +18,7 @@ export function createReportProjection(header: OutputHeader) {
   return {
     add(r: OutputRecord): void {
       reloads.add(r);
+      failover.add(r);
       switch (r.type) {
         case 'runtime.command':
           commands++;
@@ -44,14 +47,7 @@ export function createReportProjection(header: OutputHeader) {
         events: end.events,
         reloads: reloads.result(end.simulatedMs),
         runtimeApi: { commands, errors },
-        failover: {
-          incidents: 0,
-          latencyMs: { p50: null, p95: null, p99: null, max: null },
-          vipUnavailableMs: 0,
-          splitBrainMs: 0,
-          flaps: 0,
-          list: [],
-        },
+        failover: failover.result(Math.round(end.simulatedMs * 1000)),
         invariants: { checked, violations },
         budgets: [],
         pass: violations.length === 0,

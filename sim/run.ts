@@ -1,4 +1,5 @@
 import { isChurnEvent, eventSubject, type InputEvent } from '../core/events.ts';
+import type { RouterState } from '../core/router-state.ts';
 import { createStrategy } from '../core/strategies/index.ts';
 import { evaluateBudgets } from '../reports/budgets.ts';
 import { createReportProjection } from '../reports/project-report.ts';
@@ -6,6 +7,7 @@ import type { Report } from '../reports/report.ts';
 import { ClusterSim } from './cluster/cluster-sim.ts';
 import { Engine } from './engine.ts';
 import { MockHaproxy } from './haproxy/mock-haproxy.ts';
+import { checkInvariants } from './invariants.ts';
 import { nullSink, type OutputSink } from './output/output-sink.ts';
 import type { OutputHeader, OutputRecord } from './output/records.ts';
 import { RandomStreams } from './random-streams.ts';
@@ -61,6 +63,9 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
     const engine = new Engine();
     const streams = new RandomStreams(settings.seed);
     const haproxy = new MockHaproxy({ clockS: () => Math.floor(engine.nowUs / 1_000_000) });
+    const check = (state: RouterState): void => {
+      emit({ atUs: engine.nowUs, type: 'invariant', name: 'haproxy-view', violations: checkInvariants(state, haproxy) });
+    };
     const router = new RouterProcess(
       createStrategy(settings.router),
       { load: (c) => haproxy.load(c), send: (line) => ({ ok: true, reply: haproxy.execute(line) }) },
@@ -70,6 +75,7 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
         reloadIntervalMs: settings.router.reloadIntervalMs,
         reloadDurationMs: settings.router.reloadDurationMs,
         commitIntervalMs: settings.router.commitIntervalMs,
+        ...(settings.sim.invariants === 'settled' && { onSettled: check }),
       },
     );
     const cluster = input.cluster ? new ClusterSim(input.cluster, engine, streams, emit) : undefined;
@@ -85,6 +91,10 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
       ...(settings.sim.durationMs !== undefined && { durationUs: msToUs(settings.sim.durationMs) }),
     });
     cluster?.finish();
+    if (settings.sim.invariants !== 'off') {
+      if (router.settled) check(router.state);
+      else emit({ atUs: endUs, type: 'warning', message: 'the router had not settled when the run ended; the final invariant check was skipped' });
+    }
     emit({ atUs: endUs, type: 'run.end', events, simulatedMs: endUs / 1000 });
     // The caller commits the sink once every output of the command is ready (nothing half-written).
     return { header, report: judge(projection.result(), input.budgets) };

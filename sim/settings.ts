@@ -40,6 +40,12 @@ export const SimSettingsSchema = z
     settleMs: z.number().int().min(0).default(60_000),
     /** A fixed run length instead of last event + settle. */
     durationMs: z.number().int().min(0).optional(),
+    /**
+     * When the HAProxy view is checked against the desired state: `settled` after every change once the
+     * router is idle (no reload running or pending, no runtime work in flight) and at the end; `end` only at
+     * the end of the run (long logs); `off` never.
+     */
+    invariants: z.enum(['settled', 'end', 'off']).default('settled'),
   })
   .strict();
 
