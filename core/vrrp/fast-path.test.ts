@@ -1,0 +1,91 @@
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect } from 'vitest';
+import { initialTransition, transition } from 'xstate';
+import { fastBackupAdvert, fastPathEligible } from './fast-path.ts';
+import { contextMasterDownUs, vrrpMachine, type VrrpEvent, type VrrpInput } from './machine.ts';
+
+/**
+ * The simulation skips transition() in three hot cases. Each must be exactly what the machine does:
+ * 1. BACKUP hears an advert the fast path takes → same state and context, one armDownTimer at the deadline;
+ * 2. MASTER's advert timer → sendAdvert at its priority and armAdvertTimer(now + A), context unchanged;
+ * 3. BACKUP's down timer before the deadline → only armDownTimer(deadline).
+ * Checked at every step of random event sequences from random configurations.
+ */
+const A = 1_000_000;
+
+const inputArb: fc.Arbitrary<VrrpInput> = fc.record({
+  version: fc.constantFrom(2 as const, 3 as const),
+  ip: fc.integer({ min: 1, max: 1000 }),
+  basePriority: fc.integer({ min: 1, max: 255 }),
+  advertIntervalUs: fc.constant(A),
+  downTimerAdverts: fc.integer({ min: 1, max: 5 }),
+  preempt: fc.boolean(),
+  preemptDelayUs: fc.constantFrom(0, 0, 2_000_000, 300_000_000),
+  garpMasterDelayUs: fc.constantFrom(0, 5_000_000),
+});
+
+type Step = { dt: number; e: Omit<VrrpEvent, 'nowUs'> & Record<string, unknown> };
+
+const stepArb: fc.Arbitrary<Step> = fc.record({
+  dt: fc.integer({ min: 0, max: 4_000_000 }),
+  e: fc.oneof(
+    { weight: 8, arbitrary: fc.record({ type: fc.constant('ADVERT' as const), priority: fc.constantFrom(0, 1, 50, 100, 150, 200, 254, 255), srcIp: fc.integer({ min: 1, max: 1000 }), intervalUs: fc.constantFrom(A, A, A, 2 * A) }) },
+    { weight: 3, arbitrary: fc.constant({ type: 'DOWN_TIMER' as const }) },
+    { weight: 2, arbitrary: fc.constant({ type: 'ADVERT_TIMER' as const }) },
+    { weight: 1, arbitrary: fc.record({ type: fc.constant('SET_PRIORITY' as const), priority: fc.integer({ min: 1, max: 254 }) }) },
+    { weight: 1, arbitrary: fc.constantFrom({ type: 'FAULT' as const }, { type: 'FAULT_CLEAR' as const }, { type: 'START' as const, fault: false }, { type: 'SHUTDOWN' as const }, { type: 'CRASH' as const }) },
+  ),
+});
+
+const seen = { fast: 0, slow: 0, masterTimer: 0, earlyDown: 0 };
+
+describe('fast paths agree with the machine', () => {
+  test.prop([inputArb, fc.array(stepArb, { minLength: 1, maxLength: 60 })], { numRuns: 300 })('random sequences', (input, steps) => {
+    let [snap] = initialTransition(vrrpMachine, input);
+    [snap] = transition(vrrpMachine, snap, { type: 'START', nowUs: 0, fault: false });
+    let now = 0;
+    for (const { dt, e } of steps) {
+      now += dt;
+      const event = { ...e, nowUs: now } as VrrpEvent;
+      const [next, actions] = transition(vrrpMachine, snap, event);
+      const acts = actions.map((a) => ({ type: a.type, params: a.params }));
+      if (snap.value === 'BACKUP' && event.type === 'ADVERT') {
+        const copy = { ...snap.context };
+        const took = fastBackupAdvert(copy, now, event.priority, event.intervalUs, contextMasterDownUs(snap.context));
+        expect(took).toBe(fastPathEligible(snap.context, event.priority, event.intervalUs));
+        if (took) seen.fast++;
+        else seen.slow++;
+        if (took) {
+          expect(next.value).toBe('BACKUP');
+          expect(next.context).toEqual(copy);
+          expect(acts).toEqual([{ type: 'armDownTimer', params: { atUs: copy.downDeadlineUs } }]);
+        } else {
+          expect(copy).toEqual(snap.context);
+        }
+      }
+      if (snap.value === 'MASTER' && event.type === 'ADVERT_TIMER') {
+        seen.masterTimer++;
+        expect(next.value).toBe('MASTER');
+        expect(next.context).toEqual(snap.context);
+        expect(acts).toEqual([
+          { type: 'sendAdvert', params: { priority: snap.context.priority } },
+          { type: 'armAdvertTimer', params: { atUs: now + snap.context.advertIntervalUs } },
+        ]);
+      }
+      if (snap.value === 'BACKUP' && event.type === 'DOWN_TIMER' && now < snap.context.downDeadlineUs) {
+        seen.earlyDown++;
+        expect(next.value).toBe('BACKUP');
+        expect(next.context).toEqual(snap.context);
+        expect(acts).toEqual([{ type: 'armDownTimer', params: { atUs: snap.context.downDeadlineUs } }]);
+      }
+      snap = next;
+    }
+  });
+
+  test('the random sequences reach every case (not vacuous)', () => {
+    expect(seen.fast).toBeGreaterThan(100);
+    expect(seen.slow).toBeGreaterThan(100);
+    expect(seen.masterTimer).toBeGreaterThan(20);
+    expect(seen.earlyDown).toBeGreaterThan(20);
+  });
+});

@@ -1,0 +1,58 @@
+import { describe, expect, test } from 'vitest';
+import { ClusterConfigError } from './instance-spec.ts';
+import { expandIpfailover, expandVirtualIps, nodePriorities, parsePreemption } from './ipfailover.ts';
+
+const opts = { virtualIps: '10.0.2.100-102,10.0.2.42', vrrpIdOffset: 0, watchPort: 80, checkIntervalMs: 2000, preemption: 'preempt_delay 300' };
+const zero = () => () => 0;
+
+describe('ipfailover expansion', () => {
+  test('VIP ranges vary the last octet; comma or space separated', () => {
+    expect(expandVirtualIps('10.0.2.100-102,10.0.2.42')).toEqual(['10.0.2.100', '10.0.2.101', '10.0.2.102', '10.0.2.42']);
+    expect(expandVirtualIps('1.1.1.1, 2.2.2.2 3.3.3.3-3.3.3.4')).toEqual(['1.1.1.1', '2.2.2.2', '3.3.3.3', '3.3.3.4']);
+  });
+
+  test.each([
+    ['10.0.2.102-100', /end 100 is before its start 102/],
+    ['10.0.2.1-2-3', /exactly one '-'/],
+    ['10.0.2', /not an IPv4 address/],
+    ['10.0.2.1,10.0.2.1', /duplicate virtual IP/],
+  ])('%s is an input error naming the key', (text, message) => {
+    expect(() => expandVirtualIps(text)).toThrow(ClusterConfigError);
+    expect(() => expandVirtualIps(text)).toThrow(message);
+    expect(() => expandVirtualIps(text)).toThrow(/^cluster\.ipfailover\.virtualIps: /);
+  });
+
+  test('vrid = offset + 1, 2, …; more than 255 ids is an input error', () => {
+    const specs = expandIpfailover({ ...opts, vrrpIdOffset: 10 }, [{ name: 'a', ip: '10.0.0.11' }], zero);
+    expect(specs.map((s) => s.vrid)).toEqual([11, 12, 13, 14]);
+    expect(() => expandIpfailover({ ...opts, virtualIps: '10.0.1.1-200', vrrpIdOffset: 100 }, [{ name: 'a', ip: '10.0.0.11' }], zero)).toThrow(
+      /need VRRP ids up to 300; at most 255/,
+    );
+  });
+
+  test('the check script: TCP to the watch port, weight 0, rise = fall = 1, whole-second interval; port 0 means none', () => {
+    const [s] = expandIpfailover(opts, [{ name: 'a', ip: '10.0.0.11' }], zero);
+    expect(s!.track).toEqual([{ script: 'router-check', weight: 0, rise: 1, fall: 1, intervalMs: 2000 }]);
+    expect(expandIpfailover({ ...opts, watchPort: 0 }, [{ name: 'a', ip: '10.0.0.11' }], zero)[0]!.track).toEqual([]);
+  });
+
+  test('preemption strings', () => {
+    expect(parsePreemption('preempt_delay 300')).toEqual({ preempt: true, preemptDelayMs: 300_000 });
+    expect(parsePreemption('nopreempt')).toEqual({ preempt: false, preemptDelayMs: 0 });
+    expect(() => parsePreemption('sometimes')).toThrow(/cluster\.ipfailover\.preemption/);
+  });
+
+  test('ipslot heuristic: preferred masters alternate 255 − ipslot and ipslot + 1, others ipslot mod 64 + random', () => {
+    // ip .12, 3 replicas: ipslot 12, idx = 12 mod 3 + 1 = 1 → every instance is "master": 243, 13, 243, 13
+    expect(nodePriorities('10.0.0.12', 4, 3, () => 5).map((p) => p.priority)).toEqual([243, 13, 243, 13]);
+    // ip .13: idx = 13 mod 3 + 1 = 2 → even instances preferred (242, then 14); odd ones 13 + random
+    expect(nodePriorities('10.0.0.13', 4, 3, () => 7).map((p) => p.priority)).toEqual([20, 242, 20, 14]);
+    // ip .139: ipslot 139 mod 128 = 11
+    expect(nodePriorities('10.0.0.139', 1, 1, () => 0)[0]!.priority).toBe(244);
+  });
+
+  test('a generated priority outside 1..255 is an input error naming the node', () => {
+    // ip .64, 3 replicas: idx = 64 mod 3 + 1 = 2, so instance 1 is not preferred: 64 mod 64 + 0 = 0
+    expect(() => expandIpfailover({ ...opts, replicas: 3 }, [{ name: 'n64', ip: '10.0.0.64' }], zero)).toThrow(/cluster\.nodes\.n64\.ip: generated priority 0/);
+  });
+});

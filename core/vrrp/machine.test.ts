@@ -1,0 +1,92 @@
+import { describe, expect, test } from 'vitest';
+import { initialTransition, transition } from 'xstate';
+import { vrrpMachine, type VrrpEvent, type VrrpInput } from './machine.ts';
+
+const base: VrrpInput = {
+  version: 2,
+  ip: 10,
+  basePriority: 100,
+  advertIntervalUs: 1_000_000,
+  downTimerAdverts: 3,
+  preempt: true,
+  preemptDelayUs: 0,
+  garpMasterDelayUs: 5_000_000,
+};
+
+function run(input: Partial<VrrpInput>, events: VrrpEvent[]) {
+  let [snap] = initialTransition(vrrpMachine, { ...base, ...input });
+  let actions: { type: string; params: unknown }[] = [];
+  for (const e of events) {
+    const [next, acts] = transition(vrrpMachine, snap, e);
+    snap = next;
+    actions = acts.map((a) => ({ type: a.type, params: a.params }));
+  }
+  return { state: snap.value, ctx: snap.context, actions };
+}
+
+const start: VrrpEvent = { type: 'START', nowUs: 0, fault: false };
+const advert = (nowUs: number, priority: number, srcIp = 20, intervalUs = 1_000_000): VrrpEvent => ({ type: 'ADVERT', nowUs, priority, srcIp, intervalUs });
+
+describe('VRRP instance machine', () => {
+  test('INIT → BACKUP with the down timer at Master_Down; the owner (255) goes straight to MASTER', () => {
+    expect(run({}, [start])).toMatchObject({ state: 'BACKUP', ctx: { downDeadlineUs: 3_609_375 } });
+    const owner = run({ basePriority: 255 }, [start]);
+    expect(owner.state).toBe('MASTER');
+    expect(owner.actions.map((a) => a.type)).toEqual(['sendAdvert', 'garp', 'armAdvertTimer', 'armGarpTimer']);
+  });
+
+  test('a weight-0 script KO at start means FAULT', () => {
+    expect(run({}, [{ type: 'START', nowUs: 0, fault: true }]).state).toBe('FAULT');
+  });
+
+  test('priority 0 sets the down timer to Skew', () => {
+    expect(run({}, [start, advert(500_000, 0)]).ctx.downDeadlineUs).toBe(500_000 + 609_375);
+  });
+
+  test('a lower-priority advert is discarded with preemption, accepted with nopreempt', () => {
+    expect(run({}, [start, advert(1_000_000, 50)]).ctx.downDeadlineUs).toBe(3_609_375);
+    expect(run({ preempt: false }, [start, advert(1_000_000, 50)]).ctx.downDeadlineUs).toBe(1_000_000 + 3_609_375);
+  });
+
+  test('preempt_delay: lower adverts are accepted until the delay from the first has passed', () => {
+    const d = 2_000_000;
+    const r = run({ preemptDelayUs: d }, [start, advert(1_000_000, 50), advert(2_000_000, 50), advert(3_000_000, 50)]);
+    // first lower advert at 1 s starts the clock (preemptAt = 3 s); 2 s accepted; 3 s is not before 3 s: discarded
+    expect(r.ctx.preemptAtUs).toBe(3_000_000);
+    expect(r.ctx.downDeadlineUs).toBe(2_000_000 + 3_609_375);
+  });
+
+  test('MASTER: higher priority → BACKUP; equal priority from a higher IP → BACKUP; lower → advert and GARP at once', () => {
+    const master: VrrpEvent[] = [start, { type: 'DOWN_TIMER', nowUs: 3_609_375 }];
+    expect(run({}, [...master, advert(4_000_000, 150)]).state).toBe('BACKUP');
+    expect(run({}, [...master, advert(4_000_000, 100, 20)]).state).toBe('BACKUP');
+    expect(run({}, [...master, advert(4_000_000, 100, 5)]).state).toBe('MASTER');
+    const lower = run({}, [...master, advert(4_000_000, 50)]);
+    expect(lower.state).toBe('MASTER');
+    expect(lower.actions).toEqual([
+      { type: 'sendAdvert', params: { priority: 100 } },
+      { type: 'garp', params: { reason: 'lower-prio' } },
+    ]);
+  });
+
+  test('shutdown and FAULT of a master send a priority-0 advert', () => {
+    const master: VrrpEvent[] = [start, { type: 'DOWN_TIMER', nowUs: 3_609_375 }];
+    expect(run({}, [...master, { type: 'SHUTDOWN', nowUs: 5_000_000 }])).toMatchObject({ state: 'INIT', actions: [{ type: 'sendAdvert', params: { priority: 0 } }] });
+    expect(run({}, [...master, { type: 'FAULT', nowUs: 5_000_000 }])).toMatchObject({ state: 'FAULT', actions: [{ type: 'sendAdvert', params: { priority: 0 } }] });
+    expect(run({}, [...master, { type: 'CRASH', nowUs: 5_000_000 }])).toMatchObject({ state: 'INIT', actions: [] });
+  });
+
+  test('v2 drops an advert with another interval; v3 adopts it', () => {
+    const v2 = run({}, [start, advert(1_000_000, 200, 20, 2_000_000)]);
+    expect(v2.actions).toEqual([{ type: 'dropAdvert', params: { reason: 'interval' } }]);
+    expect(v2.ctx.downDeadlineUs).toBe(3_609_375);
+    const v3 = run({ version: 3 }, [start, advert(1_000_000, 200, 20, 2_000_000)]);
+    // 3 · 2 s + 156 · 200 cs / 256 = 6 s + 1.21875 s
+    expect(v3.ctx.downDeadlineUs).toBe(1_000_000 + 6_000_000 + 1_218_750);
+  });
+
+  test('FAULT_CLEAR → BACKUP with a full down timer', () => {
+    const r = run({}, [start, { type: 'FAULT', nowUs: 1_000_000 }, { type: 'FAULT_CLEAR', nowUs: 9_000_000 }]);
+    expect(r).toMatchObject({ state: 'BACKUP', ctx: { downDeadlineUs: 9_000_000 + 3_609_375 } });
+  });
+});
