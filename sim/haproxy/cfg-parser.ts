@@ -1,5 +1,5 @@
 import type { Balance, BackendConfig, HaproxyConfig, MapEntry, ServerConfig } from '../../core/haproxy/config-model.ts';
-import type { CfgLayout, MapLayout, MapMatch } from './haproxy-cfg.ts';
+import type { CfgLayout, MapLayout, MapMatch, MapValues } from './haproxy-cfg.ts';
 
 /**
  * Reads the part of an haproxy.cfg that the runtime API can observe, as the OpenShift router template writes
@@ -35,9 +35,9 @@ export interface ParseOptions {
 const BALANCES: readonly Balance[] = ['roundrobin', 'leastconn', 'source', 'random', 'static-rr', 'first'];
 const FIRST_PROXY_ID = 2;
 const HTTPCLIENT_ACL_REFS = 2;
-const MAP_CONVERTER = /\bmap(_reg|_str)?\(([^,)]+)/g;
+const MAP_CONVERTER = /\bmap(_reg|_str)?(_int|_str)?\(([^,)]+)/g;
 const ANON_ACL = /\{[^}]*\}/g;
-const OTHER_MAP_CONVERTER = /\bmap_(beg|end|sub|dir|dom|ip|int|regm|len)\(/;
+const OTHER_MAP_CONVERTER = /\bmap_(beg|end|sub|dir|dom|ip|int|regm|len)(_int|_str|_ip)?\(/;
 
 type Section = { kind: 'global' | 'defaults' | 'frontend' | 'other' } | { kind: 'backend'; backend: BackendConfig };
 
@@ -94,12 +94,13 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
       const other = OTHER_MAP_CONVERTER.exec(raw);
       if (other !== null) fail(`unsupported converter 'map_${other[1]}' (only map and map_reg are modelled)`);
       for (const m of raw.matchAll(MAP_CONVERTER)) {
-        const path = m[2]!.trim();
+        const path = m[3]!.trim();
         const match: MapMatch = m[1] === '_reg' ? 'reg' : 'str';
+        const values: MapValues = m[2] === '_int' ? 'int' : 'str';
         if (seenMaps.has(path)) continue;
         seenMaps.add(path);
-        if (deferred) deferredMaps.push({ path, match, cfgFile: file, line: lineNo });
-        else parsedMaps.push({ path, id: nextRefId++, match, cfgFile: file, line: lineNo });
+        if (deferred) deferredMaps.push({ path, match, values, cfgFile: file, line: lineNo });
+        else parsedMaps.push({ path, id: nextRefId++, match, values, cfgFile: file, line: lineNo });
       }
       if (kw === 'acl') nextRefId++;
       nextRefId += (raw.match(ANON_ACL) ?? []).length;

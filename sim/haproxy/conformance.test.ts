@@ -119,6 +119,10 @@ function benchConfig(): HaproxyConfig {
       ],
       'os_edge_reencrypt_be.map': [{ key: '^api\\.example\\.com\\.?(:[0-9]+)?(/.*)?$', value: 'be_edge_http:ns1:api' }],
       'os_sni_passthrough.map': [{ key: '^pass\\.example\\.com$', value: '1' }],
+      'os_route_http_redirect.map': [
+        { key: '^app\\.example\\.com\\.?(:[0-9]+)?(/.*)?$', value: '0' },
+        { key: '^api\\.example\\.com\\.?(:[0-9]+)?(/.*)?$', value: '1' },
+      ],
       'os_tcp_be.map': [{ key: '^pass\\.example\\.com$', value: 'be_tcp:ns2:pass' }],
     },
   };
@@ -135,6 +139,7 @@ function refOf(showMapReply: string, key: string): string {
 function transcript(dir: string): Step[] {
   const M = `${dir}/os_http_be.map`;
   const E = `${dir}/os_edge_reencrypt_be.map`;
+  const R = `${dir}/os_route_http_redirect.map`;
   const A = 'be_http:ns1:app';
   const P1 = `${A}/pod:app-1:app:http:10.128.0.11:8080`;
   const P2 = `${A}/pod:app-2:app:http:10.128.0.12:8080`;
@@ -274,6 +279,15 @@ function transcript(dir: string): Step[] {
     { first: `show map ${M}`, then: (r) => `set map ${M} ${refOf(r, '^app\\.example\\.com\\.?(:[0-9]+)?/v1(/.*)?$')} be_http:ns1:app` },
     `del map ${M} #0xdead`,
     `set map ${M} #0xdead v`,
+    // The redirect map is read as integers: values must parse.
+    `add map ${R} ^x$ 1`,
+    `add map ${R} ^y$ -2`,
+    `add map ${R} ^z$ yes`,
+    `add map ${R} ^w$ 0x10`,
+    `add map ${R} <<\n^p$ 1\n^q$ nope\n\n`,
+    `set map ${R} ^x$ maybe`,
+    `set map ${R} ^x$ 07`,
+    `show map ${R}`,
     // Versions: prepare, fill (both forms), commit, clear.
     `prepare map ${E}`,
     `prepare map ${E}`,
@@ -324,6 +338,7 @@ function transcript(dir: string): Step[] {
     `show map ${M}`,
     `show map ${E}`,
     `show map ${dir}/os_tcp_be.map`,
+    `show map ${R}`,
     'show map',
   ];
 }

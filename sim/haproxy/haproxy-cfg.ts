@@ -12,6 +12,8 @@ import type { BackendConfig, HaproxyConfig, MapEntry, ServerConfig } from '../..
 
 /** How a frontend looks a map up; only `map_reg` and exact `map` are used by the router template. */
 export type MapMatch = 'reg' | 'str';
+/** What the converter makes of the value: a string, or an integer (`map_reg_int`), which the file must hold. */
+export type MapValues = 'str' | 'int';
 
 export interface MapLayout {
   /** Key in `HaproxyConfig.maps` (the file's base name). */
@@ -22,6 +24,7 @@ export interface MapLayout {
   id: number;
   /** `map_reg` or `map`, from the converter that first references the file. */
   match: MapMatch;
+  values: MapValues;
   /** cfg file name as passed to `haproxy -f`, and the line of the first reference (1-based). */
   cfgFile: string;
   line: number;
@@ -95,10 +98,10 @@ export function renderHaproxyCfg(config: HaproxyConfig, options: RenderOptions =
   const deferred: Omit<MapLayout, 'id'>[] = [];
   const known = new Set<string>();
   // A map referenced while parsing (ACL, http-request rule) gets its id now, at the line about to be pushed.
-  const useMapNow = (file: string): string => {
+  const useMapNow = (file: string, values: MapValues = 'str'): string => {
     if (!known.has(file)) {
       known.add(file);
-      parsed.push({ file, path: mapPath(file), id: nextRefId++, match: 'reg', cfgFile: options.cfgFile, line: lines.length + 1 });
+      parsed.push({ file, path: mapPath(file), id: nextRefId++, match: 'reg', values, cfgFile: options.cfgFile, line: lines.length + 1 });
     }
     return mapPath(file);
   };
@@ -106,7 +109,7 @@ export function renderHaproxyCfg(config: HaproxyConfig, options: RenderOptions =
   const useMapLater = (file: string): string => {
     if (!known.has(file)) {
       known.add(file);
-      deferred.push({ file, path: mapPath(file), match: 'reg', cfgFile: options.cfgFile, line: lines.length + 1 });
+      deferred.push({ file, path: mapPath(file), match: 'reg', values: 'str', cfgFile: options.cfgFile, line: lines.length + 1 });
     }
     return mapPath(file);
   };
@@ -132,12 +135,16 @@ export function renderHaproxyCfg(config: HaproxyConfig, options: RenderOptions =
     `  bind 127.0.0.1:${options.httpPort}`,
     '  mode http',
   );
-  lines.push(`  http-request redirect scheme https if { base,map_reg(${useMapNow('os_route_http_redirect.map')}) -m found }`);
-  aclExpression();
+  // DNS names are case-insensitive: the router lowercases Host before any lookup.
+  lines.push('  http-request set-header Host %[req.hdr(Host),lower]');
   // Maps the template does not know are still referenced, so that HAProxy loads them and the API can reach them.
   extraMaps.forEach((file, i) => {
     lines.push(`  http-request set-var(txn.extra_map_${i}) base,map_reg(${useMapNow(file)})`);
   });
+  // Redirect map values are 0/1 (the route's insecure policy is Redirect or not), read as a boolean.
+  lines.push(`  acl secure_redirect base,map_reg_int(${useMapNow('os_route_http_redirect.map', 'int')}) -m bool`);
+  aclExpression();
+  lines.push('  redirect scheme https if secure_redirect');
   lines.push(`  use_backend %[base,map_reg(${useMapLater('os_http_be.map')})]`);
   lines.push(
     '',
@@ -160,6 +167,7 @@ export function renderHaproxyCfg(config: HaproxyConfig, options: RenderOptions =
     'frontend fe_sni',
     `  bind 127.0.0.1:${options.terminatedPort}`,
     '  mode http',
+    '  http-request set-header Host %[req.hdr(Host),lower]',
   );
   lines.push(`  use_backend %[base,map_reg(${useMapLater('os_edge_reencrypt_be.map')})]`);
   nextRefId += HTTPCLIENT_ACL_REFS;

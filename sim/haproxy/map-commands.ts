@@ -1,4 +1,4 @@
-import { compileMapRegex, entryCount, parseVersion, versionAfter, type MockMap, type MockMapEntry, type PointerSource } from './map-state.ts';
+import { compileMapRegex, entryCount, isIntValue, parseVersion, versionAfter, type MockMap, type MockMapEntry, type PointerSource } from './map-state.ts';
 
 /**
  * The map commands of HAProxy 2.6's runtime API, with its exact replies (measured on 2.6.12). Every reply
@@ -59,6 +59,10 @@ function addEntry(rt: MapRuntime, m: MockMap, key: string, value: string, versio
       m.entryCountSkew--;
       return `regex '${key}' is invalid (error=${r.message}).\n\n`;
     }
+  }
+  if (m.values === 'int' && !isIntValue(value)) {
+    m.entryCountSkew--;
+    return `unable to parse '${value}'.\n\n`;
   }
   m.entries.push({ ref: rt.pointers.next(), key, value, version });
   return undefined;
@@ -128,16 +132,18 @@ export function setMap(rt: MapRuntime, w: readonly string[]): string {
   if (m === undefined) return UNKNOWN_MAP;
   const target = w[3];
   const value = w[4];
+  // An integer map silently keeps its values when the new one does not parse (measured).
+  const accepted = m.values !== 'int' || isIntValue(value);
   if (target.charCodeAt(0) === 0x23) {
     const e = findByRef(m, target);
     if (e === undefined) return 'key or pattern not found.\n\n';
-    e.value = value;
+    if (accepted) e.value = value;
     return '\n';
   }
   let found = false;
   for (const e of m.entries) {
     if (e.key === target) {
-      e.value = value;
+      if (accepted) e.value = value;
       found = true;
     }
   }

@@ -1,5 +1,5 @@
 import type { MapEntry } from '../../core/haproxy/config-model.ts';
-import type { MapLayout, MapMatch } from './haproxy-cfg.ts';
+import type { MapLayout, MapMatch, MapValues } from './haproxy-cfg.ts';
 
 /**
  * Map files as HAProxy 2.6 holds them at runtime: one pattern reference per file, entries in file order
@@ -20,6 +20,7 @@ export interface MockMap {
   /** Base name, the key in `HaproxyConfig.maps`. */
   file: string;
   match: MapMatch;
+  values: MapValues;
   cfgFile: string;
   line: number;
   currVer: number;
@@ -49,12 +50,24 @@ export class PointerSource {
   }
 }
 
+/** An integer map value as HAProxy parses it: optional sign, decimal digits, nothing else. */
+export function isIntValue(value: string): boolean {
+  return INT_VALUE.test(value);
+}
+const INT_VALUE = /^[+-]?[0-9]+$/;
+
 export function mapFromLayout(layout: MapLayout, entries: readonly MapEntry[], pointers: PointerSource): MockMap {
+  if (layout.values === 'int') {
+    // HAProxy refuses to start on such a file.
+    const bad = entries.find((e) => !isIntValue(e.value));
+    if (bad !== undefined) throw new Error(`map ${layout.path}: value '${bad.value}' of key '${bad.key}' is not an integer`);
+  }
   return {
     id: layout.id,
     path: layout.path,
     file: layout.file,
     match: layout.match,
+    values: layout.values,
     cfgFile: layout.cfgFile,
     line: layout.line,
     currVer: 0,

@@ -1,4 +1,5 @@
 import type { HaproxyConfig } from '../../core/haproxy/config-model.ts';
+import type { TransportResult } from '../../core/runtime-effect.ts';
 import { backendFromConfig, type MockBackend, type MockServer } from './backend-state.ts';
 import { usageReply } from './cli-help.ts';
 import { parseCliRequest, splitRequests, type CliCommand } from './cli-line.ts';
@@ -135,6 +136,11 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
       out += reply;
     }
     return out;
+  }
+
+  /** A fault-free transport (see faulty-transport.ts for one with faults): the reply, always delivered. */
+  send(line: string): TransportResult {
+    return { ok: true, reply: this.execute(line) };
   }
 
   backend(name: string): MockBackend | undefined {

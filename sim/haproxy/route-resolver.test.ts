@@ -30,7 +30,11 @@ function config(): HaproxyConfig {
         { key: hostKey('web.example.com'), value: 'be_http:ns:web' },
         { key: hostKey('gone.example.com'), value: 'be_http:ns:deleted' },
       ],
-      'os_route_http_redirect.map': [{ key: hostKey('secure.example.com'), value: 'be_edge_http:ns:secure' }],
+      // Every route has an entry; 1 means its insecure policy is Redirect.
+      'os_route_http_redirect.map': [
+        { key: hostKey('web.example.com'), value: '0' },
+        { key: hostKey('secure.example.com'), value: '1' },
+      ],
       'os_edge_reencrypt_be.map': [{ key: hostKey('secure.example.com'), value: 'be_edge_http:ns:secure' }],
       'os_sni_passthrough.map': [{ key: '^pass\\.example\\.com$', value: '1' }],
       'os_tcp_be.map': [{ key: '^pass\\.example\\.com$', value: 'be_tcp:ns:pass' }],
@@ -82,9 +86,10 @@ describe('resolveRoute', () => {
     expect(resolveRoute(m, { host: 'web.example.com', path: '/api', scheme: 'http' })).toMatchObject({ backend: 'be_http:ns:web' });
   });
 
-  it('redirects plain HTTP for redirect routes and serves them over terminated TLS', () => {
+  it('redirects plain HTTP for redirect routes (value 1, not 0) and serves them over terminated TLS', () => {
     const m = loaded();
-    expect(resolveRoute(m, { host: 'secure.example.com', scheme: 'http' })).toMatchObject({ kind: 'redirect' });
+    expect(resolveRoute(m, { host: 'Secure.Example.com', scheme: 'http' })).toMatchObject({ kind: 'redirect' });
+    expect(resolveRoute(m, { host: 'web.example.com', scheme: 'http' })).toMatchObject({ kind: 'backend' });
     expect(resolveRoute(m, { host: 'secure.example.com', scheme: 'https' })).toMatchObject({ kind: 'backend', backend: 'be_edge_http:ns:secure' });
   });
 
@@ -108,8 +113,8 @@ describe('resolveRoute', () => {
     expect(resolveRoute(m, { host: 'web.example.com', scheme: 'http' })).toEqual({ kind: 'no-match' });
   });
 
-  it('builds base from host and path without the query string', () => {
-    expect(baseOf({ host: 'h:8080', path: '/p/q?a=b', scheme: 'http' })).toBe('h:8080/p/q');
+  it('builds base from the lowercased host and the path without the query string', () => {
+    expect(baseOf({ host: 'H:8080', path: '/P/q?a=b', scheme: 'http' })).toBe('h:8080/P/q');
     expect(baseOf({ host: 'h', scheme: 'http' })).toBe('h/');
   });
 });

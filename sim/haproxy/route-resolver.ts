@@ -5,9 +5,9 @@ import type { MockHaproxy } from './mock-haproxy.ts';
 /**
  * Where a request would go through the mock's CURRENT maps, looked up the way the frontends of the rendered
  * cfg (and the OpenShift router template) look them up:
- * - plain HTTP (`public`): a hit in os_route_http_redirect.map redirects to HTTPS; otherwise
- *   `base` (Host header + path) is matched against os_http_be.map;
- * - terminated TLS, edge or reencrypt (`fe_sni`): `base` against os_edge_reencrypt_be.map;
+ * - plain HTTP (`public`): Host is lowercased; a hit with a non-zero value in os_route_http_redirect.map
+ *   redirects to HTTPS; otherwise `base` (Host header + path) is matched against os_http_be.map;
+ * - terminated TLS, edge or reencrypt (`fe_sni`): lowercased `base` against os_edge_reencrypt_be.map;
  * - TLS passthrough (`public_ssl`): the SNI, lowercased, must hit os_sni_passthrough.map, then picks the
  *   backend from os_tcp_be.map.
  * A map is an ordered list: the first entry that matches wins, and entries added at runtime are last.
@@ -50,18 +50,19 @@ export function resolveRoute(haproxy: MockHaproxy, request: RouteRequest): Resol
   }
   const base = baseOf(request);
   if (request.scheme === 'http') {
+    // `map_reg_int(...) -m bool`: the first matching entry decides, and only a non-zero value redirects.
     const redirect = firstMatch(haproxy.mapByFile(HTTP_REDIRECT_MAP), base);
-    if (redirect !== undefined) return { kind: 'redirect', map: HTTP_REDIRECT_MAP, key: redirect.key };
+    if (redirect !== undefined && parseInt(redirect.value, 10) !== 0) return { kind: 'redirect', map: HTTP_REDIRECT_MAP, key: redirect.key };
     return toBackend(haproxy, HTTP_MAP, firstMatch(haproxy.mapByFile(HTTP_MAP), base));
   }
   return toBackend(haproxy, TERMINATED_MAP, firstMatch(haproxy.mapByFile(TERMINATED_MAP), base));
 }
 
-/** HAProxy's `base`: the Host header followed by the path up to the first `?`. */
+/** HAProxy's `base` after the frontends lowercase Host: host followed by the path up to the first `?`. */
 export function baseOf(request: RouteRequest): string {
   const path = request.path ?? '/';
   const q = path.indexOf('?');
-  return request.host + (q < 0 ? path : path.slice(0, q));
+  return request.host.toLowerCase() + (q < 0 ? path : path.slice(0, q));
 }
 
 /** The backend's servers that would take new traffic: running, not in maintenance or drain, weight > 0. */

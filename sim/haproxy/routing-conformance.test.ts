@@ -119,7 +119,10 @@ describeReal('route resolver agrees with a real HAProxy 2.6 routing real request
           { key: hostKey('web.example.com'), value: 'be_http:ns:web' },
           { key: `^[^\\.]*${hostKey('.wild.example.com').slice(1)}`, value: 'be_http:ns:api' },
         ],
-        'os_route_http_redirect.map': [{ key: hostKey('edge.example.com'), value: 'be_edge_http:ns:edge' }],
+        'os_route_http_redirect.map': [
+          { key: hostKey('web.example.com'), value: '0' },
+          { key: hostKey('edge.example.com'), value: '1' },
+        ],
         'os_edge_reencrypt_be.map': [{ key: hostKey('edge.example.com'), value: 'be_edge_http:ns:edge' }],
         'os_sni_passthrough.map': [{ key: '^pass\\.example\\.com$', value: '1' }],
         'os_tcp_be.map': [{ key: '^pass\\.example\\.com$', value: 'be_tcp:ns:pass' }],
@@ -183,6 +186,8 @@ describeReal('route resolver agrees with a real HAProxy 2.6 routing real request
     expect(await agree({ host: 'x.wild.example.com', path: '/', scheme: 'http' }, ports.http)).toBe('api-1');
     expect(await agree({ host: 'nobody.example.com', path: '/', scheme: 'http' }, ports.http)).toBe('503');
     expect(await agree({ host: 'edge.example.com', path: '/', scheme: 'http' }, ports.http)).toBe('302');
+    expect(await agree({ host: 'EDGE.example.com', path: '/', scheme: 'https' }, ports.terminated)).toBe('edge-1');
+    expect(['web-1', 'web-2']).toContain(await agree({ host: 'WEB.Example.COM', path: '/x', scheme: 'http' }, ports.http));
     expect(await agree({ host: 'edge.example.com', path: '/', scheme: 'https' }, ports.terminated)).toBe('edge-1');
   });
 
@@ -196,6 +201,8 @@ describeReal('route resolver agrees with a real HAProxy 2.6 routing real request
     expect(await agree({ host: 'new.example.com', path: '/', scheme: 'http' }, ports.http)).toBe('api-1');
     await change(`del map ${dir}/os_http_be.map ${esc(hostKey('web.example.com', '/api'))}`);
     expect(await agree({ host: 'web.example.com', path: '/api/users', scheme: 'http' }, ports.http)).toBe('web-2');
+    await change(`set map ${dir}/os_route_http_redirect.map ${esc(hostKey('web.example.com'))} 1`);
+    expect(await agree({ host: 'web.example.com', path: '/', scheme: 'http' }, ports.http)).toBe('302');
     await change(`set map ${dir}/os_http_be.map ${esc(hostKey('new.example.com'))} be_http:ns:missing`);
     expect(await agree({ host: 'new.example.com', path: '/', scheme: 'http' }, ports.http)).toBe('503');
   });

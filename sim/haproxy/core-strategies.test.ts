@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import type { Endpoint } from '../../core/endpoint.ts';
+import type { Route } from '../../core/route.ts';
+import { DcmAddDelStrategy } from '../../core/strategies/dcm-add-del.ts';
+import { DcmSlotsStrategy } from '../../core/strategies/dcm-slots.ts';
+import { Harness } from '../../core/testing/harness.ts';
+import { MockHaproxy } from './mock-haproxy.ts';
+import { resolveRoute } from './route-resolver.ts';
+
+/**
+ * The config managers in core/ driven against this mock instead of core's small test fake: the replies they
+ * parse are now HAProxy's exact bytes. What a route resolves to afterwards is checked through the maps.
+ */
+const route = (name: string): Route => ({ namespace: 'shop', name, host: `${name}.example.com`, service: name });
+const ep = (i: number): Endpoint => ({ ip: `10.0.0.${i}`, port: 8080, name: `a-${i}` });
+const eps = (...is: number[]) => ({ at: 0, type: 'endpoints.set' as const, namespace: 'shop', service: 'a', endpoints: is.map(ep) });
+const upsert = (r: Route) => ({ at: 0, type: 'route.upsert' as const, route: r });
+
+const readyPorts = (m: MockHaproxy, host: string): string[] => {
+  const r = resolveRoute(m, { host, scheme: 'http' });
+  return r.kind === 'backend' ? r.servers.map((s) => `${s.address}:${s.port}`) : [r.kind];
+};
+
+describe('core config managers against the mock', () => {
+  it('dcm-slots scales into slots and out to maint without a reload', () => {
+    const m = new MockHaproxy();
+    const h = new Harness(new DcmSlotsStrategy({ maxDynamicServers: 2, blueprintPoolSize: 2 }), m);
+    h.sync([upsert(route('a')), eps(1)]);
+    h.apply(eps(1, 2));
+    h.apply(eps(2, 3));
+    expect(h.requests).toEqual([]);
+    expect(h.runtimeErrors).toEqual([]);
+    expect(readyPorts(m, 'a.example.com')).toEqual(['10.0.0.2:8080', '10.0.0.3:8080']);
+  });
+
+  it('dcm-slots serves a new route from a pool slot through runtime map entries', () => {
+    const m = new MockHaproxy();
+    const h = new Harness(new DcmSlotsStrategy({ maxDynamicServers: 2, blueprintPoolSize: 2 }), m);
+    h.sync([upsert(route('a')), eps(1)]);
+    h.apply({ at: 0, type: 'endpoints.set', namespace: 'shop', service: 'b', endpoints: [{ ip: '10.0.1.1', port: 8080, name: 'b-1' }] });
+    h.apply(upsert(route('b')));
+    expect(h.requests).toEqual([]);
+    expect(readyPorts(m, 'b.example.com')).toEqual(['10.0.1.1:8080']);
+  });
+
+  it('dcm-add-del adds and deletes servers at runtime', () => {
+    const m = new MockHaproxy();
+    const h = new Harness(new DcmAddDelStrategy(), m);
+    h.sync([upsert(route('a')), eps(1, 2)]);
+    h.apply(eps(1, 2, 3));
+    expect(h.requests).toEqual([]);
+    expect(readyPorts(m, 'a.example.com')).toEqual(['10.0.0.1:8080', '10.0.0.2:8080', '10.0.0.3:8080']);
+    h.apply(eps(2, 3));
+    expect(readyPorts(m, 'a.example.com')).toEqual(['10.0.0.2:8080', '10.0.0.3:8080']);
+  });
+});
