@@ -15,7 +15,7 @@ import { ClusterSim } from './cluster-sim.ts';
 export function runCluster(
   cluster: unknown,
   events: InputEvent[],
-  opts: { durationMs: number; seed?: number; keepRecords?: boolean },
+  opts: { durationMs: number; seed?: number; keepRecords?: boolean; fastPaths?: boolean },
 ): { records: OutputRecord[]; failover: Report['failover']; sim: ClusterSim; endUs: number } {
   const engine = new Engine();
   const records: OutputRecord[] = [];
@@ -25,6 +25,7 @@ export function runCluster(
     failover.add(r);
   };
   const sim = new ClusterSim(ClusterSchema.parse(cluster), engine, new RandomStreams(opts.seed ?? 1), emit);
+  sim.world.fastPaths = opts.fastPaths ?? true;
   sim.start();
   const { endUs } = engine.run(
     events,

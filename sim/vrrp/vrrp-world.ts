@@ -35,6 +35,11 @@ export class VrrpWorld {
   readonly byName = new Map<string, NodeRt>();
   /** instances[vipIndex][nodeId] */
   readonly groups: (InstanceRt | undefined)[][];
+  /**
+   * false: every advert, advert timer and down timer goes through the machine (no pending adverts, no
+   * shortcuts). For tests that compare the two; the output log must be the same.
+   */
+  fastPaths = true;
   readonly counters: VrrpCounters = { advertsSent: 0, packetsSent: 0, deliveries: 0, dropped: 0, intervalDrops: 0, fastAdverts: 0, slowEvents: 0 };
 
   constructor(
@@ -330,6 +335,7 @@ export class VrrpWorld {
         if (inst.state !== 'BACKUP') continue;
       }
       // Not yet expired: the machine's DOWN_TIMER would only re-arm (downExpired false), so skip transition().
+      if (!this.fastPaths && inst.node.stalledUntilUs <= now) this.step(inst, { type: 'DOWN_TIMER', nowUs: now }, 'master-down');
       const d = Math.max(inst.ctx.downDeadlineUs, inst.node.stalledUntilUs);
       if (d < next) next = d;
     }
@@ -347,6 +353,7 @@ export class VrrpWorld {
     if (inst.state !== 'MASTER') return;
     const now = this.sched.nowUs;
     this.settle(inst, now);
+    if (!this.fastPaths) return this.step(inst, { type: 'ADVERT_TIMER', nowUs: now }, 'advert-timer');
     this.sendAdvert(inst, inst.ctx.priority);
     this.armAdvert(inst, now + inst.ctx.advertIntervalUs);
   }
@@ -388,7 +395,7 @@ export class VrrpWorld {
         continue;
       }
       c.deliveries++;
-      if (rcv.state === 'BACKUP' && fastPathEligible(rcv.ctx, priority, intervalUs)) {
+      if (this.fastPaths && rcv.state === 'BACKUP' && fastPathEligible(rcv.ctx, priority, intervalUs)) {
         if (rcv.pendAtUs >= 0) {
           if (rcv.pendAtUs <= now) this.applyPending(rcv);
           else {
