@@ -13,7 +13,7 @@ const nodeNames = ['n1', 'n2', 'n3', 'n4'];
 const eventArb: fc.Arbitrary<InputEvent> = fc.oneof(
   fc.record({ at: fc.integer({ min: 0, max: 60_000 }), type: fc.constantFrom('node.fail' as const, 'node.shutdown' as const, 'node.recover' as const, 'router.fail' as const, 'router.recover' as const), node: fc.constantFrom(...nodeNames) }),
   fc.record({ at: fc.integer({ min: 0, max: 60_000 }), type: fc.constant('node.stall' as const), node: fc.constantFrom(...nodeNames), durationMs: fc.integer({ min: 100, max: 8000 }) }),
-  fc.record({ at: fc.integer({ min: 0, max: 60_000 }), type: fc.constant('network.partition' as const), groups: fc.constantFrom([['n1']], [['n1', 'n2']], [['n2'], ['n3']]), oneWay: fc.boolean() }),
+  fc.record({ at: fc.integer({ min: 0, max: 60_000 }), type: fc.constant('network.partition' as const), groups: fc.constantFrom<string[][]>([['n1']], [['n1', 'n2']], [['n2'], ['n3']]), oneWay: fc.boolean() }),
   fc.record({ at: fc.integer({ min: 0, max: 60_000 }), type: fc.constant('network.heal' as const) }),
 );
 
