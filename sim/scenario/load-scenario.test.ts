@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { InputEvent } from '../../core/events.ts';
 import { InputError } from '../eventlog/input-error.ts';
+import { SimSettingsSchema } from '../settings.ts';
 import { BAD_SCENARIOS as BAD } from './bad-scenarios.ts';
 import { loadScenario, parseScenario } from './load-scenario.ts';
 
@@ -53,7 +54,7 @@ describe('a good scenario', () => {
     expect(input.settings.router.reloadIntervalMs).toBe(2000);
     // Unset knobs keep SettingsSchema's defaults.
     expect(input.settings.router.maxDynamicServers).toBe(5);
-    expect(input.settings.sim).toEqual({ settleMs: 1000 });
+    expect(input.settings.sim).toEqual({ settleMs: 1000, invariants: 'settled' });
     expect(input.budgets).toEqual(['reloads.total <= 2', 'failover.latencyMs.p99 <= 4000']);
     expect([...input.events()]).toHaveLength(1);
     expect(input.reproduce).toBe(`routerbench run ${file} --seed 42`);
