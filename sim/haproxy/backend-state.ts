@@ -1,4 +1,5 @@
 import type { Balance, BackendConfig, ServerConfig } from '../../core/haproxy/config-model.ts';
+import { canonicalIp } from './ip-address.ts';
 
 /**
  * Backends and servers as HAProxy 2.6 holds them at runtime, rebuilt from the config on every reload.
@@ -90,7 +91,8 @@ function serverFromConfig(s: ServerConfig, id: number, nowS: number): MockServer
   return {
     id,
     name: s.name,
-    address: s.address,
+    // HAProxy prints addresses as inet_ntop does, whatever the cfg spelled.
+    address: canonicalIp(s.address) ?? s.address,
     fqdn: '-',
     port: s.port,
     uweight: s.weight,
