@@ -53,3 +53,16 @@ test('a long busy run stays bounded: buckets widen, markers are capped', () => {
   expect(t.markers).toHaveLength(MAX_MARKERS);
   expect(t.markersDropped).toBe(100_000 - MAX_MARKERS);
 });
+
+test('VIPs beyond the cap are counted, not drawn', () => {
+  const records: OutputRecord[] = [];
+  // 30 VIPs, each changing state twice: 24 drawn, 6 counted once each.
+  for (let v = 0; v < 30; v++) {
+    for (const [from, to] of [['BACKUP', 'MASTER'], ['MASTER', 'BACKUP']] as const) {
+      records.push({ atUs: v * 1000, type: 'vrrp.state', node: 'a', vrid: v + 1, vip: `10.0.0.${v}`, from, to, priority: 100 });
+    }
+  }
+  const t = projectTimeline(records);
+  expect(t.vips).toHaveLength(24);
+  expect(t.vipsDropped).toBe(6);
+});

@@ -30,6 +30,7 @@ export interface Timeline {
   reloadsPerBucket: number[];
   markers: TimelineMarker[];
   markersDropped: number;
+  /** The first MAX_VIPS VIPs to change state; the number of further VIPs not shown. */
   vips: Array<{ vip: string; segments: MasterSegment[] }>;
   vipsDropped: number;
 }
@@ -84,7 +85,7 @@ export function createTimelineProjection() {
   let markersDropped = 0;
   const openReloads = new Map<number, TimelineMarker>();
   const vips = new Map<string, { masters: Set<string>; segments: MasterSegment[]; sinceMs: number }>();
-  let vipsDropped = 0;
+  const droppedVips = new Set<string>();
   let lastMs = 0;
 
   const mark = (m: TimelineMarker): void => {
@@ -118,7 +119,7 @@ export function createTimelineProjection() {
           let v = vips.get(r.vip);
           if (v === undefined) {
             if (vips.size >= MAX_VIPS) {
-              vipsDropped++;
+              droppedVips.add(r.vip);
               return;
             }
             v = { masters: new Set(), segments: [], sinceMs: 0 };
@@ -157,7 +158,7 @@ export function createTimelineProjection() {
           const last: MasterSegment = { fromMs: v.sinceMs, toMs: simulatedMs, masters };
           return { vip, segments: [...v.segments.filter((s) => s.toMs > s.fromMs), last] };
         }),
-        vipsDropped,
+        vipsDropped: droppedVips.size,
       };
     },
   };

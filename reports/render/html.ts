@@ -71,7 +71,7 @@ ${latencies.length === 0 ? '<p class="muted">No failover took place in this run.
 <div class="chart"><canvas id="latency-chart" aria-label="Failover latency histogram"></canvas></div>
 <h2>Timeline: faults, reloads and VIP masters</h2>
 ${timeline.markersDropped > 0 ? `<p class="muted">${timeline.markersDropped} further markers not shown.</p>` : ''}
-${timeline.vipsDropped > 0 ? `<p class="muted">${timeline.vipsDropped} VRRP changes of further VIPs not shown.</p>` : ''}
+${timeline.vipsDropped > 0 ? `<p class="muted">${timeline.vipsDropped} further VIPs not shown (the first ${timeline.vips.length} are).</p>` : ''}
 <div class="chart tall"><canvas id="timeline-chart" aria-label="Timeline"></canvas></div>
 ${reasonsTable(outcome)}
 ${faultsTable(timeline)}
