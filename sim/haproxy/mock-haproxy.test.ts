@@ -69,6 +69,15 @@ describe('MockHaproxy', () => {
     expect(m.loadCount).toBe(2);
   });
 
+  it('keeps running the old config when a reload is refused (a redirect map value that is not an integer)', () => {
+    const m = loaded();
+    m.execute('set server be_http:ns:web/pod-1 state maint');
+    const bad = { ...config(), maps: { ...config().maps, 'os_route_http_redirect.map': [{ key: '^x$', value: 'yes' }] } };
+    expect(() => m.load(bad)).toThrow(/not an integer/);
+    expect(srv(m, 'pod-1').adminState).toBe(1);
+    expect(m.loadCount).toBe(1);
+  });
+
   it('runs each command of a ; line and concatenates the replies, each with its own closing newline', () => {
     const m = loaded();
     expect(m.execute('get weight be_http:ns:web/pod-1;set server be_http:ns:web/pod-1 weight 3;get weight be_http:ns:web/pod-1')).toBe(

@@ -66,28 +66,36 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
     return this.loads;
   }
 
+  /**
+   * A reload onto `config` (kept by reference for `restart`, so do not mutate it afterwards). A config
+   * HAProxy would refuse to start on throws and leaves the running state untouched, as a failed reload does.
+   */
   load(config: HaproxyConfig, layout: CfgLayout = this.layoutOf(config)): void {
     const now = this.clockS();
-    this.backendList = [];
-    this.backendsByName = new Map();
+    const backendList: MockBackend[] = [];
+    const backendsByName = new Map<string, MockBackend>();
     for (const be of config.backends) {
-      if (this.backendsByName.has(be.name)) throw new Error(`duplicate backend ${be.name}`);
+      if (backendsByName.has(be.name)) throw new Error(`duplicate backend ${be.name}`);
       const id = layout.backendIds.get(be.name);
       if (id === undefined) throw new Error(`layout has no id for backend ${be.name}`);
       const state = backendFromConfig(be, id, now);
-      this.backendList.push(state);
-      this.backendsByName.set(be.name, state);
-    }
-    this.mapList = [];
-    this.mapsByPath = new Map();
-    for (const m of layout.maps) {
-      const state = mapFromLayout(m, config.maps[m.file] ?? [], this.pointers);
-      this.mapList.push(state);
-      this.mapsByPath.set(m.path, state);
+      backendList.push(state);
+      backendsByName.set(be.name, state);
     }
     for (const file of Object.keys(config.maps)) {
       if (!layout.maps.some((m) => m.file === file)) throw new Error(`layout does not reference map file ${file}`);
     }
+    const mapList: MockMap[] = [];
+    const mapsByPath = new Map<string, MockMap>();
+    for (const m of layout.maps) {
+      const state = mapFromLayout(m, config.maps[m.file] ?? [], this.pointers);
+      mapList.push(state);
+      mapsByPath.set(m.path, state);
+    }
+    this.backendList = backendList;
+    this.backendsByName = backendsByName;
+    this.mapList = mapList;
+    this.mapsByPath = mapsByPath;
     this.loads++;
     this.lastLoaded = { config, layout };
   }
