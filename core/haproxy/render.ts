@@ -1,5 +1,6 @@
+import type { Endpoint } from '../endpoint.ts';
 import { endpointsOf, type RouterState } from '../router-state.ts';
-import type { Route } from '../route.ts';
+import { serviceKey, type Route } from '../route.ts';
 import type { Balance, BackendConfig, HaproxyConfig, MapEntry, ServerConfig } from './config-model.ts';
 import { compareMapLines, MAP_FILES, MAP_WILDCARD, renderedMapEntries } from './map-entries.ts';
 import { aliasKey, backendNameOf, isTrue, md5Hex, routingKeyName, servedEndpoints } from './names.ts';
@@ -42,25 +43,58 @@ export function slotServerName(i: number): string {
   return `${SLOT_NAME_PREFIX}${i}`;
 }
 
+/**
+ * Per-route render results, reused while the route object, its endpoint list object and the options are the
+ * same: RouterState replaces (never mutates) routes and endpoint lists, so identity is a sound cache key. A
+ * reload re-renders every route, and under churn reloads come every few seconds, so this keeps a reload's
+ * cost proportional to what changed. The returned configs share these objects: treat them as read-only.
+ */
+interface Rendered {
+  endpoints: readonly Endpoint[] | undefined;
+  manager: string;
+  slots: number;
+  wildcard: boolean;
+  key: string;
+  backend: BackendConfig;
+  mapLines: readonly (readonly [string, string])[];
+}
+const renderCache = new WeakMap<Route, Rendered>();
+
+function renderedRoute(state: RouterState, route: Route, manager: 'none' | 'slots' | 'add-del', slots: number, wildcard: boolean): Rendered {
+  const endpoints = state.endpoints.get(serviceKey(route.namespace, route.service));
+  const hit = renderCache.get(route);
+  if (hit !== undefined && hit.endpoints === endpoints && hit.manager === manager && hit.slots === slots && hit.wildcard === wildcard) return hit;
+  const name = backendNameOf(route);
+  const r: Rendered = {
+    endpoints,
+    manager,
+    slots,
+    wildcard,
+    key: aliasKey(route),
+    backend: renderBackend(state, route, name, manager, slots),
+    mapLines: renderedMapEntries(route, name, { allowWildcardRoutes: wildcard }).map((e) => [e.map, `${e.key} ${e.value}`] as const),
+  };
+  renderCache.set(route, r);
+  return r;
+}
+
 export function renderRouterConfig(state: RouterState, opts: RenderOptions): HaproxyConfig {
   const manager = opts.manager ?? (opts.maxDynamicServers > 0 ? 'slots' : 'none');
-  const routes: Route[] = [];
-  for (const r of state.routes.values()) routes.push(r);
-  if (opts.extraBackends !== undefined) for (const r of opts.extraBackends) routes.push(r);
-  const keyed = routes.map((r) => ({ key: aliasKey(r), route: r }));
-  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const slots = manager === 'slots' ? opts.maxDynamicServers : 0;
+  const wildcard = opts.allowWildcardRoutes === true;
+  const rendered: Rendered[] = [];
+  for (const r of state.routes.values()) rendered.push(renderedRoute(state, r, manager, slots, wildcard));
+  if (opts.extraBackends !== undefined) for (const r of opts.extraBackends) rendered.push(renderedRoute(state, r, manager, slots, wildcard));
+  rendered.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 
-  const backends: BackendConfig[] = [];
+  const backends: BackendConfig[] = new Array(rendered.length);
   const lines = new Map<string, string[]>();
   for (const f of MAP_FILES) lines.set(f, []);
-  if (opts.allowWildcardRoutes === true) lines.set(MAP_WILDCARD, []);
-
-  for (const { route } of keyed) {
-    const name = backendNameOf(route);
-    backends.push(renderBackend(state, route, name, manager, manager === 'slots' ? opts.maxDynamicServers : 0));
-    for (const e of renderedMapEntries(route, name, { allowWildcardRoutes: opts.allowWildcardRoutes === true })) {
-      lines.get(e.map)?.push(`${e.key} ${e.value}`);
-    }
+  if (wildcard) lines.set(MAP_WILDCARD, []);
+  for (let i = 0; i < rendered.length; i++) {
+    const r = rendered[i]!;
+    backends[i] = r.backend;
+    for (const [file, line] of r.mapLines) lines.get(file)?.push(line);
   }
 
   const maps: Record<string, MapEntry[]> = {};

@@ -43,7 +43,7 @@ export class DcmAddDelStrategy implements RouterStrategy {
 
   onChange(change: StateChange, state: RouterState, ctx: StrategyContext): RuntimeProgram | void {
     if (!this.loaded) {
-      ctx.requestReload('initial');
+      ctx.requestReload(ctx.reloadInProgress ? 'reload-in-progress' : 'initial');
       return;
     }
     switch (change.kind) {

@@ -74,7 +74,9 @@ export class DcmSlotsStrategy implements RouterStrategy {
 
   onChange(change: StateChange, state: RouterState, ctx: StrategyContext): RuntimeProgram | void {
     if (!this.loaded) {
-      ctx.requestReload('initial');
+      // Before the first reload ends HAProxy has no config to change: the initial sync's reload (or the
+      // one running now) must write it.
+      ctx.requestReload(ctx.reloadInProgress ? 'reload-in-progress' : 'initial');
       return;
     }
     this.watchBlueprintNamespace(change, ctx);
