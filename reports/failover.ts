@@ -12,7 +12,8 @@ import type { FailoverIncident, Report } from './report.ts';
  *   master) for that VIP by another node. latencyMs = that GARP − the fault; null if nobody took over.
  *   network.partition opens one per VIP, closed by the first master GARP from a node that was not master at
  *   the partition (kept only if that happens). node.recover / router.recover open a preemption incident per
- *   VIP, closed when the recovered node becomes master (kept only if it does).
+ *   VIP that has another master, closed when the recovered node becomes master (kept only if it does).
+ *   Unresolved takeovers are listed with newMaster and latencyMs null. result() may be called more than once.
  * - vipUnavailableMs: summed over VIPs, time with no live master, counted from the VIP's first master on
  *   (the initial election is not an outage). A stalled master is not live.
  * - splitBrainMs: summed over VIPs, time with two or more live masters.
@@ -142,8 +143,9 @@ export function createFailoverProjection(): { add(r: OutputRecord): void; result
                 wanted: null,
               });
           } else if (r.event === 'node.recover' || r.event === 'router.recover' || r.event === 'node.join') {
+            // A handover from a live master, not the initial election.
             for (const [vip, v] of vips)
-              if (!v.masters.has(r.subject))
+              if (v.masters.size > 0 && !v.masters.has(r.subject))
                 openIncident({
                   kind: 'preempt',
                   atUs: r.atUs,
@@ -185,7 +187,10 @@ export function createFailoverProjection(): { add(r: OutputRecord): void; result
         for (const m of v.masters) if (isLive(m)) mastersByNode[m] = (mastersByNode[m] ?? 0) + 1;
       }
       const list = [...closed];
-      for (const incs of open.values()) for (const inc of incs) if (inc.kind === 'takeover') finishIncident(inc, null, null), list.push(closed.pop()!);
+      for (const incs of open.values())
+        for (const inc of incs)
+          if (inc.kind === 'takeover')
+            list.push({ atMs: inc.atUs / 1000, fault: inc.fault, vip: inc.vip, vrid: vips.get(inc.vip)?.vrid ?? 0, oldMaster: inc.oldMaster, newMaster: null, latencyMs: null });
       list.sort((a, b) => a.atMs - b.atMs || (a.vip < b.vip ? -1 : a.vip > b.vip ? 1 : 0));
       const lat = list.map((i) => i.latencyMs).filter((x): x is number => x !== null).sort((a, b) => a - b);
       const counts = Object.values(mastersByNode);
@@ -193,7 +198,8 @@ export function createFailoverProjection(): { add(r: OutputRecord): void; result
       const sd = counts.length ? Math.sqrt(counts.reduce((a, b) => a + (b - mean) ** 2, 0) / counts.length) : 0;
       const seconds = endUs / 1e6;
       const s = stats as Extract<OutputRecord, { type: 'vrrp.stats' }> | null;
-      for (const [node, o] of exposureOpen) exposure.push({ node, fromMs: o.fromUs / 1000, toMs: null, vips: o.vips });
+      const windows = [...exposure];
+      for (const [node, o] of exposureOpen) windows.push({ node, fromMs: o.fromUs / 1000, toMs: null, vips: o.vips });
       return {
         incidents: list.length,
         latencyMs: { p50: quantile(lat, 0.5), p95: quantile(lat, 0.95), p99: quantile(lat, 0.99), max: lat.length ? lat[lat.length - 1]! : null },
@@ -213,8 +219,8 @@ export function createFailoverProjection(): { add(r: OutputRecord): void; result
         },
         spread: { mastersByNode, min: counts.length ? Math.min(...counts) : 0, max: counts.length ? Math.max(...counts) : 0, cv: mean > 0 ? sd / mean : 0 },
         exposure: {
-          windows: exposure,
-          totalMs: exposure.reduce((a, w) => a + ((w.toMs ?? endUs / 1000) - w.fromMs), 0),
+          windows,
+          totalMs: windows.reduce((a, w) => a + ((w.toMs ?? endUs / 1000) - w.fromMs), 0),
         },
       };
     },

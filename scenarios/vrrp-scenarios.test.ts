@@ -1,0 +1,181 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, test } from 'vitest';
+import { skewUs } from '../core/vrrp/timers.ts';
+import { evaluateBudgets } from '../reports/budgets.ts';
+import { sampleReport } from '../reports/report-fixture.ts';
+import type { Report } from '../reports/report.ts';
+import { runCluster } from '../sim/cluster/cluster-harness.ts';
+import { resolveCluster } from '../sim/cluster/resolve.ts';
+import { RandomStreams } from '../sim/random-streams.ts';
+import { loadScenario } from '../sim/scenario/load-scenario.ts';
+
+/**
+ * The shipped VRRP scenarios, run on the ClusterSim alone, against figures derived from the timers.
+ * Notation: A = 1 s (advert interval), S(p) = (256 − p)/256 s (v2 Skew), d = one network delay, 0.2 ms plus
+ * jitter in [0, 0.1) ms. Times in µs unless a name ends in Ms.
+ */
+const dir = fileURLToPath(new URL('.', import.meta.url));
+const A = 1_000_000;
+const S = (p: number) => skewUs(2, p, A);
+const D_MIN = 200;
+const D_MAX = 300;
+
+function run(file: string) {
+  const input = loadScenario(join(dir, file));
+  const r = runCluster(input.cluster, [...input.events()], { durationMs: input.settings.sim.durationMs!, seed: input.settings.seed, keepRecords: false });
+  const budgets = evaluateBudgets(sampleReport({ failover: r.failover }), input.budgets.filter((b) => b.startsWith('failover')));
+  return { ...r, input, budgets, fo: r.failover };
+}
+
+const inRange = (x: number | null, lo: number, hi: number) => {
+  expect(x).not.toBeNull();
+  expect(x!).toBeGreaterThanOrEqual(lo);
+  expect(x!).toBeLessThan(hi);
+};
+const passes = (budgets: Report['budgets']) => expect(budgets.filter((b) => !b.pass)).toEqual([]);
+
+/** infra-1 (150) wins the election at tm = 3A + S(150) and advertises at tm + k·A. */
+const tm = 3 * A + S(150);
+
+describe('shipped VRRP scenarios agree with the formulas', () => {
+  test('master crash: the backup takes over 3A + S(100) after the last advert it heard', () => {
+    const { fo, budgets } = run('vrrp-master-crash.yaml');
+    // fault at 60 s; last advert sent at tm + 56·A = 59.414062 s; takeover at that + d + 3A + S(100)
+    const last = tm + 56 * A;
+    const base = last + 3 * A + S(100) - 60_000_000; // 3,023,437 µs
+    expect(fo.incidents).toBe(1);
+    expect(fo.list[0]).toMatchObject({ fault: 'node.fail', oldMaster: 'infra-1', newMaster: 'infra-2' });
+    inRange(fo.list[0]!.latencyMs! * 1000, base + D_MIN, base + D_MAX);
+    expect(fo.vipUnavailableMs).toBe(fo.list[0]!.latencyMs);
+    expect(fo.splitBrainMs).toBe(0);
+    passes(budgets);
+  });
+
+  test('graceful drain: priority 0, the backup takes over after S(100) + d', () => {
+    const { fo, budgets } = run('vrrp-graceful-drain.yaml');
+    inRange(fo.list[0]!.latencyMs! * 1000, S(100) + D_MIN, S(100) + D_MAX);
+    passes(budgets);
+  });
+
+  test('router death with the default check: up to one check interval to detect, then S of the backup', () => {
+    const { fo, budgets, input } = run('vrrp-router-death.yaml');
+    const prio = resolveCluster(input.cluster!, new RandomStreams(input.settings.seed)).instances[0]!.priorities;
+    // The generator: infra-2 (.12) is the preferred master with 255 − 12 = 243; infra-1 gets 11 + random(0..31).
+    expect(prio['infra-2']).toBe(243);
+    expect(prio['infra-1']).toBeGreaterThanOrEqual(11);
+    expect(prio['infra-1']).toBeLessThanOrEqual(42);
+    const [fail, back] = fo.list;
+    expect(fail).toMatchObject({ fault: 'router.fail', oldMaster: 'infra-2', newMaster: 'infra-1' });
+    // detection in (0, 2 s] (check every 2 s, fall 1), then FAULT → priority 0 → S(infra-1) + d
+    inRange(fail!.latencyMs! * 1000, S(prio['infra-1']!) + D_MIN, 2 * A + S(prio['infra-1']!) + D_MAX);
+    // the outage is only the Skew wait after the resignation
+    inRange(fo.vipUnavailableMs * 1000, S(prio['infra-1']!) + D_MIN, S(prio['infra-1']!) + D_MAX);
+    // recovery seen within 2 s, BACKUP, then its own down timer 3A + S(243) (preempt_delay cleared for state MASTER)
+    expect(back).toMatchObject({ fault: 'router.recover', newMaster: 'infra-2' });
+    inRange(back!.latencyMs! * 1000, 3 * A + S(243), 2 * A + 3 * A + S(243) + 1);
+    passes(budgets);
+  });
+
+  test('partition and heal: split brain from the takeover until two adverts cross after the heal', () => {
+    const { fo, budgets } = run('vrrp-partition-heal.yaml');
+    // infra-2 takes over at 59.414062 s + d + 3.609375 s = 63.023437 s + d and advertises every A from there;
+    // its advert at 90.023437 s + d reaches infra-1, which answers at once (lower priority heard) and infra-2
+    // yields one more delay later: split = 27 s + d2 + d3.
+    inRange(fo.splitBrainMs * 1000, 27_000_000 + 2 * D_MIN, 27_000_000 + 2 * D_MAX);
+    expect(fo.flaps).toBe(1);
+    expect(fo.vipUnavailableMs).toBe(0);
+    passes(budgets);
+  });
+
+  test('lossy link: a flap per run of three lost adverts, N(1 − p)p³ ≈ 68 per hour', () => {
+    const { fo, budgets } = run('vrrp-lossy-link.yaml');
+    // runs of ≥ 3 losses among N ≈ 3600 adverts at p = 0.3: mean 3600 · 0.7 · 0.027 = 68, sd ≈ √68 ≈ 8.2;
+    // a fixed seed gives one count, which must lie within 4 sd of the mean.
+    expect(fo.flaps).toBeGreaterThanOrEqual(68 - 33);
+    expect(fo.flaps).toBeLessThanOrEqual(68 + 33);
+    expect(fo.splitBrainMs).toBeGreaterThan(0);
+    expect(fo.vipUnavailableMs).toBe(0);
+    passes(budgets);
+  });
+
+  test('200 VIPs over 3 nodes: masters where the generator put the top priority; one advert per VIP per second', () => {
+    const { fo, budgets, input, endUs } = run('vrrp-200-vips-3-nodes.yaml');
+    const resolved = resolveCluster(input.cluster!, new RandomStreams(input.settings.seed));
+    const ips: Record<string, number> = { 'infra-1': 11, 'infra-2': 12, 'infra-3': 13 };
+    const expected: Record<string, number> = { 'infra-1': 0, 'infra-2': 0, 'infra-3': 0 };
+    let adverts = 0;
+    let ties = 0;
+    for (const inst of resolved.instances) {
+      const [winner] = Object.entries(inst.priorities).sort(([a, pa], [b, pb]) => pb - pa || ips[b]! - ips[a]!);
+      expected[winner![0]]!++;
+      const top = winner![1];
+      if (Object.values(inst.priorities).filter((p) => p === top).length > 1) ties++;
+      // the winner times out at 3A + S(top) and then advertises every A until the end
+      adverts += Math.floor((endUs - (3 * A + S(top))) / A) + 1;
+    }
+    expect(fo.spread!.mastersByNode).toEqual(expected);
+    // a tie adds two adverts: the loser's own on becoming master, and the winner's immediate answer to it
+    // (equal priority from a lower IP counts as lower); then the loser hears the winner and yields.
+    adverts += 2 * ties;
+    expect(fo.traffic!.advertsSent).toBe(adverts);
+    expect(fo.traffic!.packetsSent).toBe(adverts); // multicast: one packet per advert
+    expect(fo.traffic!.packetsPerSec).toBeCloseTo(adverts / 600, 9);
+    // ties time out together: both master until the lower IP hears the other, one delay
+    expect(fo.flaps).toBe(ties);
+    inRange(fo.splitBrainMs * 1000, ties * D_MIN, ties * D_MAX + 1);
+    passes(budgets);
+  });
+
+  for (const n of [3, 10, 50]) {
+    test(`unicast against multicast at ${n} nodes: packets n − 1 times the adverts`, () => {
+      const mc = run(`vrrp-multicast-${n}-nodes.yaml`);
+      const uc = run(`vrrp-unicast-${n}-nodes.yaml`);
+      // Same generated priorities (same seed, node names), so the same elections and adverts.
+      expect(uc.fo.traffic!.advertsSent).toBe(mc.fo.traffic!.advertsSent);
+      expect(mc.fo.traffic!.packetsSent).toBe(mc.fo.traffic!.advertsSent);
+      expect(uc.fo.traffic!.packetsSent).toBe(uc.fo.traffic!.advertsSent * (n - 1));
+      // every advert reaches the n − 1 others either way
+      expect(mc.fo.traffic!.deliveries).toBe(mc.fo.traffic!.advertsSent * (n - 1));
+      expect(uc.fo.traffic!.deliveries).toBe(mc.fo.traffic!.deliveries);
+      // 10 VIPs, A = 1 s: ~10 adverts/s; unicast 10 · (n − 1) packets/s in steady state
+      expect(mc.fo.traffic!.advertsPerSec).toBeGreaterThan(9.9);
+      expect(mc.fo.traffic!.advertsPerSec).toBeLessThanOrEqual(10);
+      expect(uc.fo.traffic!.packetsPerSec / mc.fo.traffic!.packetsPerSec).toBeCloseTo(n - 1, 9);
+      passes(mc.budgets);
+      passes(uc.budgets);
+    });
+  }
+
+  test('unicast join: the joiner hears no master until the peers are regenerated', () => {
+    const { fo, budgets } = run('vrrp-unicast-join.yaml');
+    expect(fo.exposure!.windows).toEqual([{ node: 'infra-3', fromMs: 60_000, toMs: 90_000, vips: 1 }]);
+    // infra-3 (default priority 100) claims the VIP at 60 s + 3A + S(100) = 63.609375 s; infra-1's first
+    // advert after the regeneration at 90 s leaves at tm + 87·A = 90.414062 s and arrives d later.
+    const start = 60_000_000 + 3 * A + S(100);
+    const end = tm + 87 * A;
+    inRange(fo.splitBrainMs * 1000, end - start + D_MIN, end - start + D_MAX);
+    expect(fo.flaps).toBe(1);
+    passes(budgets);
+  });
+
+  test('stall longer than 3A + S: takeover, then the woken master preempts at once', () => {
+    const { fo, budgets } = run('vrrp-stall-flap.yaml');
+    const base = tm + 56 * A + 3 * A + S(100) - 60_000_000;
+    expect(fo.list[0]).toMatchObject({ fault: 'node.stall', oldMaster: 'infra-1', newMaster: 'infra-2' });
+    inRange(fo.list[0]!.latencyMs! * 1000, base + D_MIN, base + D_MAX);
+    // the stalled master is not live: the VIP is down from the stall to the takeover
+    expect(fo.vipUnavailableMs).toBe(fo.list[0]!.latencyMs);
+    // at 65 s infra-1 runs its overdue advert timer; infra-2 yields one delay later
+    expect(fo.flaps).toBe(1);
+    inRange(fo.splitBrainMs * 1000, D_MIN, D_MAX);
+    passes(budgets);
+  });
+
+  test('advert interval mismatch: both master from the second election to the end', () => {
+    const { fo, sim } = run('vrrp-interval-mismatch.yaml');
+    // infra-2 (A = 2 s) times out at 3 · 2 s + S(100) = 6.609375 s, never having accepted an advert
+    expect(fo.splitBrainMs).toBe((60_000_000 - (6 * A + S(100))) / 1000);
+    expect(sim.counters().intervalDrops).toBeGreaterThan(0);
+  });
+});
