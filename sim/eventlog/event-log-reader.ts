@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { InputEvent } from '../../core/events.ts';
 import { EventLogHeaderSchema, InputEventSchema } from './event-schema.ts';
+import { looksValid } from './fast-event-check.ts';
 import { InputError } from './input-error.ts';
 import { fileLines, textLines, type Line } from './line-source.ts';
 
@@ -51,6 +52,7 @@ export function parseEventLine(text: string, file: string, no: number): InputEve
   } catch (err) {
     throw new InputError(file, `not valid JSON (${(err as Error).message})`, no);
   }
+  if (looksValid(raw)) return raw;
   const parsed = InputEventSchema.safeParse(raw);
   if (!parsed.success) throw fromZod(parsed.error, file, no, raw);
   return parsed.data as InputEvent;

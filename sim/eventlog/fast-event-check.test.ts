@@ -1,0 +1,44 @@
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect } from 'vitest';
+import { InputEventSchema } from './event-schema.ts';
+import { looksValid } from './fast-event-check.ts';
+
+const name = fc.oneof(fc.constantFrom('', 'a', 'shop', 'web-1'), fc.string({ maxLength: 4 }));
+const ip = fc.oneof(fc.ipV4(), fc.constantFrom('10.0.0', '256.1.1.1', '01.2.3.4', '::1', 'x', ''), fc.ipV6());
+const num = fc.oneof(fc.integer({ min: -2, max: 70000 }), fc.constantFrom(1.5, NaN, 0), fc.constant('80' as unknown as number));
+const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
+const endpoint = fc.record(
+  { ip, port: num, ready: maybe(fc.oneof(fc.boolean(), fc.constant('yes'))), name: maybe(name), extra: maybe(fc.constant(1)) },
+  { requiredKeys: [] },
+);
+const route = fc.record(
+  { namespace: name, name, host: name, service: name, path: maybe(fc.constantFrom('/', '/api', 'api', '')), tls: maybe(fc.constant({ termination: 'edge' })), x: maybe(fc.constant(1)) },
+  { requiredKeys: [] },
+);
+const event = fc.record(
+  {
+    at: num,
+    type: fc.constantFrom('endpoints.set', 'endpoints.delete', 'route.upsert', 'route.delete', 'blueprint.upsert', 'blueprint.delete', 'node.fail', 'bogus'),
+    namespace: maybe(name),
+    service: maybe(name),
+    name: maybe(name),
+    endpoints: maybe(fc.array(endpoint, { maxLength: 3 })),
+    route: maybe(route),
+    node: maybe(name),
+  },
+  { requiredKeys: [] },
+);
+
+describe('the fast event check', () => {
+  test.prop([event], { numRuns: 3000 })('never accepts what the schema rejects', (e) => {
+    const raw = JSON.parse(JSON.stringify(e));
+    if (looksValid(raw)) expect(InputEventSchema.safeParse(raw).success).toBe(true);
+  });
+
+  test.prop([fc.array(fc.record({ ip: fc.ipV4(), port: fc.integer({ min: 1, max: 65535 }) }), { maxLength: 5 })])(
+    'accepts the common well-formed endpoint update itself',
+    (endpoints) => {
+      expect(looksValid({ at: 5, type: 'endpoints.set', namespace: 'ns', service: 'svc', endpoints })).toBe(true);
+    },
+  );
+});
