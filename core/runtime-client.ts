@@ -146,8 +146,18 @@ export function parseServersState(reply: string, command = 'show servers state')
       if (line.trim() === '1') continue;
       throw new UnexpectedReplyError(command, reply);
     }
-    const f = line.split(' ');
-    if (f.length < 19) throw new UnexpectedReplyError(command, reply);
+    // Fields 0..8 and 18 (srv_port) only, without splitting all 25 (this runs on every dynamic change).
+    const f: string[] = [];
+    let from = 0;
+    for (let k = 0; k <= 18; k++) {
+      const sp = line.indexOf(' ', from);
+      if (k <= 8 || k === 18) f.push(sp < 0 ? line.slice(from) : line.slice(from, sp));
+      if (sp < 0) {
+        if (k < 18) throw new UnexpectedReplyError(command, reply);
+        break;
+      }
+      from = sp + 1;
+    }
     rows.push({
       backendId: Number(f[0]),
       backendName: f[1]!,
@@ -158,7 +168,7 @@ export function parseServersState(reply: string, command = 'show servers state')
       adminState: Number(f[6]),
       weight: Number(f[7]),
       initialWeight: Number(f[8]),
-      port: Number(f[18]),
+      port: Number(f[9]),
     });
   }
   if (!sawVersion) throw new UnexpectedReplyError(command, reply);
