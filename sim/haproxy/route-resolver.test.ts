@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { HaproxyConfig } from '../../core/haproxy/config-model.ts';
 import { DEFAULT_RENDER_OPTIONS } from './haproxy-cfg.ts';
 import { MockHaproxy } from './mock-haproxy.ts';
-import { baseOf, readyServers, resolveRoute } from './route-resolver.ts';
+import { baseOf, probeRequests, readyServers, resolveRoute } from './route-resolver.ts';
 
 const DIR = DEFAULT_RENDER_OPTIONS.mapDir;
 const hostKey = (host: string, path = ''): string => `^${host.replace(/\./g, '\\.')}\\.?(:[0-9]+)?${path}(/.*)?$`;
@@ -116,5 +116,16 @@ describe('resolveRoute', () => {
   it('builds base from the lowercased host and the path without the query string', () => {
     expect(baseOf({ host: 'H:8080', path: '/P/q?a=b', scheme: 'http' })).toBe('h:8080/P/q');
     expect(baseOf({ host: 'h', scheme: 'http' })).toBe('h/');
+  });
+
+  it('probes a route the ways it is reachable', () => {
+    const base = { namespace: 'ns', name: 'r', host: 'r.example.com', service: 's' };
+    expect(probeRequests({ ...base, path: '/api' })).toEqual([{ request: { host: 'r.example.com', path: '/api', scheme: 'http' }, expect: 'backend' }]);
+    expect(probeRequests({ ...base, tls: { termination: 'edge', insecureEdgeTerminationPolicy: 'Redirect' } })).toEqual([
+      { request: { host: 'r.example.com', path: '/', scheme: 'https' }, expect: 'backend' },
+      { request: { host: 'r.example.com', path: '/', scheme: 'http' }, expect: 'redirect' },
+    ]);
+    expect(probeRequests({ ...base, tls: { termination: 'reencrypt', insecureEdgeTerminationPolicy: 'Allow' } }).map((p) => p.request.scheme)).toEqual(['https', 'http']);
+    expect(probeRequests({ ...base, tls: { termination: 'passthrough' } })).toEqual([{ request: { host: 'r.example.com', scheme: 'sni-passthrough' }, expect: 'backend' }]);
   });
 });

@@ -1,3 +1,4 @@
+import type { Route } from '../../core/route.ts';
 import { isReady } from './backend-state.ts';
 import { compileMapRegex, type MockMap } from './map-state.ts';
 import type { MockHaproxy } from './mock-haproxy.ts';
@@ -72,6 +73,30 @@ export function readyServers(haproxy: MockHaproxy, backend: string): ServerEndpo
   const out: ServerEndpoint[] = [];
   for (const s of be.servers) if (isReady(s)) out.push({ address: s.address, port: s.port });
   return out;
+}
+
+/** A request that reaches a route, and what the frontends should do with it. */
+export interface RouteProbe {
+  request: RouteRequest;
+  expect: 'backend' | 'redirect';
+}
+
+/**
+ * The ways a route is reachable, as requests to resolve: plain HTTP for a route without TLS; HTTPS for edge
+ * and reencrypt, plus HTTP when the insecure policy is Allow (or a redirect when it is Redirect); the SNI
+ * for passthrough. A wildcard route is probed with its own host, which its wildcard key also matches.
+ */
+export function probeRequests(route: Route): RouteProbe[] {
+  const host = route.host;
+  const path = route.path === undefined || route.path === '' ? '/' : route.path;
+  const termination = route.tls?.termination;
+  if (termination === undefined) return [{ request: { host, path, scheme: 'http' }, expect: 'backend' }];
+  if (termination === 'passthrough') return [{ request: { host, scheme: 'sni-passthrough' }, expect: 'backend' }];
+  const probes: RouteProbe[] = [{ request: { host, path, scheme: 'https' }, expect: 'backend' }];
+  const policy = route.tls?.insecureEdgeTerminationPolicy;
+  if (policy === 'Allow') probes.push({ request: { host, path, scheme: 'http' }, expect: 'backend' });
+  if (policy === 'Redirect') probes.push({ request: { host, path, scheme: 'http' }, expect: 'redirect' });
+  return probes;
 }
 
 function toBackend(haproxy: MockHaproxy, map: string, hit: { key: string; value: string } | undefined): Resolution {
