@@ -118,13 +118,33 @@ export function clusterNodeNames(cluster: ClusterConfig | undefined): string[] |
   return cluster?.nodes.map((n) => n.name);
 }
 
-/** The JSON Schema published as scenarios/scenario.schema.json (input side: defaults are optional). */
+/**
+ * The JSON Schema published as scenarios/scenario.schema.json (input side: defaults are optional). Draft 7,
+ * the version the YAML language server validates; zod-only formats (e.g. `starts_with`, already expressed as
+ * a `pattern`) are dropped so editors do not flag them.
+ */
 export function scenarioJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(ScenarioSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const schema = dropUnknownFormats(z.toJSONSchema(ScenarioSchema, { io: 'input', unrepresentable: 'any', target: 'draft-7' })) as Record<string, unknown>;
   return {
     ...schema,
     title: 'routerbench scenario',
     description:
       'A routerbench scenario file. Put `# yaml-language-server: $schema=./scenario.schema.json` on its first line for editor completion and checks.',
   };
+}
+
+const DRAFT7_FORMATS = new Set([
+  'date-time', 'date', 'time', 'email', 'idn-email', 'hostname', 'idn-hostname', 'ipv4', 'ipv6',
+  'uri', 'uri-reference', 'iri', 'iri-reference', 'uri-template', 'json-pointer', 'relative-json-pointer', 'regex',
+]);
+
+function dropUnknownFormats(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(dropUnknownFormats);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'format' && typeof v === 'string' && !DRAFT7_FORMATS.has(v)) continue;
+    out[k] = dropUnknownFormats(v);
+  }
+  return out;
 }

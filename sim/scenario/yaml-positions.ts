@@ -199,9 +199,13 @@ type JsonSchema = { properties?: Record<string, JsonSchema>; items?: JsonSchema;
 
 /** The property names a JSON Schema allows at `path` (following arrays and the object branch of unions). */
 export function allowedKeysAt(schema: unknown, path: Path): string[] | undefined {
-  const defs = (schema as { $defs?: Record<string, JsonSchema> } | undefined)?.$defs ?? {};
-  const deref = (x: JsonSchema | undefined): JsonSchema | undefined =>
-    x?.$ref?.startsWith('#/$defs/') ? defs[x.$ref.slice('#/$defs/'.length)] : x;
+  // Draft 7 keeps shared schemas under `definitions`, 2020-12 under `$defs`.
+  const root = schema as { $defs?: Record<string, JsonSchema>; definitions?: Record<string, JsonSchema> } | undefined;
+  const defs = { ...root?.definitions, ...root?.$defs };
+  const deref = (x: JsonSchema | undefined): JsonSchema | undefined => {
+    const m = x?.$ref === undefined ? null : /^#\/(?:\$defs|definitions)\/(.+)$/.exec(x.$ref);
+    return m === null ? x : defs[m[1]!];
+  };
   let s = schema as JsonSchema | undefined;
   // Through a union: the branch that has the next step; at the end, the only object branch (else unknown).
   const branch = (y: JsonSchema | undefined, seg?: PropertyKey): JsonSchema | undefined => {
