@@ -53,6 +53,9 @@ describe('ClusterSchema', () => {
     [{ nodes: [...nodes, nodes[0]] , keepalived: { instances: [instance] } }, /nodes\.2\.name: duplicate node/],
     [{ nodes, network: { links: [{ from: 'infra-1', to: 'nope', loss: 0.5 }] }, keepalived: { instances: [instance] } }, /network\.links\.0\.to: unknown node 'nope'/],
     [{ nodes, ipfailover: { virtualIps: '10.0.0.1', vrrpIdOffset: 255 } }, /ipfailover\.vrrpIdOffset: Too big/],
+    [{ nodes, ipfailover: { virtualIps: '10.0.2.102-100' } }, /ipfailover\.virtualIps: '10\.0\.2\.102-100': range end 100 is before its start 102/],
+    [{ nodes, ipfailover: { virtualIps: '10.0.1.1-200', vrrpIdOffset: 100 } }, /ipfailover\.virtualIps: 200 VIPs from vrrpIdOffset 100 need VRRP ids up to 300/],
+    [{ nodes, ipfailover: { virtualIps: '10.0.0.1', preemption: 'preempt_delay' } }, /ipfailover\.preemption: 'preempt_delay': expected/],
   ])('input error %#', (input, message) => {
     expect(issues(input).join('\n')).toMatch(message);
   });

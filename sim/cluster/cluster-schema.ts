@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { ClusterConfigError } from '../../core/vrrp/instance-spec.ts';
+import { expandVirtualIps, parsePreemption } from '../../core/vrrp/ipfailover.ts';
 
 /**
  * The scenario's `cluster` section: router nodes, the network between them and keepalived, either as explicit
@@ -127,6 +129,23 @@ export const ClusterSchema = z
       vrids.set(inst.vrid, i);
       for (const node of Object.keys(inst.priorities)) known(node, ['keepalived', 'instances', i, 'priorities', node]);
     });
+    if (c.ipfailover) {
+      const ipf = c.ipfailover;
+      const issue = (key: 'virtualIps' | 'preemption', f: () => void): void => {
+        try {
+          f();
+        } catch (err) {
+          if (!(err instanceof ClusterConfigError)) throw err;
+          ctx.addIssue({ code: 'custom', path: ['ipfailover', key], message: err.message.replace(/^[^:]*: /, '') });
+        }
+      };
+      issue('virtualIps', () => {
+        const n = expandVirtualIps(ipf.virtualIps).length;
+        if (ipf.vrrpIdOffset + n > 255)
+          throw new ClusterConfigError('virtualIps', `${n} VIPs from vrrpIdOffset ${ipf.vrrpIdOffset} need VRRP ids up to ${ipf.vrrpIdOffset + n}; at most 255 ids exist`);
+      });
+      issue('preemption', () => parsePreemption(ipf.preemption));
+    }
     const hasInstances = c.keepalived.instances.length > 0;
     if (hasInstances && c.ipfailover)
       ctx.addIssue({ code: 'custom', path: ['ipfailover'], message: 'give either keepalived.instances or ipfailover, not both' });
