@@ -13,7 +13,7 @@ export function installInitialEndpoints(ctx: ChurnContext, startMs: number): voi
     for (; next < end; next++) ctx.emit(ctx.world.endpointsEvent(services[next]!, at));
     if (next < services.length) ctx.at(at, chunk);
   };
-  ctx.at(startMs, chunk);
+  if (ctx.world.services.length > 0) ctx.at(startMs, chunk);
 }
 
 /** Random scale up/down of one service by 1..step pods within [min, max]. Stream `generate/scale`. */

@@ -63,6 +63,11 @@ describe('expandGenerators', () => {
     expect(sets(events).map((e) => `${e.namespace}/${e.service}:${e.endpoints.length}`)).toEqual(['ns-0/svc-0:2', 'ns-1/svc-1:2', 'ns-2/svc-2:2']);
   });
 
+  test('a fault-only spec with no services emits only faults', () => {
+    const events = expand({ durationMs: 10_000, world: { services: 0 }, faults: { nodes: ['a'], schedule: [{ at: 5, type: 'router.fail', node: 'a' }] } });
+    expect(events).toEqual([{ at: 5, type: 'router.fail', node: 'a' }]);
+  });
+
   test('route creations follow the Poisson rate', () => {
     // 600/h for 10 h: 6000 expected, sd sqrt(6000) ≈ 77; 4 sd either side.
     const events = expand({ durationMs: 10 * HOUR, world: { services: 5 }, routes: { createPerHour: 600 } }, 3);

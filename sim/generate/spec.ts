@@ -14,7 +14,8 @@ const count = z.number().int().min(0);
 export const WorldSpecSchema = z
   .object({
     namespaces: count.min(1).max(10_000).default(4),
-    services: count.min(1).max(1_000_000).default(20),
+    /** 0 for fault-only scenarios (no initial endpoints.set); churn generators need at least one. */
+    services: count.max(1_000_000).default(20),
     endpointsPerService: count.max(10_000).default(3),
     /** Worker nodes pods run on (what drains empty); not the router nodes of `cluster`. */
     workers: count.min(1).max(100_000).default(6),
@@ -153,7 +154,13 @@ export const GenerateSpecSchema = z
     bursts: BurstsSpecSchema.optional(),
     faults: FaultsSpecSchema.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((g, ctx) => {
+    const churn = (['routes', 'scale', 'rollouts', 'drains', 'bursts'] as const).filter((k) => g[k] !== undefined);
+    if (g.world.services === 0 && churn.length > 0) {
+      ctx.addIssue({ code: 'custom', path: ['world', 'services'], message: `${churn.join(', ')} need services to act on: world.services must be at least 1` });
+    }
+  });
 
 export type GenerateSpecInput = z.input<typeof GenerateSpecSchema>;
 export type GenerateSpec = z.output<typeof GenerateSpecSchema>;

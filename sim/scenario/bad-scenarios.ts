@@ -44,6 +44,7 @@ export const BAD_SCENARIOS: Array<[string, string, number, number, string | unde
   ['a fractional count', `sim: { durationMs: 1000 }\ngenerate:\n  world: { services: 2.5 }\n`, 3, 22, 'generate.world.services', /expected a whole number, got number 2.5/],
   ['a union of literals', `cluster:\n  nodes: [{ name: a, ip: 10.0.0.1 }]\n  ipfailover: { virtualIps: 10.0.0.100 }\n  keepalived: { version: 4 }\nevents: []\n`, 4, 26, 'cluster.keepalived.version', /expected one of 2, 3; got 4/],
   ['an empty name', `name: ""\nevents: []\n`, 1, 7, 'name', /must not be empty/],
+  ['churn without services', `sim: { durationMs: 1000 }\ngenerate:\n  world: { services: 0 }\n  scale: { perHour: 5 }\n`, 3, 22, 'generate.world.services', /scale need services to act on/],
   ['probability above 1', `sim: { durationMs: 1000 }\ngenerate:\n  routes: { customCertificates: 1.5 }\n`, 3, 33, 'generate.routes.customCertificates', /must be at most 1, got 1.5/],
 ];
 
