@@ -1,6 +1,8 @@
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import Tinypool from 'tinypool';
 import { compareWithBaseline, reportShapeError, type Tolerance } from '../../reports/baseline.ts';
 import type { Report } from '../../reports/report.ts';
 import { renderHtmlReport } from '../../reports/render/html.ts';
@@ -8,12 +10,10 @@ import { renderJUnit } from '../../reports/render/junit.ts';
 import { renderMarkdownSummary } from '../../reports/render/markdown.ts';
 import { outcomePasses, type ScenarioOutcome } from '../../reports/render/outcome.ts';
 import { renderSummaryTable } from '../../reports/render/terminal.ts';
-import { createTimelineProjection } from '../../reports/timeline.ts';
 import { InputError } from '../eventlog/input-error.ts';
 import { expandInputPaths, loadRunInput, type InputOverrides } from '../load-input.ts';
-import { JsonlFileSink, nullSink, type OutputSink } from '../output/output-sink.ts';
 import { parseRouterDeployment, parseRouterEnv } from '../router-env.ts';
-import { headerOf, runOne } from '../run.ts';
+import { runTask, taskError, type RunTask, type RunTaskResult } from '../parallel/run-task.ts';
 import type { RunInput } from '../run-input.ts';
 import { EXIT } from './exit-codes.ts';
 import { collectList, collectSet, parseSeed } from './scenario-options.ts';
@@ -45,54 +45,51 @@ export function registerRunCommand(program: Command): Command {
     .option('--baseline <path>', 'compare with a baseline report.json (or a directory of <scenario>/report.json); regressions fail')
     .option('--tolerance <metric=pct>', "allowed regression for a metric, e.g. failover.latencyMs.p99=5% (repeatable)", collectList)
     .option('--json', 'print the report(s) as JSON instead of the table')
-    .action((inputs: string[], opts: RunOptions) => {
-      process.exitCode = runCommand(inputs, opts);
+    .action(async (inputs: string[], opts: RunOptions) => {
+      process.exitCode = await runCommand(inputs, opts);
     });
 }
 
-export function runCommand(paths: string[], opts: RunOptions): number {
+export async function runCommand(paths: string[], opts: RunOptions): Promise<number> {
   const overrides = buildOverrides(opts);
   // Load and validate every input before running anything: a bad file fails fast and writes nothing.
-  const inputs = expandInputPaths(paths).map((p) => loadRunInput(p, overrides));
+  const files = expandInputPaths(paths);
+  const inputs = files.map((p) => loadRunInput(p, overrides));
   const names = uniqueNames(inputs);
   const single = inputs.length === 1;
   const dirOf = (i: number): string | undefined => (opts.out === undefined ? undefined : single ? opts.out : join(opts.out, names[i]!));
-  const tolerances: Array<Tolerance | string> = opts.tolerance ?? [];
-  const outcomes: ScenarioOutcome[] = [];
-  const sinks: OutputSink[] = [];
   const createdDirs: string[] = [];
-  const pages: Array<[string, string]> = [];
-  try {
-    inputs.forEach((input, i) => {
-      if (!single) process.stderr.write(`[${i + 1}/${inputs.length}] ${input.name}\n`);
-      const dir = dirOf(i);
-      let sink: OutputSink = nullSink;
-      if (dir !== undefined) {
-        const created = mkdirSync(dir, { recursive: true });
-        if (created !== undefined) createdDirs.push(created);
-        sink = new JsonlFileSink(join(dir, 'output.jsonl'), headerOf(input));
-      }
-      sinks.push(sink);
-      const timeline = createTimelineProjection();
-      const { report } = runOne(input, sink, dir === undefined ? [] : [timeline]);
-      const outcome: ScenarioOutcome = { report };
-      const baseline = opts.baseline === undefined ? undefined : readBaseline(opts.baseline, names[i]!, single);
-      if (baseline !== undefined) outcome.comparison = compareWithBaseline(report, baseline, tolerances);
-      outcomes.push(outcome);
-      if (dir !== undefined) pages.push([join(dir, 'report.html'), renderHtmlReport(outcome, timeline.result())]);
-    });
-  } catch (err) {
-    for (const s of sinks) s.abort();
+  const tasks: RunTask[] = files.map((file, i) => {
+    const dir = dirOf(i);
+    if (dir !== undefined) {
+      const created = mkdirSync(dir, { recursive: true });
+      if (created !== undefined) createdDirs.push(created);
+    }
+    return dir === undefined ? { file, overrides } : { file, overrides, dir };
+  });
+  const results = await runTasks(tasks, inputs.map((i) => i.name));
+  const failed = results.find((r): r is Extract<RunTaskResult, { ok: false }> => !r.ok);
+  if (failed !== undefined) {
+    for (const r of results) if (r.ok && r.partialLog !== null) rmSync(r.partialLog, { force: true });
     // Leave no trace of a run that did not complete: only directories this command made, only if empty.
     for (const d of createdDirs.reverse()) rmEmptyTree(d);
-    throw err;
+    throw taskError(failed);
   }
-  for (const s of sinks) s.commit();
-  outcomes.forEach((o, i) => {
-    const dir = dirOf(i);
-    if (dir !== undefined) writeFileAtomic(join(dir, 'report.json'), JSON.stringify(o.report, null, 2) + '\n');
+  const done = results as Array<Extract<RunTaskResult, { ok: true }>>;
+  const tolerances: Array<Tolerance | string> = opts.tolerance ?? [];
+  const outcomes: ScenarioOutcome[] = done.map((r, i) => {
+    const outcome: ScenarioOutcome = { report: r.report };
+    const baseline = opts.baseline === undefined ? undefined : readBaseline(opts.baseline, names[i]!, single);
+    if (baseline !== undefined) outcome.comparison = compareWithBaseline(r.report, baseline, tolerances);
+    return outcome;
   });
-  for (const [path, html] of pages) writeFileAtomic(path, html);
+  done.forEach((r, i) => {
+    const dir = dirOf(i);
+    if (dir === undefined) return;
+    if (r.partialLog !== null) renameSync(r.partialLog, join(dir, 'output.jsonl'));
+    writeFileAtomic(join(dir, 'report.json'), JSON.stringify(r.report, null, 2) + '\n');
+    if (r.timeline !== null) writeFileAtomic(join(dir, 'report.html'), renderHtmlReport(outcomes[i]!, r.timeline));
+  });
   const markdown = renderMarkdownSummary(outcomes);
   if (opts.out !== undefined) {
     writeFileAtomic(join(opts.out, 'summary.md'), markdown);
@@ -104,6 +101,32 @@ export function runCommand(paths: string[], opts: RunOptions): number {
   else process.stdout.write(renderSummaryTable(reports));
   for (const o of outcomes) if (o.comparison && !o.comparison.pass) process.stdout.write(describeRegression(o));
   return outcomes.every(outcomePasses) ? EXIT.pass : EXIT.fail;
+}
+
+/**
+ * One input runs in this thread; several run in parallel on worker threads, one per core, with a progress
+ * line per finished run. Results come back in input order whatever the finishing order.
+ */
+async function runTasks(tasks: RunTask[], names: string[]): Promise<RunTaskResult[]> {
+  if (tasks.length === 1) return [runTask(tasks[0]!)];
+  const workers = Math.max(1, Math.min(tasks.length, availableParallelism()));
+  const pool = new Tinypool({ filename: new URL('../parallel/run-worker.mjs', import.meta.url).href, maxThreads: workers, minThreads: workers });
+  let finished = 0;
+  const started = process.hrtime.bigint();
+  try {
+    return await Promise.all(
+      tasks.map(async (t, i) => {
+        const r = (await pool.run(t)) as RunTaskResult;
+        finished++;
+        const s = Number(process.hrtime.bigint() - started) / 1e9;
+        const verdict = r.ok ? (r.report.pass ? 'pass' : 'FAIL') : 'error';
+        process.stderr.write(`[${finished}/${tasks.length}] ${names[i]} ${verdict} (${s.toFixed(1)} s, ${workers} workers)\n`);
+        return r;
+      }),
+    );
+  } finally {
+    await pool.destroy();
+  }
 }
 
 function buildOverrides(opts: RunOptions): InputOverrides {

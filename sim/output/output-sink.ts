@@ -43,10 +43,17 @@ export class JsonlFileSink implements OutputSink {
 
   commit(): void {
     if (this.fd === null) return;
-    this.flush();
-    closeSync(this.fd);
-    this.fd = null;
-    renameSync(this.partial, this.path);
+    renameSync(this.close(), this.path);
+  }
+
+  /** Writes everything out and closes, leaving the log under its partial name (another thread may commit it). */
+  close(): string {
+    if (this.fd !== null) {
+      this.flush();
+      closeSync(this.fd);
+      this.fd = null;
+    }
+    return this.partial;
   }
 
   /** Idempotent: a failed run may be aborted by the run and again by the command that started it. */

@@ -1,0 +1,43 @@
+import { join } from 'node:path';
+import { createTimelineProjection, type Timeline } from '../../reports/timeline.ts';
+import type { Report } from '../../reports/report.ts';
+import { InputError } from '../eventlog/input-error.ts';
+import { loadRunInput, type InputOverrides } from '../load-input.ts';
+import { JsonlFileSink, nullSink } from '../output/output-sink.ts';
+import { headerOf, runOne } from '../run.ts';
+
+/** One scenario run as a message: what a worker thread is asked to do and what it answers. */
+export interface RunTask {
+  file: string;
+  overrides: InputOverrides;
+  /** Where to write output.jsonl (left as output.jsonl.partial until the command commits). */
+  dir?: string;
+}
+
+export type RunTaskResult =
+  | { ok: true; report: Report; timeline: Timeline | null; partialLog: string | null }
+  | { ok: false; kind: 'input'; file: string; detail: string; line?: number; field?: string; column?: number }
+  | { ok: false; kind: 'internal'; message: string };
+
+/** Never throws: errors cross the thread boundary as data, keeping their kind (input → exit 2). */
+export function runTask(task: RunTask): RunTaskResult {
+  try {
+    const input = loadRunInput(task.file, task.overrides);
+    if (task.dir === undefined) return { ok: true, report: runOne(input, nullSink).report, timeline: null, partialLog: null };
+    const sink = new JsonlFileSink(join(task.dir, 'output.jsonl'), headerOf(input));
+    const timeline = createTimelineProjection();
+    const { report } = runOne(input, sink, [timeline]);
+    return { ok: true, report, timeline: timeline.result(), partialLog: sink.close() };
+  } catch (err) {
+    if (err instanceof InputError) {
+      const { file, detail, line, field, column } = err;
+      return { ok: false, kind: 'input', file, detail, line, field, column };
+    }
+    return { ok: false, kind: 'internal', message: err instanceof Error ? (err.stack ?? err.message) : String(err) };
+  }
+}
+
+/** The error a failed task stands for, rebuilt on this side of the thread boundary. */
+export function taskError(r: Extract<RunTaskResult, { ok: false }>): Error {
+  return r.kind === 'input' ? new InputError(r.file, r.detail, r.line, r.field, r.column) : new Error(r.message);
+}
