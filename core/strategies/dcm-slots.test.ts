@@ -71,6 +71,15 @@ describe('dcm-slots', () => {
     expect(h.requests).toEqual([]);
   });
 
+  it('a slot freed by a deletion is not reused in the same change (upstream collects unused slots first)', () => {
+    h.apply(eps('a', 1, 2)); // a-2 → _dynamic-pod-1; _dynamic-pod-2 free
+    expect(h.requests).toEqual([]);
+    // a-2 leaves (slot 1 unmapped, to maint) while a-3 and a-4 arrive: only slot 2 was unused when the
+    // servers were walked, so a-3 takes it and a-4 has none → fall back, although slot 1 is now free.
+    h.apply(eps('a', 1, 3, 4));
+    expect(h.reasons()).toEqual(['dynamic-slots-exhausted']);
+  });
+
   it('more new endpoints than free slots → dynamic-slots-exhausted; the reload writes them as static servers', () => {
     // 3 new endpoints (a-2..a-4), 2 unused slots → 1 remaining → fall back.
     h.apply(eps('a', 1, 2, 3, 4));
