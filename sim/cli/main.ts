@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { BudgetSyntaxError } from '../../reports/budgets.ts';
 import { InputError } from '../eventlog/input-error.ts';
+import { registerCompareCommand } from './compare-command.ts';
 import { EXIT } from './exit-codes.ts';
 import { registerExpandCommand } from './expand-command.ts';
 import { registerImportCommand } from './import-command.ts';
@@ -14,7 +15,7 @@ const program = new Command('routerbench')
   .exitOverride()
   .showHelpAfterError('(run with --help for usage)');
 
-for (const register of [registerRunCommand, registerReportCommand, registerExpandCommand, registerImportCommand, registerMockHaproxyCommand]) {
+for (const register of [registerRunCommand, registerReportCommand, registerCompareCommand, registerExpandCommand, registerImportCommand, registerMockHaproxyCommand]) {
   register(program);
 }
 for (const command of program.commands) {
