@@ -108,6 +108,113 @@ const USAGE_LINES: readonly string[] = [
   'trace [<module>|0] [cmd [args...]]      : manage live tracing (empty to list, 0 to stop all)',
   'user                                    : lower the level of the current CLI session to user',];
 
+/**
+ * The same commands in the order HAProxy 2.6 registers them (by source file in link order, then by their
+ * place in each file's table). It decides which of several equally close suggestions are kept.
+ */
+const REGISTRATION_ORDER: readonly string[] = [
+  'show tls-keys',
+  'set ssl tls-key',
+  'set ssl ocsp-response',
+  'show ssl ocsp-response',
+  'show ssl providers',
+  'add ssl crt-list',
+  'del ssl crt-list',
+  'show ssl crt-list',
+  'new ssl cert',
+  'set ssl cert',
+  'commit ssl cert',
+  'abort ssl cert',
+  'del ssl cert',
+  'show ssl cert',
+  'new ssl ca-file',
+  'set ssl ca-file',
+  'commit ssl ca-file',
+  'abort ssl ca-file',
+  'del ssl ca-file',
+  'show ssl ca-file',
+  'new ssl crl-file',
+  'set ssl crl-file',
+  'commit ssl crl-file',
+  'abort ssl crl-file',
+  'del ssl crl-file',
+  'show ssl crl-file',
+  'show sess',
+  'shutdown session',
+  'shutdown sessions server',
+  'clear counters',
+  'show info',
+  'show stat',
+  'show schema json',
+  'disable agent',
+  'disable health',
+  'disable server',
+  'enable agent',
+  'enable health',
+  'enable server',
+  'set maxconn server',
+  'set server',
+  'get weight',
+  'set weight',
+  'add server',
+  'del server',
+  'clear table',
+  'set table',
+  'show table',
+  'show peers',
+  'show resolvers',
+  'set maxconn global',
+  'set rate-limit',
+  'set severity-output',
+  'set timeout',
+  'show env',
+  'show cli sockets',
+  'show cli level',
+  'show fd',
+  'show activity',
+  'show version',
+  'operator',
+  'user',
+  'disable frontend',
+  'enable frontend',
+  'set maxconn frontend',
+  'show servers conn',
+  'show servers state',
+  'show backend',
+  'shutdown frontend',
+  'set dynamic-cookie-key backend',
+  'enable dynamic-cookie backend',
+  'disable dynamic-cookie backend',
+  'show errors',
+  'show cache',
+  'get var',
+  'show libs',
+  'show threads',
+  'show events',
+  'add acl',
+  'clear acl',
+  'commit acl',
+  'del acl',
+  'get acl',
+  'prepare acl',
+  'show acl',
+  'add map',
+  'clear map',
+  'commit map',
+  'del map',
+  'get map',
+  'prepare map',
+  'set map',
+  'show map',
+  'show pools',
+  'trace',
+  'show trace',
+  'set profiling',
+  'show profiling',
+  'show tasks',
+  'show startup-logs',
+];
+
 /** Always appended: HAProxy prints these three itself rather than from its keyword table. */
 const TRAILER =
   '  help [<command>]                        : list matching or all commands\n' +
@@ -135,8 +242,8 @@ function keywordOf(line: string): Keyword {
   for (const w of usage.split(' ')) {
     if (w === '') continue;
     const c = w.charCodeAt(0);
-    // '<' '[' '(' '{' open a placeholder, an option list or a note.
-    if (c === 0x3c || c === 0x5b || c === 0x28 || c === 0x7b) break;
+    // '<' '[' '(' '{' '@' open a placeholder, an option list, a version or a note.
+    if (c === 0x3c || c === 0x5b || c === 0x28 || c === 0x7b || c === 0x40) break;
     words.push(w === 'crlfile' ? 'crl-file' : w);
   }
   return { words, line };
@@ -145,7 +252,11 @@ function keywordOf(line: string): Keyword {
 const HIDDEN: readonly Keyword[] = [['help'], ['prompt'], ['quit'], ['_getsocks'], ['expert-mode'], ['experimental-mode'], ['mcli-debug-mode']].map(
   (words) => ({ words }),
 );
-const KEYWORDS: readonly Keyword[] = [...USAGE_LINES.map(keywordOf), ...HIDDEN];
+const registrationIndex = (kw: Keyword): number => {
+  const i = REGISTRATION_ORDER.indexOf(kw.words.join(' '));
+  return i < 0 ? REGISTRATION_ORDER.length : i;
+};
+const KEYWORDS: readonly Keyword[] = [...USAGE_LINES.map(keywordOf), ...HIDDEN].sort((a, b) => registrationIndex(a) - registrationIndex(b));
 
 /** True if the line's first words are exactly a known command (the mock may still not implement it). */
 export function isKnownCommand(args: readonly string[]): boolean {
