@@ -1,0 +1,79 @@
+import { fileURLToPath } from 'node:url';
+import Tinypool from 'tinypool';
+import { taskAt, type SweepDefinition } from './plan.ts';
+import { runSweepTask, type RunRow, type SweepTask } from './task.ts';
+import type { GridValue } from './grid.ts';
+
+/** Runs sweep tasks somewhere: in this thread (tests, --workers 0) or on a pool of worker threads. */
+export interface SweepExecutor {
+  readonly workers: number;
+  run(task: SweepTask, point: Record<string, GridValue>, signal?: AbortSignal): Promise<RunRow>;
+  close(): Promise<void>;
+}
+
+export function inThreadExecutor(): SweepExecutor {
+  return {
+    workers: 0,
+    run: async (task, point) => runSweepTask(task, point),
+    close: async () => {},
+  };
+}
+
+/**
+ * A tinypool of worker threads. Each worker is sim/sweep/worker.mjs, which registers tsx and imports
+ * task.ts, so the TypeScript sources run in workers without a build step.
+ */
+export function poolExecutor(workers: number): SweepExecutor {
+  const pool = new Tinypool({
+    filename: fileURLToPath(new URL('./worker.mjs', import.meta.url)),
+    minThreads: workers,
+    maxThreads: workers,
+    // Sweeps are CPU-bound runs of a second or more: keep the threads for the whole sweep.
+    idleTimeout: 60_000,
+  });
+  return {
+    workers,
+    run: (task, point, signal) => pool.run({ task, point }, signal === undefined ? {} : { signal }) as Promise<RunRow>,
+    close: () => pool.destroy(),
+  };
+}
+
+export interface ExecuteOptions {
+  /** Canonical positions to run (a shard's share, or all). */
+  positions: readonly number[];
+  executor: SweepExecutor;
+  /** Called as each run finishes (in finishing order, which varies: only the rows' positions are stable). */
+  onRow?: (k: number, row: RunRow) => void;
+  /** Stops handing out runs and aborts those in flight; finished rows are kept. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs the positions with at most 2 × workers in flight (enough to keep every worker busy, few enough that
+ * an abort has little to cancel) and returns rows indexed by canonical position, holes where a run did not
+ * finish. The order of `rows` never depends on scheduling.
+ */
+export async function executeSweep(def: SweepDefinition, opts: ExecuteOptions): Promise<{ rows: Array<RunRow | undefined>; interrupted: boolean }> {
+  const rows = new Array<RunRow | undefined>(def.seeds.length * def.grid.reduce((n, a) => n * a.values.length, 1));
+  const inFlight = Math.max(1, opts.executor.workers * 2);
+  let next = 0;
+  let failure: unknown;
+  const aborted = (): boolean => opts.signal?.aborted === true;
+  const lane = async (): Promise<void> => {
+    while (next < opts.positions.length && failure === undefined && !aborted()) {
+      const k = opts.positions[next++]!;
+      const { task, point } = taskAt(def, k);
+      try {
+        const row = await opts.executor.run(task, point, opts.signal);
+        rows[k] = row;
+        opts.onRow?.(k, row);
+      } catch (err) {
+        if (aborted()) return;
+        failure ??= err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, lane));
+  if (failure !== undefined) throw failure;
+  return { rows, interrupted: aborted() && rows.filter((r) => r !== undefined).length < opts.positions.length };
+}

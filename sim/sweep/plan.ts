@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { InputError } from '../eventlog/input-error.ts';
+import { loadRunInput } from '../load-input.ts';
+import { shellQuote } from '../scenario/load-scenario.ts';
+import { pointAt, pointCount, pointSettings, type GridAxis, type GridValue } from './grid.ts';
+import type { SweepTask } from './task.ts';
+
+/** How a point's seeds are judged against a budget (see reports/sweep/judge.ts). */
+export type Statistic = { kind: 'quantile'; q: number } | { kind: 'confidence'; level: number };
+
+/** The bytes HAProxy spends per pre-allocated backend and per empty slot server (docs/sweeps.md). */
+export interface CostModel {
+  perBackendBytes: number;
+  perServerBytes: number;
+}
+
+/**
+ * Measured with bench/haproxy-memory.ts on HAProxy 2.6.12 (Debian 12): RSS of 1000 router-shaped backends
+ * less an empty config, per backend; and of 1000 × 8 `server-template … check disabled` slots less the same
+ * backends without them, per server. Round figures of the medians (11252 and 6703 bytes).
+ */
+export const DEFAULT_COST_MODEL: CostModel = { perBackendBytes: 11_000, perServerBytes: 6_700 };
+
+/** What a sweep is: stored in sweep.json so results carry their definition, and compared by merge. */
+export interface SweepDefinition {
+  scenario: { path: string; name: string; sha256: string };
+  grid: GridAxis[];
+  /** Seeds in run order: the scenario's seed (or --seed) and the ones after it. */
+  seeds: number[];
+  set: Record<string, string>;
+  /** Budgets judged across seeds: the scenario's own and the --budget flags, canonical text. */
+  budgets: string[];
+  /** Extra budgets from --budget only (passed to every run; the scenario's come with the file). */
+  extraBudgets: string[];
+  statistic: Statistic;
+  /** Level of the per-point confidence intervals (the --confidence level, else 0.95). */
+  ciLevel: number;
+  cost: CostModel;
+}
+
+export interface SweepRequest {
+  file: string;
+  grid: GridAxis[];
+  seeds: number;
+  firstSeed?: number;
+  set: Record<string, string>;
+  budgets: string[];
+  statistic: Statistic;
+  cost: CostModel;
+}
+
+export const MAX_RUNS = 1_000_000;
+
+/**
+ * Validates a sweep before anything runs: the scenario loads under every point's settings (so a bad value in
+ * combination is reported now, naming the point), and the seeds fit. Returns the definition.
+ */
+export function defineSweep(req: SweepRequest): SweepDefinition {
+  for (const a of req.grid) {
+    if (Object.hasOwn(req.set, a.key)) throw new InputError('--grid', `'${a.key}' is both swept and set with --set; drop one`, undefined, a.key);
+  }
+  if (!Number.isInteger(req.seeds) || req.seeds < 1) throw new InputError('--seeds', 'expected a whole number of seeds, at least 1');
+  const base = loadRunInput(req.file, { ...(req.firstSeed !== undefined && { seed: req.firstSeed }), set: req.set, budgets: req.budgets });
+  const first = base.settings.seed;
+  if (first + req.seeds - 1 > 2 ** 32 - 1) throw new InputError('--seeds', `seeds ${first}..${first + req.seeds - 1} run past 4294967295`);
+  const points = pointCount(req.grid);
+  if (points * req.seeds > MAX_RUNS) throw new InputError('--grid', `${points} points × ${req.seeds} seeds is more than ${MAX_RUNS} runs`);
+  for (let p = 0; p < points; p++) {
+    const values = pointAt(req.grid, p);
+    try {
+      loadRunInput(req.file, { seed: first, set: setOf(req.set, req.grid, values) });
+    } catch (err) {
+      if (!(err instanceof InputError)) throw err;
+      throw new InputError('--grid', `at ${describePoint(pointSettings(req.grid, values))}: ${err.message}`);
+    }
+  }
+  const ciLevel = req.statistic.kind === 'confidence' ? req.statistic.level : 0.95;
+  return {
+    scenario: { path: req.file, name: base.name, sha256: sha256Of(req.file) },
+    grid: req.grid,
+    seeds: Array.from({ length: req.seeds }, (_, i) => first + i),
+    set: req.set,
+    budgets: base.budgets,
+    extraBudgets: req.budgets,
+    statistic: req.statistic,
+    ciLevel,
+    cost: req.cost,
+  };
+}
+
+function sha256Of(file: string): string {
+  return createHash('sha256').update(readFileSync(file)).digest('hex');
+}
+
+/** `--set` values with a point's values laid over them, as text (what `routerbench run --set` takes). */
+export function setOf(set: Record<string, string>, grid: readonly GridAxis[], values: readonly GridValue[]): Record<string, string> {
+  const out = { ...set };
+  grid.forEach((a, i) => (out[a.key] = String(values[i])));
+  return out;
+}
+
+export function runCount(def: SweepDefinition): number {
+  return pointCount(def.grid) * def.seeds.length;
+}
+
+/** The task at canonical position k: point ⌊k / seeds⌋, seed k mod seeds. */
+export function taskAt(def: SweepDefinition, k: number): { task: SweepTask; point: Record<string, GridValue> } {
+  const n = def.seeds.length;
+  const values = pointAt(def.grid, Math.floor(k / n));
+  return {
+    task: { index: k, file: def.scenario.path, set: setOf(def.set, def.grid, values), seed: def.seeds[k % n]!, budgets: def.extraBudgets },
+    point: pointSettings(def.grid, values),
+  };
+}
+
+/** `i/n`: shard i (0-based, as $JOB_COMPLETION_INDEX) of n. */
+export interface Shard {
+  index: number;
+  count: number;
+}
+
+export function parseShard(text: string): Shard {
+  const m = /^(\d+)\/(\d+)$/.exec(text.trim());
+  if (m === null) throw new InputError('--shard', `expected i/n with 0 <= i < n, e.g. 0/4 (got '${text}')`);
+  const index = Number(m[1]);
+  const count = Number(m[2]);
+  if (count < 1 || index >= count) throw new InputError('--shard', `expected i/n with 0 <= i < n, e.g. 0/4 (got '${text}')`);
+  return { index, count };
+}
+
+/**
+ * The canonical positions a shard runs: every n-th from i (k ≡ i mod n). Round robin over the point-major
+ * order spreads cheap and dear points evenly over the shards.
+ */
+export function shardTasks(def: SweepDefinition, shard: Shard | undefined): number[] {
+  const total = runCount(def);
+  const out: number[] = [];
+  const step = shard?.count ?? 1;
+  for (let k = shard?.index ?? 0; k < total; k += step) out.push(k);
+  return out;
+}
+
+export function describePoint(point: Record<string, GridValue>): string {
+  const parts = Object.entries(point).map(([k, v]) => `${k}=${String(v)}`);
+  return parts.length === 0 ? 'the scenario settings' : parts.join(' ');
+}
+
+/** The command line that reproduces the whole sweep (without --out, --workers and --shard). */
+export function sweepCommand(def: SweepDefinition): string {
+  const parts = ['routerbench', 'sweep', shellQuote(def.scenario.path)];
+  for (const a of def.grid) parts.push('--grid', shellQuote(`${a.key}=${a.spec}`));
+  parts.push('--seeds', String(def.seeds.length), '--seed', String(def.seeds[0]));
+  for (const [k, v] of Object.entries(def.set)) parts.push('--set', shellQuote(`${k}=${v}`));
+  for (const b of def.extraBudgets) parts.push('--budget', shellQuote(b));
+  if (def.statistic.kind === 'quantile') parts.push('--quantile', String(def.statistic.q));
+  else parts.push('--confidence', String(def.statistic.level));
+  const c = def.cost;
+  if (c.perBackendBytes !== DEFAULT_COST_MODEL.perBackendBytes) parts.push('--bytes-per-backend', String(c.perBackendBytes));
+  if (c.perServerBytes !== DEFAULT_COST_MODEL.perServerBytes) parts.push('--bytes-per-server', String(c.perServerBytes));
+  return parts.join(' ');
+}

@@ -1,0 +1,10 @@
+// A tinypool worker thread for `routerbench sweep`: registers tsx so the TypeScript sources load here too
+// (tinypool's threads do not inherit the main thread's loader hooks), then runs one sweep task per call.
+import { register } from 'tsx/esm/api';
+
+register();
+const { runSweepTask } = await import('./task.ts');
+
+export default function run({ task, point }) {
+  return runSweepTask(task, point);
+}
