@@ -38,7 +38,7 @@ async function waitFor(cond: () => boolean, what: string, proc: ChildProcess, lo
   throw new Error(`timed out waiting for ${what}: ${log()}`);
 }
 
-describeSocat('routerbench mock-haproxy', () => {
+describeSocat(socatAvailable ? 'routerbench mock-haproxy' : 'routerbench mock-haproxy: skipped, `socat` is not on PATH', () => {
   let dir = '';
   let socket = '';
   let cfgPath = '';

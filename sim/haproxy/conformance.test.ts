@@ -354,7 +354,8 @@ function transcript(dir: string): Step[] {
   ];
 }
 
-describeReal('mock HAProxy conforms to a real HAProxy 2.6 (byte for byte)', () => {
+const TITLE = 'mock HAProxy conforms to a real HAProxy 2.6 (byte for byte)';
+describeReal(haproxyAvailable ? TITLE : `${TITLE}: skipped, \`haproxy\` is not on PATH (CI installs it)`, () => {
   let dir = '';
   let proc: ChildProcess | undefined;
   let stderr = '';
