@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { BudgetSyntaxError } from '../../reports/budgets.ts';
 import { InputError } from '../eventlog/input-error.ts';
+import { registerBaselineCommand } from './baseline-command.ts';
 import { registerCompareCommand } from './compare-command.ts';
 import { EXIT } from './exit-codes.ts';
 import { registerExpandCommand } from './expand-command.ts';
@@ -15,12 +16,14 @@ const program = new Command('routerbench')
   .exitOverride()
   .showHelpAfterError('(run with --help for usage)');
 
-for (const register of [registerRunCommand, registerReportCommand, registerCompareCommand, registerExpandCommand, registerImportCommand, registerMockHaproxyCommand]) {
+for (const register of [registerRunCommand, registerReportCommand, registerCompareCommand, registerBaselineCommand, registerExpandCommand, registerImportCommand, registerMockHaproxyCommand]) {
   register(program);
 }
-for (const command of program.commands) {
-  command.exitOverride();
-}
+const exitOverrideAll = (c: Command): void => {
+  c.exitOverride();
+  c.commands.forEach(exitOverrideAll);
+};
+exitOverrideAll(program);
 
 try {
   await program.parseAsync(process.argv);
