@@ -9,7 +9,7 @@ const dir = mkdtempSync(join(tmpdir(), 'routerbench-baseline-'));
 const scenario = (name: string, routes: number) =>
   `name: ${name}\nsim: { durationMs: 60000, settleMs: 1000 }\ngenerate:\n  world: { services: 2 }\n  routes: { initial: ${routes} }\n`;
 
-test('baseline update writes what run --baseline reads, and reports what moved', () => {
+test('baseline update writes what run --baseline reads, and reports what moved', async () => {
   const a = join(dir, 'a.yaml');
   const b = join(dir, 'b.yaml');
   writeFileSync(a, scenario('alpha', 2));
@@ -28,7 +28,7 @@ test('baseline update writes what run --baseline reads, and reports what moved',
   const out = process.stdout.write;
   process.stdout.write = (() => true) as typeof process.stdout.write;
   try {
-    expect(runCommand([a, b], { baseline: base })).toBe(0);
+    expect(await runCommand([a, b], { baseline: base })).toBe(0);
   } finally {
     process.stdout.write = out;
   }
