@@ -27,8 +27,9 @@ export interface MockMap {
   nextVer: number;
   entries: MockMapEntry[];
   /**
-   * HAProxy 2.6 decrements its entry counter once more than it increments it when an `add map` key fails to
-   * compile, so `entry_cnt` drifts below the real count (and wraps around as an unsigned 64-bit number).
+   * HAProxy 2.6 decrements its entry counter once more than it increments it when `add map` refuses an
+   * entry (a key that does not compile, a value that does not parse), so `entry_cnt` drifts below the real
+   * count and wraps around as an unsigned 64-bit number (measured).
    */
   entryCountSkew: number;
 }
@@ -100,6 +101,46 @@ export function liveEntries(m: MockMap, version = m.currVer): MockMapEntry[] {
 }
 
 const regexCache = new Map<string, RegExp | Error>();
+const prefixCache = new Map<string, string>();
+
+/**
+ * The text every string a `^`-anchored key matches must start with (`^a\.b\.?…` → `a.b`), or "" when
+ * unknown. Lookups test it before running the regex: most router keys are host regexes, so most entries
+ * are ruled out by one `startsWith`.
+ */
+export function literalPrefixOf(key: string): string {
+  let p = prefixCache.get(key);
+  if (p === undefined) {
+    p = computeLiteralPrefix(key);
+    prefixCache.set(key, p);
+  }
+  return p;
+}
+
+function computeLiteralPrefix(key: string): string {
+  if (!key.startsWith('^')) return '';
+  let out = '';
+  for (let i = 1; i < key.length; i++) {
+    const c = key[i]!;
+    if (c === '\\') {
+      const next = key[i + 1];
+      // Only an escaped punctuation character is a literal; `\d`, `\w`… are classes.
+      if (next === undefined || /[0-9A-Za-z]/.test(next)) break;
+      out += next;
+      i++;
+      continue;
+    }
+    if (c === '?' || c === '*' || c === '{') {
+      // The character before is optional or repeated: it is not part of every match.
+      out = out.slice(0, -1);
+      break;
+    }
+    if ('.[]()+|^$'.includes(c)) break;
+    out += c;
+  }
+  // An alternation anywhere could start with anything.
+  return key.includes('|') ? '' : out;
+}
 
 /** PCRE escapes that are letters; any other `\<letter>` is an error in PCRE (and JS's legacy mode accepts it). */
 const PCRE_LETTER_ESCAPES = new Set('dDwWsSbBAzZGQEnrtfvaehHkKNpPRXxcugoCL'.split(''));

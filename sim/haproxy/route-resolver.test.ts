@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { HaproxyConfig } from '../../core/haproxy/config-model.ts';
 import { DEFAULT_RENDER_OPTIONS } from './haproxy-cfg.ts';
 import { MockHaproxy } from './mock-haproxy.ts';
+import { literalPrefixOf } from './map-state.ts';
 import { baseOf, probeRequests, readyServers, resolveRoute } from './route-resolver.ts';
 
 const DIR = DEFAULT_RENDER_OPTIONS.mapDir;
@@ -127,5 +128,18 @@ describe('resolveRoute', () => {
     ]);
     expect(probeRequests({ ...base, tls: { termination: 'reencrypt', insecureEdgeTerminationPolicy: 'Allow' } }).map((p) => p.request.scheme)).toEqual(['https', 'http']);
     expect(probeRequests({ ...base, tls: { termination: 'passthrough' } })).toEqual([{ request: { host: 'r.example.com', scheme: 'sni-passthrough' }, expect: 'backend' }]);
+  });
+});
+
+describe('literalPrefixOf', () => {
+  it('keeps the literal start of anchored keys and nothing that is optional', () => {
+    expect(literalPrefixOf('^a\\.example\\.com\\.?(:[0-9]+)?/api(/.*)?$')).toBe('a.example.com');
+    expect(literalPrefixOf('^[^\\.]*\\.example\\.com$')).toBe('');
+    // `c+` needs at least one c; `c?` none.
+    expect(literalPrefixOf('^abc+')).toBe('abc');
+    expect(literalPrefixOf('^abc?')).toBe('ab');
+    expect(literalPrefixOf('^a\\db')).toBe('a');
+    expect(literalPrefixOf('^a|b')).toBe('');
+    expect(literalPrefixOf('abc')).toBe('');
   });
 });

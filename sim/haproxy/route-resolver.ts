@@ -1,6 +1,6 @@
 import type { Route } from '../../core/route.ts';
 import { isReady } from './backend-state.ts';
-import { compileMapRegex, type MockMap } from './map-state.ts';
+import { compileMapRegex, literalPrefixOf, type MockMap } from './map-state.ts';
 import type { MockHaproxy } from './mock-haproxy.ts';
 
 /**
@@ -113,6 +113,7 @@ function firstMatch(map: MockMap | undefined, input: string): { key: string; val
       if (e.key === input) return e;
       continue;
     }
+    if (!input.startsWith(literalPrefixOf(e.key))) continue;
     const re = compileMapRegex(e.key);
     if (!(re instanceof Error) && re.test(input)) return e;
   }
