@@ -1,0 +1,189 @@
+import type { MetricSummary } from '../sweep/stats.ts';
+import type { PointSummary, Recommendation } from '../sweep/summary.ts';
+import { escapeHtml as h, formatNumber, jsonForScript } from './escape.ts';
+import { chartJsBundle } from './html.ts';
+
+/** The part of sweep.json the page reads (reports/ does not import the runtime's types). */
+export interface SweepPageInput {
+  definition: {
+    scenario: { path: string; name: string };
+    grid: ReadonlyArray<{ key: string; spec: string; values: ReadonlyArray<number | string | boolean> }>;
+    seeds: readonly number[];
+    budgets: readonly string[];
+    statistic: { kind: 'quantile'; q: number } | { kind: 'confidence'; level: number };
+    ciLevel: number;
+    cost: { perBackendBytes: number; perServerBytes: number };
+  };
+  runs: { expected: number; completed: number };
+  complete: boolean;
+  verdict: string;
+  reproduce: string;
+  points: readonly PointSummary[];
+  recommendation: Recommendation | null;
+}
+
+/** Series of the reloads chart: one per combination of the other axes, points along the x axis. */
+export interface SweepChartData {
+  xKey: string;
+  xNumeric: boolean;
+  xLabels: string[];
+  series: Array<{ label: string; points: Array<{ x: number | string; mean: number | null; lower: number | null; upper: number | null; mib: number }> }>;
+  ciLevel: number;
+}
+
+const POOL_KEY = 'router.blueprintPoolSize';
+
+/** The x axis is the pool size when swept, else the first numeric axis, else the first axis. */
+export function sweepChartData(input: SweepPageInput): SweepChartData {
+  const grid = input.definition.grid;
+  const numeric = (a: (typeof grid)[number]) => a.values.every((v) => typeof v === 'number');
+  const xAxis = grid.find((a) => a.key === POOL_KEY && numeric(a)) ?? grid.find(numeric) ?? grid[0];
+  const xKey = xAxis?.key ?? '(scenario settings)';
+  const others = grid.filter((a) => a !== xAxis);
+  const series = new Map<string, SweepChartData['series'][number]>();
+  for (const p of input.points) {
+    const label = others.length === 0 ? 'reloads.total' : others.map((a) => `${a.key}=${String(p.settings[a.key])}`).join(', ');
+    let s = series.get(label);
+    if (s === undefined) series.set(label, (s = { label, points: [] }));
+    const m: MetricSummary | undefined = p.metrics['reloads.total'];
+    const x = xAxis === undefined ? 0 : p.settings[xAxis.key]!;
+    s.points.push({ x: typeof x === 'boolean' ? String(x) : x, mean: m?.mean ?? null, lower: m?.ci.lower ?? null, upper: m?.ci.upper ?? null, mib: p.cost.mib });
+  }
+  return {
+    xKey,
+    xNumeric: xAxis !== undefined && numeric(xAxis),
+    xLabels: xAxis === undefined ? ['0'] : xAxis.values.map(String),
+    series: [...series.values()],
+    ciLevel: input.definition.ciLevel,
+  };
+}
+
+/** sweep.html: self-contained (chart.js inlined, CSP forbids fetching); every input-derived string escaped. */
+export function renderSweepHtml(input: SweepPageInput): string {
+  const d = input.definition;
+  const title = `routerbench sweep: ${d.scenario.name}`;
+  const stat = d.statistic.kind === 'quantile' ? `p${formatNumber(d.statistic.q * 100)} across seeds` : `${formatNumber(d.statistic.level * 100)}% confidence bound of the mean`;
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${h(title)}</title>
+<style>
+body { font: 14px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 1200px; color: #1d232a; padding: 0 1rem; }
+h1 { font-size: 1.5rem; margin-bottom: .2rem; } h2 { font-size: 1.15rem; margin-top: 2rem; }
+table { border-collapse: collapse; margin: .5rem 0; } th, td { border: 1px solid #d0d7de; padding: .2rem .5rem; text-align: left; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; } code { background: #f6f8fa; padding: .1rem .3rem; border-radius: .2rem; }
+tr.recommended td { background: #dafbe1; font-weight: 600; }
+.chart { position: relative; height: 380px; margin: .5rem 0 1.5rem; }
+.muted { color: #59636e; } .good { color: #1f883d; font-weight: 600; } .bad { color: #cf222e; font-weight: 700; }
+</style>
+</head>
+<body>
+<h1>${h(title)}</h1>
+<p class="muted">${input.points.length} points × ${d.seeds.length} seeds (${d.seeds.length === 0 ? '' : `${d.seeds[0]}..${d.seeds[d.seeds.length - 1]}`}) · ${input.runs.completed} of ${input.runs.expected} runs${input.complete ? '' : ' · <span class="bad">incomplete</span>'} · budgets judged on the ${h(stat)}</p>
+<p>Reproduce: <code>${h(input.reproduce)}</code></p>
+${recommendationSection(input)}
+<h2>Reloads against ${h(sweepChartData(input).xKey)}</h2>
+<p class="muted">Mean reloads across seeds, one line per setting of the other axes, with the ${formatNumber(d.ciLevel * 100)}% confidence interval of the mean as a band.</p>
+<div class="chart"><canvas id="reloads-chart" aria-label="Reloads against the swept setting"></canvas></div>
+<h2>Memory cost of pre-allocation</h2>
+<p class="muted">${formatNumber(d.cost.perBackendBytes)} bytes per pool backend and ${formatNumber(d.cost.perServerBytes)} bytes per empty slot server (docs/sweeps.md).</p>
+<div class="chart"><canvas id="cost-chart" aria-label="Memory cost against the swept setting"></canvas></div>
+${pointsTable(input)}
+<script type="application/json" id="routerbench-data">${jsonForScript(sweepChartData(input))}</script>
+<script>${chartJsBundle()}</script>
+<script>${PAGE_SCRIPT}</script>
+</body>
+</html>
+`;
+}
+
+function recommendationSection(input: SweepPageInput): string {
+  const r = input.recommendation;
+  if (r === null) {
+    const why =
+      input.verdict === 'none-meets-budget'
+        ? '<p class="bad">No point of the grid meets the budget.</p>'
+        : input.verdict === 'no-budget'
+          ? '<p class="muted">No budget was given (scenario budgets or --budget), so there is no recommendation.</p>'
+          : '<p class="muted">The sweep is incomplete (a shard, or stopped early): merge the shards for a recommendation.</p>';
+    return `<h2>Recommendation</h2>\n${why}`;
+  }
+  const settings = Object.entries(r.settings).map(([k, v]) => `<code>${h(k)}=${h(String(v))}</code>`).join(' ');
+  const checks = r.checks
+    .map((c) => `<tr><td>${h(c.budget)}</td><td>${h(c.statistic)}</td><td class="num">${formatNumber(c.value)}</td><td class="num">${formatNumber(c.lower)}</td><td class="num">${formatNumber(c.upper)}</td><td class="${c.pass ? 'good' : 'bad'}">${c.pass ? 'meets' : 'misses'}</td></tr>`)
+    .join('\n');
+  return `<h2>Recommendation</h2>
+<p class="good">${settings || 'the scenario settings'}: ${r.cost.slotServers} pre-allocated slot servers, ${r.cost.poolBackends} pool backends, about ${formatNumber(r.cost.mib)} MiB.</p>
+<table><thead><tr><th>Budget</th><th>Judged on</th><th>Value</th><th>Lower</th><th>Upper</th><th>Verdict</th></tr></thead><tbody>
+${checks}
+</tbody></table>`;
+}
+
+function pointsTable(input: SweepPageInput): string {
+  const keys = input.definition.grid.map((a) => a.key);
+  const reasons = Object.keys(input.points[0]?.metrics ?? {}).filter((m) => m.startsWith('reloads.requests.'));
+  const rec = input.recommendation === null ? null : JSON.stringify(input.recommendation.settings);
+  const head = [...keys, 'reloads mean', 'p50', 'p95', 'p99', 'min', 'max', `CI ${formatNumber(input.definition.ciLevel * 100)}%`, ...reasons.map((r) => `${r.slice('reloads.requests.'.length)} (mean)`), 'failover p99 (p99 across seeds)', 'slot servers', 'pool backends', 'MiB', 'runs passed', 'meets budget'];
+  const rows = input.points.map((p) => {
+    const t = p.metrics['reloads.total'];
+    const cells = [
+      ...keys.map((k) => `<td>${h(String(p.settings[k]))}</td>`),
+      num(t?.mean),
+      num(t?.p50),
+      num(t?.p95),
+      num(t?.p99),
+      num(t?.min),
+      num(t?.max),
+      `<td class="num">${t === undefined || t.ci.lower === null ? '—' : `${formatNumber(t.ci.lower)} – ${formatNumber(t.ci.upper)}`}</td>`,
+      ...reasons.map((r) => num(p.metrics[r]?.mean)),
+      num(p.metrics['failover.latencyMs.p99']?.p99),
+      num(p.cost.slotServers),
+      num(p.cost.poolBackends),
+      num(p.cost.mib),
+      `<td class="num">${p.runsPassed}/${p.seeds}</td>`,
+      `<td class="${p.meets ? 'good' : 'bad'}">${input.definition.budgets.length === 0 ? '—' : p.meets ? 'yes' : 'no'}</td>`,
+    ];
+    const cls = rec !== null && JSON.stringify(p.settings) === rec ? ' class="recommended"' : '';
+    return `<tr${cls}>${cells.join('')}</tr>`;
+  });
+  return `<h2>Points</h2>\n<table><thead><tr>${head.map((x) => `<th>${h(x)}</th>`).join('')}</tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table>`;
+}
+
+function num(v: number | null | undefined): string {
+  return `<td class="num">${formatNumber(v)}</td>`;
+}
+
+/** Runs in the page: one line per series with its confidence band (an upper edge filled down to the lower). */
+const PAGE_SCRIPT = `
+(function () {
+  var data = JSON.parse(document.getElementById('routerbench-data').textContent);
+  Chart.defaults.animation = false;
+  Chart.defaults.maintainAspectRatio = false;
+  var palette = ['#0969da', '#cf222e', '#1f883d', '#8250df', '#bf8700', '#1b7c83', '#953800', '#6e7781'];
+  function rgba(hex, a) { var n = parseInt(hex.slice(1), 16); return 'rgba(' + (n >> 16) + ',' + ((n >> 8) & 255) + ',' + (n & 255) + ',' + a + ')'; }
+  function pts(s, f) { return s.points.map(function (p) { return { x: p.x, y: f(p) }; }); }
+  var xScale = data.xNumeric ? { type: 'linear', title: { display: true, text: data.xKey } } : { type: 'category', labels: data.xLabels, title: { display: true, text: data.xKey } };
+  var sets = [];
+  data.series.forEach(function (s, i) {
+    var c = palette[i % palette.length];
+    sets.push({ label: s.label + ' (CI upper)', data: pts(s, function (p) { return p.upper === null ? p.mean : p.upper; }), borderWidth: 0, pointRadius: 0, backgroundColor: rgba(c, 0.15), fill: '+1', band: true });
+    sets.push({ label: s.label + ' (CI lower)', data: pts(s, function (p) { return p.lower === null ? p.mean : p.lower; }), borderWidth: 0, pointRadius: 0, fill: false, band: true });
+    sets.push({ label: s.label, data: pts(s, function (p) { return p.mean; }), borderColor: c, backgroundColor: c, pointRadius: 3, fill: false });
+  });
+  new Chart(document.getElementById('reloads-chart'), {
+    type: 'line',
+    data: { datasets: sets },
+    options: { parsing: true, scales: { x: xScale, y: { beginAtZero: true, title: { display: true, text: 'reloads per run (mean across seeds)' } } },
+      plugins: { legend: { labels: { filter: function (item, chart) { return !chart.datasets[item.datasetIndex].band; } } } } }
+  });
+  new Chart(document.getElementById('cost-chart'), {
+    type: 'line',
+    data: { datasets: data.series.map(function (s, i) { var c = palette[i % palette.length]; return { label: s.label, data: pts(s, function (p) { return p.mib; }), borderColor: c, backgroundColor: c, pointRadius: 3 }; }) },
+    options: { scales: { x: xScale, y: { beginAtZero: true, title: { display: true, text: 'MiB pre-allocated (pool backends + empty slots)' } } } }
+  });
+  window.routerbenchChartsReady = true;
+})();
+`;

@@ -1,0 +1,21 @@
+import type { Command } from 'commander';
+import { mergeSweepDirs } from '../sweep/merge.ts';
+import { readSweepDir } from '../sweep/outputs.ts';
+import { finishSweep } from './sweep-command.ts';
+
+interface MergeOptions {
+  out?: string;
+  json?: boolean;
+}
+
+export function registerMergeCommand(program: Command): Command {
+  return program
+    .command('merge')
+    .description('combine the output directories of `routerbench sweep --shard i/n` into the result of one unsharded sweep; exit codes as sweep')
+    .argument('<dirs...>', 'the shards\' --out directories')
+    .requiredOption('--out <dir>', 'write the merged runs.csv, runs.json, sweep.json and sweep.html here')
+    .option('--json', 'print sweep.json instead of the summary')
+    .action((dirs: string[], opts: MergeOptions) => {
+      process.exitCode = finishSweep(mergeSweepDirs(dirs.map(readSweepDir)), opts);
+    });
+}

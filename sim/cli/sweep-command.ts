@@ -1,0 +1,225 @@
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { SingleBar } from 'cli-progress';
+import { renderSweepHtml } from '../../reports/render/sweep-html.ts';
+import { formatNumber } from '../../reports/render/escape.ts';
+import { InputError } from '../eventlog/input-error.ts';
+import { executeSweep, inThreadExecutor, poolExecutor } from '../sweep/execute.ts';
+import { parseGrid } from '../sweep/grid.ts';
+import { buildSweepResult, type SweepJson, type SweepResult } from '../sweep/outputs.ts';
+import { DEFAULT_COST_MODEL, defineSweep, describePoint, parseShard, shardTasks, type Statistic } from '../sweep/plan.ts';
+import { EXIT } from './exit-codes.ts';
+import { registerMergeCommand } from './merge-command.ts';
+import { collectList, collectSet, parseSeed } from './scenario-options.ts';
+import { writeFileAtomic } from './write-outputs.ts';
+
+/** Exit code of a sweep stopped with Ctrl-C (128 + SIGINT), after it wrote the finished rows. */
+export const EXIT_INTERRUPTED = 130;
+
+interface SweepOptions {
+  grid?: string[];
+  seeds: number;
+  seed?: number;
+  budget?: string[];
+  quantile?: number;
+  confidence?: number;
+  workers?: number;
+  out?: string;
+  set?: Record<string, string>;
+  shard?: string;
+  bytesPerBackend?: number;
+  bytesPerServer?: number;
+  json?: boolean;
+  progress?: boolean;
+}
+
+/** `sweep` and its companion `merge` (one entry in main.ts's command list). */
+export function registerSweepCommands(program: Command): Command {
+  registerSweepCommand(program);
+  registerMergeCommand(program);
+  return program;
+}
+
+export function registerSweepCommand(program: Command): Command {
+  return program
+    .command('sweep')
+    .description(
+      'run a scenario over a grid of settings × seeds in parallel and recommend the smallest pool and slot settings that meet the budget; exit 0 recommended, 1 no point meets the budget, 2 bad input, 130 stopped by Ctrl-C',
+    )
+    .argument('<input>', 'a scenario (.yaml) or an event log (.jsonl)')
+    .option('--grid <key=values>', 'a swept setting: a..b, a..b:step or a list, e.g. router.blueprintPoolSize=0..20 (repeatable)', collectList)
+    .option('--seeds <n>', 'seeds per point: the scenario seed (or --seed) and the n − 1 after it', parseCount, 10)
+    .option('--seed <n>', 'the first seed instead of the scenario\'s', parseSeed)
+    .option('--budget <expr>', "a budget judged across seeds, e.g. 'reloads.total<=2' (repeatable; default: the scenario's budgets)", collectList)
+    .option('--quantile <q>', 'judge budgets on this quantile across seeds (default 0.95)', parseFraction('--quantile', true))
+    .option('--confidence <level>', 'judge budgets on the confidence bound of the mean at this level instead, e.g. 0.95', parseFraction('--confidence', false))
+    .option('--workers <n>', `worker threads (default: all cores, ${availableParallelism()} here; 0 runs in this thread)`, parseWhole('--workers'))
+    .option('--out <dir>', 'write runs.csv, runs.json, sweep.json and sweep.html here')
+    .option('--set <key=value>', 'a setting for every point, as with run (repeatable)', collectSet)
+    .option('--shard <i/n>', 'run only shard i of n (0-based; e.g. $JOB_COMPLETION_INDEX/$N); combine with routerbench merge')
+    .option('--bytes-per-backend <n>', `memory estimate per pool backend (default ${DEFAULT_COST_MODEL.perBackendBytes})`, parseWhole('--bytes-per-backend'))
+    .option('--bytes-per-server <n>', `memory estimate per empty slot server (default ${DEFAULT_COST_MODEL.perServerBytes})`, parseWhole('--bytes-per-server'))
+    .option('--json', 'print sweep.json instead of the summary')
+    .option('--no-progress', 'no progress output on stderr')
+    .action(async (input: string, opts: SweepOptions) => {
+      process.exitCode = await sweepCommand(input, opts);
+    });
+}
+
+export async function sweepCommand(file: string, opts: SweepOptions): Promise<number> {
+  if (opts.quantile !== undefined && opts.confidence !== undefined) throw new InputError('--confidence', 'give --quantile or --confidence, not both');
+  const statistic: Statistic = opts.confidence !== undefined ? { kind: 'confidence', level: opts.confidence } : { kind: 'quantile', q: opts.quantile ?? 0.95 };
+  const shard = opts.shard === undefined ? undefined : parseShard(opts.shard);
+  const def = defineSweep({
+    file,
+    grid: parseGrid(opts.grid ?? []),
+    seeds: opts.seeds,
+    ...(opts.seed !== undefined && { firstSeed: opts.seed }),
+    set: opts.set ?? {},
+    budgets: opts.budget ?? [],
+    statistic,
+    cost: {
+      perBackendBytes: opts.bytesPerBackend ?? DEFAULT_COST_MODEL.perBackendBytes,
+      perServerBytes: opts.bytesPerServer ?? DEFAULT_COST_MODEL.perServerBytes,
+    },
+  });
+  const positions = shardTasks(def, shard);
+  const workers = Math.min(opts.workers ?? availableParallelism(), positions.length);
+  const executor = workers === 0 ? inThreadExecutor() : poolExecutor(workers);
+  const label = `${def.scenario.name}${shard === undefined ? '' : ` shard ${shard.index}/${shard.count}`}`;
+  const progress = opts.progress === false ? undefined : createProgress(positions.length, label);
+  const stop = new AbortController();
+  const onSigint = (): void => {
+    if (stop.signal.aborted) process.exit(EXIT_INTERRUPTED);
+    process.stderr.write('\nstopping: keeping the finished runs (Ctrl-C again to quit at once)\n');
+    stop.abort();
+  };
+  process.on('SIGINT', onSigint);
+  const started = Date.now();
+  let rows;
+  let interrupted;
+  try {
+    ({ rows, interrupted } = await executeSweep(def, { positions, executor, signal: stop.signal, onRow: () => progress?.tick() }));
+  } finally {
+    progress?.stop();
+    process.off('SIGINT', onSigint);
+    await executor.close();
+  }
+  const result = buildSweepResult(def, rows, { ...(shard !== undefined && { shard }), interrupted });
+  const seconds = (Date.now() - started) / 1000;
+  process.stderr.write(
+    `${label}: ${result.json.runs.completed} of ${positions.length} runs in ${formatNumber(seconds)} s (${formatNumber(positions.length === 0 ? 0 : result.json.runs.completed / Math.max(seconds, 1e-3))} runs/s, ${workers === 0 ? 'in this thread' : `${workers} worker${workers === 1 ? '' : 's'}`})\n`,
+  );
+  return finishSweep(result, opts);
+}
+
+/** Writes the outputs, prints the outcome and returns the exit code (shared with merge). */
+export function finishSweep(result: SweepResult, opts: { out?: string; json?: boolean }): number {
+  if (opts.out !== undefined) {
+    for (const [name, text] of Object.entries(result.files)) writeFileAtomic(join(opts.out, name), text);
+    writeFileAtomic(join(opts.out, 'sweep.html'), renderSweepHtml(result.json));
+  }
+  if (opts.json) process.stdout.write(result.files['sweep.json']);
+  else process.stdout.write(describeOutcome(result.json, opts.out));
+  return exitCodeOf(result.json);
+}
+
+export function exitCodeOf(json: SweepJson): number {
+  if (json.interrupted === true) return EXIT_INTERRUPTED;
+  if (json.verdict === 'none-meets-budget') return EXIT.fail;
+  return EXIT.pass;
+}
+
+export function describeOutcome(json: SweepJson, out: string | undefined): string {
+  const d = json.definition;
+  const lines = [`${d.scenario.name}: ${json.points.length} complete points, ${json.runs.completed} of ${json.runs.expected} runs`];
+  const r = json.recommendation;
+  if (json.verdict === 'recommended' && r !== null) {
+    lines.push(`recommendation: ${describePoint(r.settings)}`);
+    for (const c of r.checks) {
+      const interval = `${c.lower === null ? 'unbounded' : formatNumber(c.lower)} – ${c.upper === null ? 'unbounded' : formatNumber(c.upper)}`;
+      lines.push(`  ${c.budget}: ${c.statistic} = ${formatNumber(c.value)} (its confidence interval: ${interval}; too few seeds leave a side unbounded)`);
+    }
+    lines.push(`  cost: ${r.cost.slotServers} empty slot servers, ${r.cost.poolBackends} pool backends, about ${formatNumber(r.cost.mib)} MiB`);
+  } else if (json.verdict === 'none-meets-budget') {
+    lines.push(`no point of the grid meets the budget (${d.budgets.join(', ')}) at the ${d.statistic.kind === 'quantile' ? `p${formatNumber(d.statistic.q * 100)} across seeds` : `${formatNumber(d.statistic.level * 100)}% confidence bound`}: widen the grid`);
+    const closest = [...json.points].sort((a, b) => b.checks.filter((c) => c.pass).length - a.checks.filter((c) => c.pass).length)[0];
+    if (closest !== undefined) {
+      lines.push(`  closest: ${describePoint(closest.settings)}: ${closest.checks.map((c) => `${c.metric} ${c.statistic} = ${formatNumber(c.value)} (${c.pass ? 'meets' : 'misses'} ${c.budget})`).join('; ')}`);
+    }
+  } else if (json.verdict === 'no-budget') {
+    lines.push('no budget (give --budget or budgets in the scenario): no recommendation');
+  } else if (json.shard !== undefined) {
+    lines.push(`shard ${json.shard.index}/${json.shard.count} done: combine the shards with routerbench merge DIR... --out DIR`);
+  } else {
+    lines.push('stopped before every run finished: the finished rows are kept, no recommendation');
+  }
+  if (out !== undefined) lines.push(`wrote ${join(out, 'runs.csv')}, runs.json, sweep.json, sweep.html`);
+  lines.push(`reproduce: ${json.reproduce}`);
+  return lines.join('\n') + '\n';
+}
+
+/** A bar with runs done, rate and ETA on a terminal; plain lines (each 10%, or every 15 s) otherwise. */
+function createProgress(total: number, label: string, stream: NodeJS.WriteStream = process.stderr): { tick(): void; stop(): void } {
+  const started = Date.now();
+  let done = 0;
+  const rate = (): number => done / Math.max((Date.now() - started) / 1000, 1e-3);
+  const eta = (): string => (done === 0 ? '?' : formatSeconds((total - done) / rate()));
+  if (stream.isTTY) {
+    const bar = new SingleBar({ stream, format: `${label} {bar} {value}/{total} runs | {rate_text} runs/s | ETA {eta_text}`, hideCursor: true, fps: 5 });
+    bar.start(total, 0, { rate_text: '0.0', eta_text: '?' });
+    return {
+      tick() {
+        done++;
+        bar.update(done, { rate_text: rate().toFixed(1), eta_text: eta() });
+      },
+      stop: () => bar.stop(),
+    };
+  }
+  let lastLine = started;
+  let lastDecile = 0;
+  return {
+    tick() {
+      done++;
+      const decile = Math.floor((10 * done) / Math.max(total, 1));
+      const now = Date.now();
+      if (decile > lastDecile || now - lastLine >= 15_000) {
+        lastDecile = decile;
+        lastLine = now;
+        stream.write(`${label}: ${done}/${total} runs (${Math.floor((100 * done) / Math.max(total, 1))}%), ${rate().toFixed(1)} runs/s, ETA ${eta()}\n`);
+      }
+    },
+    stop() {},
+  };
+}
+
+export function formatSeconds(s: number): string {
+  if (!Number.isFinite(s)) return '?';
+  const t = Math.round(s);
+  if (t < 60) return `${t}s`;
+  if (t < 3600) return `${Math.floor(t / 60)}m${String(t % 60).padStart(2, '0')}s`;
+  return `${Math.floor(t / 3600)}h${String(Math.floor((t % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+function parseCount(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('expected a whole number, at least 1');
+  return Number(value);
+}
+
+function parseWhole(flag: string): (value: string) => number {
+  return (value) => {
+    if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${flag} takes a whole number`);
+    return Number(value);
+  };
+}
+
+function parseFraction(flag: string, closedAtOne: boolean): (value: string) => number {
+  return (value) => {
+    const v = Number(value);
+    if (!/^(0?\.\d+|1(\.0*)?|0)$/.test(value.trim()) || !(v > 0) || (closedAtOne ? v > 1 : v >= 1)) {
+      throw new InvalidArgumentError(`${flag} takes a fraction in (0, 1${closedAtOne ? ']' : ')'}, e.g. 0.95`);
+    }
+    return v;
+  };
+}
