@@ -9,6 +9,7 @@ import { registerImportCommand } from './import-command.ts';
 import { registerMockHaproxyCommand } from './mock-haproxy-command.ts';
 import { registerReportCommand } from './report-command.ts';
 import { registerRunCommand } from './run-command.ts';
+import { registerSweepCommands } from './sweep-command.ts';
 
 const program = new Command('routerbench')
   .description('Deterministic simulation and test bench for HAProxy-based routers: reloads by reason, VRRP failover latency.')
@@ -16,7 +17,7 @@ const program = new Command('routerbench')
   .exitOverride()
   .showHelpAfterError('(run with --help for usage)');
 
-for (const register of [registerRunCommand, registerReportCommand, registerCompareCommand, registerBaselineCommand, registerExpandCommand, registerImportCommand, registerMockHaproxyCommand]) {
+for (const register of [registerRunCommand, registerReportCommand, registerCompareCommand, registerBaselineCommand, registerExpandCommand, registerImportCommand, registerMockHaproxyCommand, registerSweepCommands]) {
   register(program);
 }
 const exitOverrideAll = (c: Command): void => {
