@@ -33,7 +33,7 @@ test('expand writes a v1 log that reads back as the scenario’s events', async 
   const out = join(dir, 'ok.jsonl');
   await program().parseAsync(['expand', scenario, '--seed', '8', '-o', out], { from: 'user' });
   const lines = readFileSync(out, 'utf8').trimEnd().split('\n');
-  expect(JSON.parse(lines[0]!)).toMatchObject({ routerbench: 'eventlog', version: 1, seed: 8, source: scenario, scenario: 'ok' });
+  expect(JSON.parse(lines[0]!)).toMatchObject({ routerbench: 'eventlog', version: 1, seed: 8, source: scenario, scenario: 'ok', budgets: [] });
   const expected = [...loadScenario(scenario, { seed: 8 }).events()];
   expect([...readEventLogFile(out)]).toEqual(expected);
   expect(lines).toHaveLength(expected.length + 1);

@@ -26,7 +26,15 @@ export function registerExpandCommand(program: Command): Command {
       if (opts.seed !== undefined) overrides.seed = opts.seed;
       if (opts.set !== undefined) overrides.set = opts.set;
       const input = loadScenario(scenario, overrides);
-      const header = eventLogHeader({ source: scenario, scenario: input.name, seed: input.settings.seed, settings: input.settings });
+      // Everything a run of the log needs besides the events, so `routerbench run expanded.jsonl` can match the scenario.
+      const header = eventLogHeader({
+        source: scenario,
+        scenario: input.name,
+        seed: input.settings.seed,
+        settings: input.settings,
+        ...(input.cluster !== undefined && { cluster: input.cluster }),
+        budgets: input.budgets,
+      });
       if (opts.output !== undefined) writeEventLogFile(opts.output, header, input.events());
       else await writeEventLogToStream(process.stdout, header, input.events());
     });
