@@ -370,48 +370,59 @@ export class VrrpWorld {
 
   private sendAdvert(inst: InstanceRt, priority: number): void {
     const from = inst.node;
+    const fromId = from.id;
+    const fromIp = from.ipNum;
     const now = this.sched.nowUs;
     const c = this.counters;
-    c.advertsSent++;
+    const network = this.network;
+    const fast = this.fastPaths;
     const group = this.groups[inst.vipIndex]!;
     const intervalUs = inst.ctx.advertIntervalUs;
     const peers = from.peers;
     const n = peers ? peers.length : this.nodes.length;
+    c.advertsSent++;
     c.packetsSent += peers ? peers.length : 1;
+    // Counted in locals and written back once: this loop runs ~35 million times an hour on the benchmark.
+    let dropped = 0;
+    let deliveries = 0;
+    let fastAdverts = 0;
     for (let k = 0; k < n; k++) {
       const to = peers ? peers[k]! : k;
-      if (to === from.id) continue;
+      if (to === fromId) continue;
       const rcv = group[to];
       if (rcv === undefined) continue;
-      const delay = this.network.route(from.id, to, now);
+      const delay = network.route(fromId, to, now);
       if (delay === DROPPED) {
-        c.dropped++;
+        dropped++;
         continue;
       }
       const node = rcv.node;
       const arrival = now + delay;
       if (!node.alive || node.stalledUntilUs > arrival) {
-        c.dropped++;
+        dropped++;
         continue;
       }
-      c.deliveries++;
-      if (this.fastPaths && rcv.state === 'BACKUP' && fastPathEligible(rcv.ctx, priority, intervalUs)) {
+      deliveries++;
+      if (fast && rcv.state === 'BACKUP' && fastPathEligible(rcv.ctx, priority, intervalUs)) {
         if (rcv.pendAtUs >= 0) {
           if (rcv.pendAtUs <= now) this.applyPending(rcv);
           else {
-            this.slowDelivery(rcv, arrival, priority, from.ipNum, intervalUs);
+            this.slowDelivery(rcv, arrival, priority, fromIp, intervalUs);
             continue;
           }
         }
         rcv.pendAtUs = arrival;
         rcv.pendPriority = priority;
         rcv.pendIntervalUs = intervalUs;
-        rcv.pendSrcIp = from.ipNum;
-        c.fastAdverts++;
+        rcv.pendSrcIp = fromIp;
+        fastAdverts++;
       } else {
-        this.slowDelivery(rcv, arrival, priority, from.ipNum, intervalUs);
+        this.slowDelivery(rcv, arrival, priority, fromIp, intervalUs);
       }
     }
+    c.dropped += dropped;
+    c.deliveries += deliveries;
+    c.fastAdverts += fastAdverts;
   }
 
   private slowDelivery(rcv: InstanceRt, atUs: number, priority: number, srcIp: number, intervalUs: number): void {
