@@ -233,3 +233,14 @@ describe('dcm-slots blueprint namespace (ROUTER_BLUEPRINT_ROUTE_NAMESPACE)', () 
     expect(h.reasons()).toContain('blueprint-change');
   });
 });
+
+describe('dcm-slots blueprints known at the initial sync', () => {
+  it('blueprint events before the sync are provisioned by the first reload', () => {
+    const fake = new FakeHaproxy();
+    const h = new Harness(new DcmSlotsStrategy({ maxDynamicServers: 1, blueprintPoolSize: 1 }), fake);
+    h.sync([{ at: 0, type: 'blueprint.upsert', route: route('bp-re', { namespace: 'bp', tls: { termination: 'reencrypt' } }) }]);
+    expect(fake.backends.has('be_secure:_hapcm_blueprint_pool:bp-re-1')).toBe(true);
+    h.apply(upsert(route('re', { tls: { termination: 'reencrypt' } })));
+    expect(h.requests).toEqual([]);
+  });
+});

@@ -65,7 +65,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
   private readonly index = new ServiceIndex();
   private loaded = false;
   private lastRendered: Map<string, Route> | null = null;
-  private namespaceSeeded = false;
+  private seeded = false;
 
   constructor(private readonly opts: DcmSlotsOptions) {
     if (!(opts.maxDynamicServers >= 1)) throw new Error('dcm-slots needs maxDynamicServers >= 1');
@@ -73,6 +73,15 @@ export class DcmSlotsStrategy implements RouterStrategy {
   }
 
   onChange(change: StateChange, state: RouterState, ctx: StrategyContext): RuntimeProgram | void {
+    if (change.kind === 'blueprint.changed') {
+      // AddBlueprint/RemoveBlueprint (re)provision pool routes: the router state changes, so it reloads.
+      if (change.before !== undefined && (change.after === undefined || change.after.name !== change.before.name)) {
+        this.pool.remove(change.before.name);
+      }
+      if (change.after !== undefined) this.pool.upsert(change.after);
+      ctx.requestReload('blueprint-change');
+      return;
+    }
     if (!this.loaded) {
       // Before the first reload ends HAProxy has no config to change: the initial sync's reload (or the
       // one running now) must write it.
@@ -94,19 +103,11 @@ export class DcmSlotsStrategy implements RouterStrategy {
         return this.modifyRoute(change.before, change.after, state, ctx);
       case 'endpoints.changed':
         return this.replaceServiceEndpoints(change.namespace, change.service, change.before, change.after, state, ctx);
-      case 'blueprint.changed':
-        // AddBlueprint/RemoveBlueprint (re)provision pool routes: the router state changes, so it reloads.
-        if (change.before !== undefined && (change.after === undefined || change.after.name !== change.before.name)) {
-          this.pool.remove(change.before.name);
-        }
-        if (change.after !== undefined) this.pool.upsert(change.after);
-        ctx.requestReload('blueprint-change');
-        return;
     }
   }
 
   render(state: RouterState): HaproxyConfig {
-    if (!this.loaded && !this.namespaceSeeded) this.seedFromBlueprintNamespace(state);
+    if (!this.seeded) this.seedBlueprints(state);
     this.lastRendered = new Map(state.routes);
     return renderRouterConfig(state, {
       maxDynamicServers: this.opts.maxDynamicServers,
@@ -137,13 +138,23 @@ export class DcmSlotsStrategy implements RouterStrategy {
     this.index.rebuild(state);
   }
 
-  /** At start the router lists the blueprint namespace's routes (template.go blueprintRoutes), in name order. */
-  private seedFromBlueprintNamespace(state: RouterState): void {
-    this.namespaceSeeded = true;
+  /**
+   * At start the manager provisions the blueprints it knows: those from settings (constructor), then the
+   * blueprint events that arrived before the initial sync (in key order), then the routes of the blueprint
+   * namespace (template.go blueprintRoutes, in name order).
+   */
+  private seedBlueprints(state: RouterState): void {
+    this.seeded = true;
+    const byKey = (a: Route, b: Route): number => {
+      const ka = `${a.namespace}/${a.name}`;
+      const kb = `${b.namespace}/${b.name}`;
+      return ka < kb ? -1 : ka > kb ? 1 : 0;
+    };
+    for (const r of [...state.blueprints.values()].sort(byKey)) this.pool.upsert(r);
     const ns = this.opts.blueprintNamespace ?? '';
     if (ns.length === 0) return;
     const found = [...state.routes.values()].filter((r) => r.namespace === ns);
-    found.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    found.sort(byKey);
     for (const r of found) this.pool.upsert(r);
   }
 
