@@ -75,5 +75,6 @@ export async function executeSweep(def: SweepDefinition, opts: ExecuteOptions): 
   };
   await Promise.all(Array.from({ length: inFlight }, lane));
   if (failure !== undefined) throw failure;
-  return { rows, interrupted: aborted() && rows.filter((r) => r !== undefined).length < opts.positions.length };
+  const finished = opts.positions.filter((k) => rows[k] !== undefined).length;
+  return { rows, interrupted: aborted() && finished < opts.positions.length };
 }

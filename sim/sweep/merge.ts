@@ -29,7 +29,8 @@ export function mergeSweepDirs(dirs: readonly SweepDir[]): SweepResult {
       rows[k] = row;
     }
   }
-  const missing = rows.reduce((n, r) => n + (r === undefined ? 1 : 0), 0);
+  let missing = 0;
+  for (let k = 0; k < rows.length; k++) if (rows[k] === undefined) missing++;
   if (missing > 0) {
     const shards = dirs.map((d) => d.json.shard).filter((s) => s !== undefined);
     const count = shards[0]?.count;

@@ -42,13 +42,16 @@ export interface SweepResult {
  * seed finished, and verdict `incomplete`.
  */
 export function buildSweepResult(def: SweepDefinition, rows: ReadonlyArray<RunRow | undefined>, opts: { shard?: Shard; interrupted?: boolean } = {}): SweepResult {
-  const done = rows.filter((r): r is RunRow => r !== undefined);
+  // Index loops, not filter/every: those skip the holes of a sparse array.
+  const done: RunRow[] = [];
+  for (let k = 0; k < rows.length; k++) if (rows[k] !== undefined) done.push(rows[k]!);
   const complete = opts.shard === undefined && opts.interrupted !== true && done.length === runCount(def);
   const n = def.seeds.length;
   const whole: RunRow[] = [];
-  for (let at = 0; at < rows.length; at += n) {
-    const group = rows.slice(at, at + n);
-    if (group.length === n && group.every((r) => r !== undefined)) whole.push(...(group as RunRow[]));
+  for (let at = 0; at + n <= rows.length; at += n) {
+    const group: RunRow[] = [];
+    for (let k = at; k < at + n; k++) if (rows[k] !== undefined) group.push(rows[k]!);
+    if (group.length === n) whole.push(...group);
   }
   const summary = summarizeSweep(def, whole);
   const json: SweepJson = {

@@ -1,0 +1,66 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, expect, test } from 'vitest';
+import { writeFileAtomic } from '../cli/write-outputs.ts';
+import { InputError } from '../eventlog/input-error.ts';
+import { executeSweep, inThreadExecutor, poolExecutor } from './execute.ts';
+import { parseGrid } from './grid.ts';
+import { mergeSweepDirs } from './merge.ts';
+import { buildSweepResult, readSweepDir, type SweepFiles } from './outputs.ts';
+import { DEFAULT_COST_MODEL, defineSweep, shardTasks } from './plan.ts';
+
+const SCENARIO = fileURLToPath(new URL('../../scenarios/route-burst.yaml', import.meta.url));
+const tmp = mkdtempSync(join(tmpdir(), 'rb-sweep-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const def = defineSweep({
+  file: SCENARIO,
+  grid: parseGrid(['router.blueprintPoolSize=11,12', 'router.maxDynamicServers=2,5']),
+  seeds: 2,
+  set: {},
+  budgets: ['reloads.total<=2'],
+  statistic: { kind: 'quantile', q: 0.95 },
+  cost: DEFAULT_COST_MODEL,
+});
+
+function write(dir: string, files: SweepFiles): string {
+  for (const [name, text] of Object.entries(files)) writeFileAtomic(join(dir, name), text);
+  return dir;
+}
+
+test('three shards merge into exactly the bytes of one unsharded sweep run on two worker threads', async () => {
+  const pool = poolExecutor(2);
+  let whole;
+  try {
+    whole = buildSweepResult(def, (await executeSweep(def, { positions: shardTasks(def, undefined), executor: pool })).rows);
+  } finally {
+    await pool.close();
+  }
+  const dirs: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const shard = { index: i, count: 3 };
+    const { rows } = await executeSweep(def, { positions: shardTasks(def, shard), executor: inThreadExecutor() });
+    const part = buildSweepResult(def, rows, { shard });
+    expect(part.json).toMatchObject({ complete: false, verdict: 'incomplete', recommendation: null, shard });
+    dirs.push(write(join(tmp, `shard-${i}`), part.files));
+  }
+  // Shards in any order.
+  const merged = mergeSweepDirs([dirs[2]!, dirs[0]!, dirs[1]!].map(readSweepDir));
+  for (const name of ['runs.csv', 'runs.json', 'sweep.json'] as const) expect(merged.files[name], name).toBe(whole.files[name]);
+  expect(merged.json.recommendation?.settings).toEqual({ 'router.blueprintPoolSize': 12, 'router.maxDynamicServers': 2 });
+  // 4 points × 2 seeds, one row each, point-major then seed.
+  const rows = JSON.parse(whole.files['runs.json']) as Array<{ point: Record<string, number>; seed: number }>;
+  expect(rows.map((r) => [r.point['router.blueprintPoolSize'], r.point['router.maxDynamicServers'], r.seed])).toEqual([
+    [11, 2, 1], [11, 2, 2], [11, 5, 1], [11, 5, 2], [12, 2, 1], [12, 2, 2], [12, 5, 1], [12, 5, 2],
+  ]);
+  expect(whole.files['runs.csv'].split('\n')[0]).toMatch(/^router\.blueprintPoolSize,router\.maxDynamicServers,seed,simulatedMs,/);
+
+  // A missing shard is named; a shard of another sweep is refused.
+  expect(() => mergeSweepDirs([dirs[0]!, dirs[2]!].map(readSweepDir))).toThrow(/3 of 8 runs are missing; shards 1\/3 are not among/); // shard 1/3 holds runs 1, 4, 7
+  const other = defineSweep({ ...def, file: SCENARIO, grid: def.grid, seeds: 3, set: {}, budgets: ['reloads.total<=2'], statistic: def.statistic, cost: def.cost });
+  const foreign = write(join(tmp, 'foreign'), buildSweepResult(other, [], { shard: { index: 1, count: 3 } }).files);
+  expect(() => mergeSweepDirs([dirs[0]!, foreign].map(readSweepDir))).toThrow(InputError);
+  expect(readFileSync(join(dirs[0]!, 'sweep.json'), 'utf8')).toContain('"shard"');
+});
