@@ -1,0 +1,152 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { summarizeSweep, type SummaryRow } from '../sweep/summary.ts';
+import { chartJsBundle } from './html.ts';
+import { renderSweepHtml, sweepChartData, type SweepPageInput } from './sweep-html.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const HOSTILE = '</script><script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">';
+
+/** A 5 × 2 grid over 3 seeds: reloads fall with the pool (6 − pool, floored at 2) plus the seed's jitter. */
+function fixture(name = 'route-burst'): SweepPageInput {
+  const grid = [
+    { key: 'router.blueprintPoolSize', spec: '0..4', values: [0, 1, 2, 3, 4] },
+    { key: 'router.maxDynamicServers', spec: '1,2', values: [1, 2] },
+  ];
+  const seeds = [1, 2, 3];
+  const rows: SummaryRow[] = [];
+  for (const pool of grid[0]!.values) {
+    for (const slots of grid[1]!.values) {
+      for (const seed of seeds) {
+        const total = Math.max(2, 6 - pool) + (slots === 1 ? 3 : 0) + (seed % 2);
+        rows.push({
+          point: { 'router.blueprintPoolSize': pool, 'router.maxDynamicServers': slots },
+          seed,
+          metrics: { 'reloads.total': total, 'reloads.requests.pool-exhausted': Math.max(0, 4 - pool), 'invariants.violations': 0, 'failover.latencyMs.p99': null },
+          preallocated: { poolBackends: 3 * pool, routeBackends: 10, slotServers: (3 * pool + 10) * slots },
+          pass: total <= 3,
+        });
+      }
+    }
+  }
+  const def = { grid, seeds, budgets: ['reloads.total <= 3'], statistic: { kind: 'quantile', q: 0.95 } as const, ciLevel: 0.95, cost: { perBackendBytes: 11000, perServerBytes: 6700 } };
+  const s = summarizeSweep(def, rows);
+  return {
+    definition: { ...def, scenario: { path: 'x.yaml', name } },
+    runs: { expected: rows.length, completed: rows.length },
+    complete: true,
+    verdict: s.verdict,
+    reproduce: `routerbench sweep x.yaml --set 'a=${HOSTILE}'`,
+    points: s.points,
+    recommendation: s.recommendation,
+  };
+}
+
+describe('sweep.html (static checks)', () => {
+  test('the fixture recommends the cheapest point meeting the budget', () => {
+    // reloads = max(2, 6 − pool) + (1 slot ? 3 : 0) + seed mod 2: its p95 over seeds 1..3 is ≤ 3 first at
+    // pool 4 with 2 slots (2 + 1 = 3).
+    expect(fixture().recommendation?.settings).toEqual({ 'router.blueprintPoolSize': 4, 'router.maxDynamicServers': 2 });
+  });
+
+  test('one line per slot count along the pool size, with its confidence band', () => {
+    const d = sweepChartData(fixture());
+    expect(d.xKey).toBe('router.blueprintPoolSize');
+    expect(d.series.map((s) => s.label)).toEqual(['router.maxDynamicServers=1', 'router.maxDynamicServers=2']);
+    // Pool 4, 2 slots: seeds give 2 + 1, 2 + 0, 2 + 1 → mean 8/3, s = 0.57735, t(0.975, 2) = 4.30265,
+    // half width 4.30265 · 0.57735 / √3 = 1.43422.
+    const p = d.series[1]!.points[4]!;
+    expect(p.mean).toBeCloseTo(8 / 3, 10);
+    expect(p.upper! - p.mean!).toBeCloseTo(1.43422, 4);
+  });
+
+  test('is self-contained and escapes everything from the input', () => {
+    const html = renderSweepHtml(fixture(HOSTILE));
+    expect(html.includes(chartJsBundle())).toBe(true);
+    const ours = html.replace(chartJsBundle(), '');
+    expect(/<script[^>]+src=/.test(ours)).toBe(false);
+    expect(/https?:\/\//.test(ours)).toBe(false);
+    expect(ours.includes("default-src 'none'")).toBe(true);
+    expect(ours.includes('<script>window.__pwned')).toBe(false);
+    expect(ours.includes('<img src=x')).toBe(false);
+    expect(ours).toContain('&lt;/script&gt;&lt;script&gt;window.__pwned=1');
+  });
+});
+
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium) console.warn(`sweep.html browser test skipped: ${CHROMIUM} not found (apt-get install -y chromium)`);
+
+describe.skipIf(!haveChromium)('sweep.html in headless Chromium', () => {
+  let browser: BrowserContext;
+  let profile: string;
+  const dir = mkdtempSync(join(tmpdir(), 'routerbench-sweep-html-'));
+
+  beforeAll(async () => {
+    profile = mkdtempSync(join(tmpdir(), 'routerbench-chromium-'));
+    browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      viewport: { width: 1200, height: 900 },
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    rmSync(profile, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('both charts draw, bands included, with no errors, no network and no injected script', async () => {
+    const file = join(dir, 'sweep.html');
+    writeFileSync(file, renderSweepHtml(fixture(HOSTILE)));
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    const requests: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    page.on('request', (r) => {
+      if (!r.url().startsWith('file:')) requests.push(r.url());
+    });
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForFunction(() => (globalThis as unknown as { routerbenchChartsReady?: boolean }).routerbenchChartsReady === true, undefined, { timeout: 10_000 });
+    for (const id of ['reloads-chart', 'cost-chart']) {
+      const { width, height, ink } = (await page.evaluate(`(() => {
+        const c = document.getElementById(${JSON.stringify(id)});
+        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        let ink = 0;
+        for (let i = 3; i < d.length; i += 4) if (d[i] !== 0) ink++;
+        return { width: c.width, height: c.height, ink: ink / (d.length / 4) };
+      })()`)) as { width: number; height: number; ink: number };
+      expect(width).toBeGreaterThan(100);
+      expect(height).toBeGreaterThan(100);
+      // Axes, lines and the filled bands cover well over 1% of the canvas; a blank canvas has 0.
+      expect(ink, id).toBeGreaterThan(0.01);
+    }
+    const drawn = (await page.evaluate(`(() => {
+      const chart = Chart.getChart('reloads-chart');
+      return chart.data.datasets.map((d, i) => [d.label, d.data.length, d.fill, chart.getDatasetMeta(i).data.length]);
+    })()`)) as Array<[string, number, unknown, number]>;
+    // Per slot count: the band's upper edge (filled to the next dataset), its lower edge, the mean line;
+    // 5 pool sizes each, all laid out.
+    expect(drawn).toEqual([
+      ['router.maxDynamicServers=1 (CI upper)', 5, '+1', 5],
+      ['router.maxDynamicServers=1 (CI lower)', 5, false, 5],
+      ['router.maxDynamicServers=1', 5, false, 5],
+      ['router.maxDynamicServers=2 (CI upper)', 5, '+1', 5],
+      ['router.maxDynamicServers=2 (CI lower)', 5, false, 5],
+      ['router.maxDynamicServers=2', 5, false, 5],
+    ]);
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.textContent('h1')).toContain(HOSTILE);
+    expect(await page.locator('tr.recommended td').first().textContent()).toBe('4');
+    expect(errors).toEqual([]);
+    expect(requests).toEqual([]);
+    await page.close();
+  });
+});
