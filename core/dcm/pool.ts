@@ -1,5 +1,6 @@
 import { backendNameOf } from '../haproxy/names.ts';
 import type { Route } from '../route.ts';
+import type { RouterState } from '../router-state.ts';
 import { customBlueprintRoute, defaultBlueprintRoutes, poolSizeOf, POOL_NAMESPACE, type Blueprint } from './blueprints.ts';
 
 /**
@@ -80,6 +81,30 @@ export class BlueprintPool {
   /** Which route uses a slot (for the invariant "no two routes share a pool slot"). */
   usageSnapshot(): ReadonlyMap<string, string> {
     return this.usage;
+  }
+
+  /**
+   * At start the manager provisions the blueprints it knows: those from settings (constructor), then the
+   * blueprint events that arrived before the initial sync (in key order), then the routes of the blueprint
+   * namespace (template.go blueprintRoutes, in name order).
+   */
+  seed(state: RouterState, blueprintNamespace: string): void {
+    const byKey = (a: Route, b: Route): number => {
+      const ka = `${a.namespace}/${a.name}`;
+      const kb = `${b.namespace}/${b.name}`;
+      return ka < kb ? -1 : ka > kb ? 1 : 0;
+    };
+    for (const r of [...state.blueprints.values()].sort(byKey)) this.upsert(r);
+    if (blueprintNamespace.length === 0) return;
+    const found = [...state.routes.values()].filter((r) => r.namespace === blueprintNamespace);
+    found.sort(byKey);
+    for (const r of found) this.upsert(r);
+  }
+
+  /** Applies a blueprint event (AddBlueprint / RemoveBlueprint). */
+  applyChange(before: Route | undefined, after: Route | undefined): void {
+    if (before !== undefined && (after === undefined || after.name !== before.name)) this.remove(before.name);
+    if (after !== undefined) this.upsert(after);
   }
 
   /** After a reload every slot is free again. */

@@ -22,9 +22,13 @@ describe('dcm-add-del', () => {
     fake.commands.length = 0;
   });
 
-  it('renders no slots and a dynamic cookie key, static servers without cookies', () => {
+  it('renders no slots and a dynamic cookie key, static servers without cookies; pools still provisioned', () => {
     expect(fake.backends.get(BE)!.servers.map((s) => s.name)).toEqual([id(1)]);
     expect(fake.backends.get(BE)!.cookieKey).toBeDefined();
+    // Initialize still provisions 3 default blueprints × 10 pool routes (default size): 30 empty backends.
+    const pool = [...fake.backends.values()].filter((b) => b.name.includes(':_hapcm_blueprint_pool:'));
+    expect(pool).toHaveLength(30);
+    expect(pool.every((b) => b.servers.length === 0)).toBe(true);
   });
 
   it('scale 1 → 2 after a reload: `enable health` on the former single static server fails → runtime-api-error', () => {

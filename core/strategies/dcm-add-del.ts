@@ -1,3 +1,4 @@
+import { BlueprintPool } from '../dcm/pool.ts';
 import type { Endpoint } from '../endpoint.ts';
 import * as cmd from '../haproxy/commands.ts';
 import type { HaproxyConfig } from '../haproxy/config-model.ts';
@@ -11,6 +12,13 @@ import type { RouterStrategy, StrategyContext } from '../strategy.ts';
 import { sameServed, ServiceIndex } from './service-index.ts';
 
 export interface DcmAddDelOptions {
+  /**
+   * The 2026 manager still provisions the blueprint pools at start (Initialize → provisionRoutePool), so a
+   * reload writes `blueprintPoolSize` empty pool backends per blueprint even though routes never use them.
+   */
+  blueprintPoolSize?: number;
+  customBlueprints?: readonly Route[];
+  blueprintNamespace?: string;
   allowWildcardRoutes?: boolean;
   /** ROUTER_BACKEND_CHECK_INTERVAL; the template's default is 5000ms. */
   checkInterval?: string;
@@ -38,11 +46,16 @@ export class DcmAddDelStrategy implements RouterStrategy {
   private readonly index = new ServiceIndex();
   private backends: Set<string> | null = null;
   private loaded = false;
+  private readonly pool: BlueprintPool;
+  private seeded = false;
 
-  constructor(private readonly opts: DcmAddDelOptions = {}) {}
+  constructor(private readonly opts: DcmAddDelOptions = {}) {
+    this.pool = new BlueprintPool(opts.blueprintPoolSize ?? 10, opts.customBlueprints ?? []);
+  }
 
   onChange(change: StateChange, state: RouterState, ctx: StrategyContext): RuntimeProgram | void {
     if (!this.loaded) {
+      if (change.kind === 'blueprint.changed') this.pool.applyChange(change.before, change.after);
       ctx.requestReload(ctx.reloadInProgress ? 'reload-in-progress' : 'initial');
       return;
     }
@@ -62,6 +75,7 @@ export class DcmAddDelStrategy implements RouterStrategy {
         return;
       case 'blueprint.changed':
         // Blueprints only feed the (now unused) route pool; the pool routes still change the router state.
+        this.pool.applyChange(change.before, change.after);
         ctx.requestReload('blueprint-change');
         return;
       case 'endpoints.changed':
@@ -70,7 +84,16 @@ export class DcmAddDelStrategy implements RouterStrategy {
   }
 
   render(state: RouterState): HaproxyConfig {
-    return renderRouterConfig(state, { maxDynamicServers: 0, manager: 'add-del', allowWildcardRoutes: this.opts.allowWildcardRoutes === true });
+    if (!this.seeded) {
+      this.seeded = true;
+      this.pool.seed(state, this.opts.blueprintNamespace ?? '');
+    }
+    return renderRouterConfig(state, {
+      maxDynamicServers: 0,
+      manager: 'add-del',
+      extraBackends: this.pool.poolRoutes(),
+      allowWildcardRoutes: this.opts.allowWildcardRoutes === true,
+    });
   }
 
   onReloaded(state: RouterState): void {

@@ -75,10 +75,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
   onChange(change: StateChange, state: RouterState, ctx: StrategyContext): RuntimeProgram | void {
     if (change.kind === 'blueprint.changed') {
       // AddBlueprint/RemoveBlueprint (re)provision pool routes: the router state changes, so it reloads.
-      if (change.before !== undefined && (change.after === undefined || change.after.name !== change.before.name)) {
-        this.pool.remove(change.before.name);
-      }
-      if (change.after !== undefined) this.pool.upsert(change.after);
+      this.pool.applyChange(change.before, change.after);
       ctx.requestReload('blueprint-change');
       return;
     }
@@ -138,24 +135,9 @@ export class DcmSlotsStrategy implements RouterStrategy {
     this.index.rebuild(state);
   }
 
-  /**
-   * At start the manager provisions the blueprints it knows: those from settings (constructor), then the
-   * blueprint events that arrived before the initial sync (in key order), then the routes of the blueprint
-   * namespace (template.go blueprintRoutes, in name order).
-   */
   private seedBlueprints(state: RouterState): void {
     this.seeded = true;
-    const byKey = (a: Route, b: Route): number => {
-      const ka = `${a.namespace}/${a.name}`;
-      const kb = `${b.namespace}/${b.name}`;
-      return ka < kb ? -1 : ka > kb ? 1 : 0;
-    };
-    for (const r of [...state.blueprints.values()].sort(byKey)) this.pool.upsert(r);
-    const ns = this.opts.blueprintNamespace ?? '';
-    if (ns.length === 0) return;
-    const found = [...state.routes.values()].filter((r) => r.namespace === ns);
-    found.sort(byKey);
-    for (const r of found) this.pool.upsert(r);
+    this.pool.seed(state, this.opts.blueprintNamespace ?? '');
   }
 
   /** The blueprint plugin: a route change in the blueprint namespace is also a blueprint change (a reload). */

@@ -28,6 +28,11 @@ export function createStrategy(settings: StrategySettings): RouterStrategy {
         allowWildcardRoutes: settings.allowWildcardRoutes,
       });
     case 'dcm-add-del':
-      return new DcmAddDelStrategy({ allowWildcardRoutes: settings.allowWildcardRoutes });
+      return new DcmAddDelStrategy({
+        blueprintPoolSize: settings.blueprintPoolSize,
+        customBlueprints: settings.blueprints,
+        blueprintNamespace: settings.blueprintNamespace,
+        allowWildcardRoutes: settings.allowWildcardRoutes,
+      });
   }
 }
