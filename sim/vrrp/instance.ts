@@ -50,9 +50,22 @@ export interface InstanceRt {
   garpTimer: TimerHandle | null;
   /** A fast-path advert in flight (arrival time), −1 when none; applied or re-routed at the next event. */
   pendAtUs: number;
-  pendPriority: number;
-  pendIntervalUs: number;
-  pendSrcIp: number;
+  /** The pending advert (shared by all its receivers). */
+  pendAdvert: Advert;
+  /**
+   * The fast-path test precomputed from state and context after every machine step: an advert qualifies when
+   * priority > 0, priority ≥ fastMinPriority and its interval is fastIntervalUs (fastPathEligible, in BACKUP).
+   * Infinity when the instance is not in BACKUP.
+   */
+  fastMinPriority: number;
+  fastIntervalUs: number;
+}
+
+/** One advert as sent: what a receiver needs of it. */
+export interface Advert {
+  priority: number;
+  intervalUs: number;
+  srcIp: number;
 }
 
 export type { AnyActorLogic };

@@ -1,5 +1,5 @@
 import { initialTransition, transition } from 'xstate';
-import { fastBackupAdvert, fastPathEligible } from '../../core/vrrp/fast-path.ts';
+import { fastBackupAdvert } from '../../core/vrrp/fast-path.ts';
 import { ipToUint32, preemptionFor } from '../../core/vrrp/instance-spec.ts';
 import { contextMasterDownUs, vrrpMachine, type VrrpEvent, type VrrpState } from '../../core/vrrp/machine.ts';
 import { applyCheckResult, effectivePriority, type TrackSpec } from '../../core/vrrp/track.ts';
@@ -8,7 +8,9 @@ import { DROPPED, type Network } from '../network/network.ts';
 import type { OutputRecord } from '../output/records.ts';
 import type { RandomStreams } from '../random-streams.ts';
 import type { Scheduler, TimerHandle } from '../scheduler.ts';
-import type { InstanceRt, NodeRt, ScriptRt } from './instance.ts';
+import type { Advert, InstanceRt, NodeRt, ScriptRt } from './instance.ts';
+
+const NO_ADVERT: Advert = { priority: 0, intervalUs: 0, srcIp: 0 };
 
 export interface VrrpCounters {
   advertsSent: number;
@@ -107,9 +109,9 @@ export class VrrpWorld {
         advertTimer: null,
         garpTimer: null,
         pendAtUs: -1,
-        pendPriority: 0,
-        pendIntervalUs: 0,
-        pendSrcIp: 0,
+        pendAdvert: NO_ADVERT,
+        fastMinPriority: Infinity,
+        fastIntervalUs: -1,
       };
       primeDoubleFields(inst, ['pendAtUs']);
       primeDoubleFields(inst.ctx, ['downDeadlineUs', 'preemptAtUs']);
@@ -236,6 +238,7 @@ export class VrrpWorld {
     inst.snap = snap;
     inst.ctx = snap.context;
     inst.state = snap.value as VrrpState;
+    this.refreshFastTest(inst);
     inst.masterDownUs = contextMasterDownUs(inst.ctx);
     const to = inst.state;
     if (from !== to) {
@@ -275,6 +278,14 @@ export class VrrpWorld {
           break;
       }
     }
+  }
+
+  /** Precompute fastPathEligible for this state and context (see InstanceRt.fastMinPriority). */
+  private refreshFastTest(inst: InstanceRt): void {
+    const c = inst.ctx;
+    const ok = inst.state === 'BACKUP' && (c.version === 3 || c.masterAdverIntervalUs === c.advertIntervalUs);
+    inst.fastMinPriority = ok ? (c.preempt ? Math.max(1, c.priority) : 1) : Infinity;
+    inst.fastIntervalUs = ok ? c.masterAdverIntervalUs : -1;
   }
 
   private clearTimers(inst: InstanceRt): void {
@@ -380,6 +391,7 @@ export class VrrpWorld {
     const intervalUs = inst.ctx.advertIntervalUs;
     const peers = from.peers;
     const n = peers ? peers.length : this.nodes.length;
+    const advert: Advert = { priority, intervalUs, srcIp: fromIp };
     c.advertsSent++;
     c.packetsSent += peers ? peers.length : 1;
     // Counted in locals and written back once: this loop runs ~35 million times an hour on the benchmark.
@@ -403,7 +415,8 @@ export class VrrpWorld {
         continue;
       }
       deliveries++;
-      if (fast && rcv.state === 'BACKUP' && fastPathEligible(rcv.ctx, priority, intervalUs)) {
+      // = rcv.state === 'BACKUP' && fastPathEligible(rcv.ctx, priority, intervalUs), precomputed
+      if (fast && priority !== 0 && priority >= rcv.fastMinPriority && intervalUs === rcv.fastIntervalUs) {
         if (rcv.pendAtUs >= 0) {
           if (rcv.pendAtUs <= now) this.applyPending(rcv);
           else {
@@ -412,9 +425,7 @@ export class VrrpWorld {
           }
         }
         rcv.pendAtUs = arrival;
-        rcv.pendPriority = priority;
-        rcv.pendIntervalUs = intervalUs;
-        rcv.pendSrcIp = fromIp;
+        rcv.pendAdvert = advert;
         fastAdverts++;
       } else {
         this.slowDelivery(rcv, arrival, priority, fromIp, intervalUs);
@@ -436,7 +447,8 @@ export class VrrpWorld {
   }
 
   private applyPending(rcv: InstanceRt): void {
-    fastBackupAdvert(rcv.ctx, rcv.pendAtUs, rcv.pendPriority, rcv.pendIntervalUs, rcv.masterDownUs);
+    const a = rcv.pendAdvert;
+    fastBackupAdvert(rcv.ctx, rcv.pendAtUs, a.priority, a.intervalUs, rcv.masterDownUs);
     rcv.pendAtUs = -1;
   }
 
@@ -449,7 +461,8 @@ export class VrrpWorld {
     }
     const at = inst.pendAtUs;
     inst.pendAtUs = -1;
-    this.slowDelivery(inst, at, inst.pendPriority, inst.pendSrcIp, inst.pendIntervalUs);
+    const a = inst.pendAdvert;
+    this.slowDelivery(inst, at, a.priority, a.srcIp, a.intervalUs);
   }
 }
 
