@@ -1,5 +1,6 @@
 import { readdirSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
+import { ClusterSchema } from './cluster/cluster-schema.ts';
 import { readEventLogFile, readEventLogHeader } from './eventlog/event-log-reader.ts';
 import { InputError } from './eventlog/input-error.ts';
 import type { RunInput } from './run-input.ts';
@@ -57,7 +58,9 @@ function loadEventLogInput(file: string, overrides: InputOverrides): RunInput {
   const settings = resolveSettings(base, overrides.set ?? {}, overrides.seed, (key, message) => {
     throw new InputError('--set', message, undefined, key);
   });
-  const budgets = (overrides.budgets ?? []).map((b) => {
+  // A log written by `routerbench expand` carries its scenario's budgets and cluster: run it the same way.
+  const headerBudgets = Array.isArray(header['budgets']) ? header['budgets'].filter((b): b is string => typeof b === 'string') : [];
+  const budgets = [...headerBudgets, ...(overrides.budgets ?? [])].map((b) => {
     try {
       return parseBudget(b).text;
     } catch (err) {
@@ -65,7 +68,7 @@ function loadEventLogInput(file: string, overrides: InputOverrides): RunInput {
     }
   });
   const name = typeof header['scenario'] === 'string' ? header['scenario'] : basename(file, ext(file));
-  return {
+  const input: RunInput = {
     name,
     source: file,
     settings,
@@ -73,6 +76,15 @@ function loadEventLogInput(file: string, overrides: InputOverrides): RunInput {
     events: () => readEventLogFile(file),
     reproduce: reproduceCommand(file, settings.seed, overrides),
   };
+  if (header['cluster'] !== undefined) {
+    const cluster = ClusterSchema.safeParse(header['cluster']);
+    if (!cluster.success) {
+      const issue = cluster.error.issues[0]!;
+      throw new InputError(file, `header: ${issue.message}`, 1, ['cluster', ...issue.path.map(String)].join('.'));
+    }
+    input.cluster = cluster.data;
+  }
+  return input;
 }
 
 function ext(file: string): string {

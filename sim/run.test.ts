@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { STRATEGY_NAMES, type StrategyName } from '../core/strategy.ts';
 import { projectReport } from '../reports/project-report.ts';
+import { eventLogHeader, writeEventLogFile } from './cli/event-log-writer.ts';
 import { expandGeneratorInput } from './generate/expand.ts';
+import { loadScenario } from './scenario/load-scenario.ts';
 import { loadRunInput } from './load-input.ts';
 import { readOutputLog } from './output/output-log-reader.ts';
 import { JsonlFileSink, MemorySink } from './output/output-sink.ts';
@@ -68,6 +70,19 @@ describe('a run', () => {
     const { header, records } = readOutputLog(join(dir, 'output.jsonl'));
     expect(JSON.stringify(judge(projectReport(header, records), header.budgets))).toBe(JSON.stringify(report));
     expect(readFileSync(join(dir, 'output.jsonl'), 'utf8').split('\n')[0]).toContain('"routerbench":"outputlog"');
+  });
+});
+
+describe('an expanded scenario', () => {
+  it('runs as its event log exactly as the scenario does (settings, cluster and budgets travel in the header)', () => {
+    const scenario = loadScenario(SCENARIO);
+    const dir = mkdtempSync(join(tmpdir(), 'rb-expand-'));
+    const log = join(dir, 'expanded.jsonl');
+    const header = eventLogHeader({ scenario: scenario.name, seed: scenario.settings.seed, settings: scenario.settings, cluster: scenario.cluster, budgets: scenario.budgets });
+    writeEventLogFile(log, header, scenario.events());
+    const fromScenario = runOne(scenario).report;
+    const fromLog = runOne(loadRunInput(log)).report;
+    expect({ ...fromLog, reproduce: '' }).toEqual({ ...fromScenario, reproduce: '' });
   });
 });
 

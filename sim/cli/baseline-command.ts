@@ -5,8 +5,8 @@ import { compareWithBaseline, reportShapeError } from '../../reports/baseline.ts
 import type { Report } from '../../reports/report.ts';
 import { expandInputPaths, loadRunInput, type InputOverrides } from '../load-input.ts';
 import { runOne } from '../run.ts';
-import type { RunInput } from '../run-input.ts';
 import { EXIT } from './exit-codes.ts';
+import { outputDirNames } from './output-dir-names.ts';
 import { collectSet, parseSeed } from './scenario-options.ts';
 import { writeFileAtomic } from './write-outputs.ts';
 
@@ -42,7 +42,7 @@ export function updateBaselines(paths: string[], opts: UpdateOptions, say: (line
   if (opts.seed !== undefined) overrides.seed = opts.seed;
   if (opts.set !== undefined) overrides.set = opts.set;
   const inputs = expandInputPaths(paths).map((p) => loadRunInput(p, overrides));
-  const names = baselineNames(inputs);
+  const names = outputDirNames(inputs);
   const single = inputs.length === 1;
   const written = inputs.map((input, i) => {
     const file = single ? join(opts.baseline, 'report.json') : join(opts.baseline, names[i]!, 'report.json');
@@ -59,17 +59,6 @@ export function updateBaselines(paths: string[], opts: UpdateOptions, say: (line
     say(`${file}: ${moved.length === 0 ? 'unchanged' : moved.map((r) => `${r.path} ${r.baseline ?? '-'} → ${r.actual ?? '-'}`).join(', ')}`);
   }
   return EXIT.pass;
-}
-
-/** Directory names per input, as `run` names its output directories: sanitised, duplicates numbered. */
-export function baselineNames(inputs: readonly RunInput[]): string[] {
-  const seen = new Map<string, number>();
-  return inputs.map((i) => {
-    const base = i.name.replace(/[^A-Za-z0-9._-]+/g, '-');
-    const n = (seen.get(base) ?? 0) + 1;
-    seen.set(base, n);
-    return n === 1 ? base : `${base}-${n}`;
-  });
 }
 
 /** The old baseline, if one is there and readable as a report; anything else is simply replaced. */

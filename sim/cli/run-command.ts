@@ -16,6 +16,7 @@ import { parseRouterDeployment, parseRouterEnv } from '../router-env.ts';
 import { runTask, taskError, type RunTask, type RunTaskResult } from '../parallel/run-task.ts';
 import type { RunInput } from '../run-input.ts';
 import { EXIT } from './exit-codes.ts';
+import { outputDirNames } from './output-dir-names.ts';
 import { collectList, collectSet, parseSeed } from './scenario-options.ts';
 import { writeFileAtomic } from './write-outputs.ts';
 
@@ -55,7 +56,7 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
   // Load and validate every input before running anything: a bad file fails fast and writes nothing.
   const files = expandInputPaths(paths);
   const inputs = files.map((p) => loadRunInput(p, overrides));
-  const names = uniqueNames(inputs);
+  const names = outputDirNames(inputs);
   const single = inputs.length === 1;
   const dirOf = (i: number): string | undefined => (opts.out === undefined ? undefined : single ? opts.out : join(opts.out, names[i]!));
   const createdDirs: string[] = [];
@@ -160,15 +161,6 @@ function buildOverrides(opts: RunOptions): InputOverrides {
   return o;
 }
 
-function uniqueNames(inputs: readonly RunInput[]): string[] {
-  const seen = new Map<string, number>();
-  return inputs.map((i) => {
-    const base = i.name.replace(/[^A-Za-z0-9._-]+/g, '-');
-    const n = (seen.get(base) ?? 0) + 1;
-    seen.set(base, n);
-    return n === 1 ? base : `${base}-${n}`;
-  });
-}
 
 function readBaseline(path: string, name: string, single: boolean): Report | undefined {
   let file = path;
