@@ -55,6 +55,10 @@ export class ClusterSim {
     if (isChurnEvent(e)) return;
     const w = this.world;
     const node = 'node' in e ? w.byName.get(e.node) : undefined;
+    if ('node' in e && node === undefined && e.type !== 'node.join') {
+      this.emit({ atUs: this.scheduler.nowUs, type: 'warning', message: `${e.type}: no cluster node '${e.node}'; ignored` });
+      return;
+    }
     switch (e.type) {
       case 'node.fail':
         if (node) w.crashNode(node, e.type);
