@@ -1,4 +1,7 @@
 import fc from 'fast-check';
+import seedrandom from 'seedrandom';
+import type { TransportResult } from '../core/runtime-effect.ts';
+import { createFaultyTransport } from './haproxy/faulty-transport.ts';
 import { describe, expect, it } from 'vitest';
 import type { ChurnEvent } from '../core/events.ts';
 import type { Route, RouteTls } from '../core/route.ts';
@@ -23,11 +26,20 @@ interface Replica {
 type Real = Replica[];
 type Model = Record<string, never>;
 
-function replicas(): Real {
+function replicas(faultSeed?: number): Real {
   return STRATEGY_NAMES.map((strategy) => {
     const mock = new MockHaproxy();
     const settings = RouterSettingsSchema.parse({ strategy, maxDynamicServers: 2, blueprintPoolSize: 2 });
-    const h = new Harness(createStrategy(settings), { load: (c) => mock.load(c), send: (line) => ({ ok: true, reply: mock.execute(line) }) });
+    let send = (line: string): TransportResult => ({ ok: true, reply: mock.execute(line) });
+    if (faultSeed !== undefined) {
+      // Refused and reset connections (half of the resets after the command ran): the client retries,
+      // and whatever still fails falls back to a reload. No restarts: a restarted HAProxy loses runtime
+      // changes without the router knowing, which is a real weakness, not something to assert away.
+      const rng = seedrandom(String(faultSeed));
+      const transport = createFaultyTransport(mock, { next: () => rng() }, { rates: { refused: 0.05, reset: 0.05 } });
+      send = (line) => transport.send(line);
+    }
+    const h = new Harness(createStrategy(settings), { load: (c) => mock.load(c), send });
     h.sync([]);
     return { strategy, h, mock };
   });
@@ -99,7 +111,7 @@ const routeArb: fc.Arbitrary<Route> = fc
     service: fc.constantFrom(...services),
     tls: tlsArb,
     path: fc.constantFrom(undefined, '/api'),
-    annotations: fc.constantFrom(undefined, { 'haproxy.router.openshift.io/timeout': '5m' }, { 'example.com/team': 'a' }),
+    annotations: fc.constantFrom<Record<string, string> | undefined>(undefined, { 'haproxy.router.openshift.io/timeout': '5m' }, { 'example.com/team': 'a' }),
   })
   .map(({ name, service, tls, path, annotations }) => {
     // One host per route name, so no two live routes claim the same host and path.
@@ -151,6 +163,15 @@ describe('strategies against MockHaproxy (model-based)', () => {
         fc.modelRun(() => ({ model: {}, real: replicas() }), cmds);
       }),
       { numRuns: 150, seed: 20261129 },
+    );
+  });
+
+  it('... and with refused and reset connections on the stats socket', () => {
+    fc.assert(
+      fc.property(commandArb, fc.integer({ min: 0, max: 2 ** 31 - 1 }), (cmds, faultSeed) => {
+        fc.modelRun(() => ({ model: {}, real: replicas(faultSeed) }), cmds);
+      }),
+      { numRuns: 100, seed: 20261130 },
     );
   });
 });
