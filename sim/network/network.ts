@@ -21,10 +21,38 @@ export interface LinkParams {
 
 export class Link {
   state: LinkState = UP;
+  private s0: number;
+  private s1: number;
+  private s2: number;
+  private s3: number;
+
+  /**
+   * The link draws from its own xorshift128 generator, seeded from its named stream: one monomorphic method
+   * the hot loop can inline, where 2,450 separate stream closures (50 nodes) would make every call megamorphic.
+   */
   constructor(
     public params: LinkParams,
-    readonly stream: RandomStream,
-  ) {}
+    stream: RandomStream,
+  ) {
+    const seed = (): number => Math.floor(stream.next() * 0x1_0000_0000) | 0;
+    this.s0 = seed();
+    this.s1 = seed();
+    this.s2 = seed();
+    this.s3 = seed() | 1;
+  }
+
+  /** Uniform in [0, 1). */
+  next(): number {
+    let t = this.s3;
+    const s = this.s0;
+    this.s3 = this.s2;
+    this.s2 = this.s1;
+    this.s1 = s;
+    t ^= t << 11;
+    t ^= t >>> 8;
+    this.s0 = t ^ s ^ (s >>> 19);
+    return (this.s0 >>> 0) / 0x1_0000_0000;
+  }
 }
 
 const UP: LinkState = { kind: 'up' };
@@ -84,9 +112,9 @@ export class Network {
     const l = this.links[from]![to]!;
     if (l.state.kind !== 'up') return DROPPED;
     const p = l.params;
-    if (p.loss > 0 && l.stream.next() < p.loss) return DROPPED;
+    if (p.loss > 0 && l.next() < p.loss) return DROPPED;
     if (fixedDelay >= 0) return fixedDelay;
-    return p.jitterUs > 0 ? p.delayUs + Math.floor(l.stream.next() * p.jitterUs) : p.delayUs;
+    return p.jitterUs > 0 ? p.delayUs + Math.floor(l.next() * p.jitterUs) : p.delayUs;
   }
 
   /**
