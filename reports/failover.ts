@@ -11,7 +11,7 @@ import type { FailoverIncident, Report } from './report.ts';
  *   node.stall, router.fail — opens one per VIP it mastered; it closes at the first `vrrp.garp` (reason
  *   master) for that VIP by another node. latencyMs = that GARP − the fault; null if nobody took over.
  *   network.partition opens one per VIP, closed by the first master GARP from a node that was not master at
- *   the partition (kept only if that happens). node.recover / router.recover open a preemption incident per
+ *   the partition (kept only if that happens). node.recover / router.recover / node.join open one per
  *   VIP that has another master, closed when the recovered node becomes master (kept only if it does).
  *   Unresolved takeovers are listed with newMaster and latencyMs null. result() may be called more than once.
  * - vipUnavailableMs: summed over VIPs, time with no live master, counted from the VIP's first master on
