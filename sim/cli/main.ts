@@ -6,6 +6,7 @@ import { registerCompareCommand } from './compare-command.ts';
 import { EXIT } from './exit-codes.ts';
 import { registerExpandCommand } from './expand-command.ts';
 import { registerImportCommand } from './import-command.ts';
+import { registerLiveCommand } from './live-command.ts';
 import { registerMockHaproxyCommand } from './mock-haproxy-command.ts';
 import { registerReportCommand } from './report-command.ts';
 import { registerRunCommand } from './run-command.ts';
@@ -17,7 +18,7 @@ const program = new Command('routerbench')
   .exitOverride()
   .showHelpAfterError('(run with --help for usage)');
 
-for (const register of [registerRunCommand, registerReportCommand, registerCompareCommand, registerBaselineCommand, registerExpandCommand, registerImportCommand, registerMockHaproxyCommand, registerSweepCommands]) {
+for (const register of [registerRunCommand, registerReportCommand, registerCompareCommand, registerBaselineCommand, registerExpandCommand, registerImportCommand, registerMockHaproxyCommand, registerSweepCommands, registerLiveCommand]) {
   register(program);
 }
 const exitOverrideAll = (c: Command): void => {

@@ -1,0 +1,104 @@
+/**
+ * CLI-only file: live mode reads the wall clock and uses real timers, sockets and processes.
+ *
+ * `routerbench live <scenario-or-eventlog> --haproxy-socket PATH [--haproxy-config PATH] [--speed N]`:
+ * the config-manager core against a real HAProxy (sim/cli/live/).
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { renderSummaryTable } from '../../reports/render/terminal.ts';
+import { loadRunInput } from '../load-input.ts';
+import { JsonlFileSink } from '../output/output-sink.ts';
+import { headerOf } from '../run.ts';
+import { EXIT } from './exit-codes.ts';
+import { runLive, type LiveResult } from './live/run-live.ts';
+import { collectSet, parseSeed } from './scenario-options.ts';
+import { writeFileAtomic } from './write-outputs.ts';
+
+interface LiveCommandOptions {
+  haproxySocket: string;
+  haproxyConfig?: string;
+  haproxyBin: string;
+  speed: number;
+  ports?: [number, number, number];
+  seed?: number;
+  set?: Record<string, string>;
+  stop?: boolean;
+  out?: string;
+  json?: boolean;
+}
+
+export function parseSpeed(value: string): number {
+  if (value === 'max') return 0;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`the speed is a number >= 0 or 'max' (got '${value}')`);
+  return n;
+}
+
+function parsePorts(value: string): [number, number, number] {
+  const p = value.split(',').map(Number);
+  if (p.length !== 3 || p.some((x) => !Number.isInteger(x) || x < 1024 || x > 65535)) {
+    throw new InvalidArgumentError(`expected three ports in 1024..65535, http,https,terminated (got '${value}')`);
+  }
+  return [p[0]!, p[1]!, p[2]!];
+}
+
+export function registerLiveCommand(program: Command): Command {
+  return program
+    .command('live')
+    .description(
+      'replay a scenario or event log through the config-manager core against a REAL HAProxy over its stats socket, in real time sped up by --speed; reloads write the cfg and restart haproxy with -sf; exit 0 pass, 1 fail (budgets, or the real HAProxy differs from the mock), 2 bad input',
+    )
+    .argument('<input>', 'a scenario (.yaml) or an event log (.jsonl)')
+    .requiredOption('--haproxy-socket <path>', "HAProxy's admin stats socket (an HAProxy serving it already is taken over at the first reload)")
+    .option('--haproxy-config <path>', 'where reloads write haproxy.cfg (map files and haproxy.log go beside it); default: a new temporary directory')
+    .option('--haproxy-bin <path>', 'the haproxy binary', 'haproxy')
+    .option('--speed <n>', "virtual ms per wall ms: 1 real time, 10 ten times faster, 0 or 'max' as fast as HAProxy answers", parseSpeed, 1)
+    .option('--ports <http,https,terminated>', 'loopback ports of the rendered frontends (default: free ones)', parsePorts)
+    .option('--seed <n>', 'run seed', parseSeed)
+    .option('--set <key=value>', 'override a setting by dotted key, e.g. router.strategy=dcm-slots (repeatable)', collectSet)
+    .option('--stop', 'stop the HAProxy this command started when the run ends (default: leave it serving and print its PID)')
+    .option('--out <dir>', 'write report.json, output.jsonl and live.json here')
+    .option('--json', 'print {report, live} as JSON instead of the table')
+    .action(async (file: string, opts: LiveCommandOptions) => {
+      const input = loadRunInput(file, { ...(opts.seed !== undefined && { seed: opts.seed }), set: opts.set ?? {} });
+      const cfgPath = resolve(opts.haproxyConfig ?? join(mkdtempSync(join(tmpdir(), 'routerbench-live-')), 'haproxy.cfg'));
+      const sink = opts.out === undefined ? undefined : new JsonlFileSink(join(opts.out, 'output.jsonl'), headerOf(input));
+      const result = await runLive(input, {
+        socketPath: resolve(opts.haproxySocket),
+        cfgPath,
+        speed: opts.speed,
+        haproxyBin: opts.haproxyBin,
+        ...(opts.ports !== undefined && { ports: opts.ports }),
+        stopAtEnd: opts.stop === true,
+        ...(sink !== undefined && { sink }),
+      });
+      if (opts.out !== undefined) {
+        sink!.commit();
+        writeFileAtomic(join(opts.out, 'report.json'), JSON.stringify(result.report, null, 2) + '\n');
+        writeFileAtomic(join(opts.out, 'live.json'), JSON.stringify(result.live, null, 2) + '\n');
+      }
+      process.stdout.write(opts.json ? JSON.stringify(result, null, 2) + '\n' : renderSummaryTable([result.report]) + renderLiveStats(result));
+      process.exitCode = result.report.pass ? EXIT.pass : EXIT.fail;
+    });
+}
+
+export function renderLiveStats({ live }: LiveResult): string {
+  const ms = (x: number): string => `${x.toFixed(1)} ms`;
+  const reloadMs = live.reloads.map((r) => r.wallMs);
+  const lines = [
+    '',
+    `live: ${live.commands} runtime commands (${live.commandWallMs > 0 ? Math.round((live.commands * 1000) / live.commandWallMs) : 0}/s while waiting on the socket), ` +
+      `${live.reloads.length} real reloads (max ${ms(reloadMs.length ? Math.max(...reloadMs) : 0)} until the new process served), ` +
+      `wall ${ms(live.wallMs)}, max lag ${ms(live.maxLagMs)}`,
+    `mock: ${live.replyMismatches} replies differed, ${live.stateDifferences.length} final state dumps differed`,
+    ...live.mismatchExamples.map((d) => `  reply to '${d.request}': real ${JSON.stringify(d.real)} mock ${JSON.stringify(d.mock)}`),
+    ...live.stateDifferences.slice(0, 5).map((d) => `  state '${d.request}' differs`),
+    live.haproxyPid === null
+      ? 'haproxy: stopped'
+      : `haproxy: pid ${live.haproxyPid} still serving ${live.cfgPath} (log ${live.logPath}); stop it with: kill ${live.haproxyPid}`,
+  ];
+  return lines.join('\n') + '\n';
+}

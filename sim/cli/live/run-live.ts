@@ -1,0 +1,170 @@
+/**
+ * CLI-only file: drives a real HAProxy over real sockets on the wall clock (allowed under sim/cli/ only).
+ *
+ * One live run: the same input (scenario or event log, same settings resolution), the same strategy, the
+ * same output records and report projection as sim/run.ts, but the HAProxy is a real process reached over
+ * its stats socket (real-haproxy.ts) and the schedule is paced against the wall clock (live-loop.ts).
+ *
+ * A shadow MockHaproxy receives every command and every reload the real one does. Each reply is compared
+ * with the mock's (normalised as in the conformance suite), and at the end the real state dumps are
+ * compared with the mock's; both results go into the report as the invariant `real-equals-mock`, so a live
+ * run is also a fidelity check of the mock on the user's own churn.
+ */
+import { isChurnEvent, eventSubject, type InputEvent } from '../../../core/events.ts';
+import type { HaproxyConfig } from '../../../core/haproxy/config-model.ts';
+import { createStrategy } from '../../../core/strategies/index.ts';
+import { createReportProjection } from '../../../reports/project-report.ts';
+import type { Report } from '../../../reports/report.ts';
+import { renderHaproxyCfg } from '../../haproxy/haproxy-cfg.ts';
+import { MockHaproxy } from '../../haproxy/mock-haproxy.ts';
+import { nullSink, type OutputSink } from '../../output/output-sink.ts';
+import type { OutputRecord } from '../../output/records.ts';
+import type { RunInput } from '../../run-input.ts';
+import { headerOf, judge } from '../../run.ts';
+import { msToUs } from '../../scheduler.ts';
+import { diffStates, dumpState, normaliseReply, type StateDifference } from './haproxy-state.ts';
+import { LiveLoop } from './live-loop.ts';
+import { LiveRouter, type AsyncHaproxyPort } from './live-router.ts';
+import { freeLoopbackPorts, RealHaproxy, type ReloadTiming } from './real-haproxy.ts';
+
+export interface LiveOptions {
+  socketPath: string;
+  cfgPath: string;
+  /** Virtual ms per wall ms; 0 = as fast as HAProxy answers. */
+  speed: number;
+  haproxyBin?: string;
+  /** Loopback ports for the frontends; free ones are picked when absent. */
+  ports?: readonly [number, number, number];
+  /** Stop the HAProxy this run started when it ends (default: leave it serving, print its PID). */
+  stopAtEnd?: boolean;
+  sink?: OutputSink;
+}
+
+export interface LiveStats {
+  wallMs: number;
+  maxLagMs: number;
+  commands: number;
+  /** Wall time spent waiting for command replies. */
+  commandWallMs: number;
+  reloads: ReloadTiming[];
+  /** Replies of the real HAProxy that differ from the shadow mock's (normalised), first few kept. */
+  replyMismatches: number;
+  mismatchExamples: StateDifference[];
+  /** Final state dumps that differ between the real HAProxy and the shadow mock. */
+  stateDifferences: StateDifference[];
+  /** The HAProxy serving the socket at the end (null if it was stopped). */
+  haproxyPid: number | null;
+  /** Where the cfg, map files and haproxy.log are. */
+  cfgPath: string;
+  logPath: string;
+  ports: readonly [number, number, number];
+}
+
+export interface LiveResult {
+  report: Report;
+  live: LiveStats;
+}
+
+const MISMATCH_EXAMPLES = 5;
+
+export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveResult> {
+  const sink = opts.sink ?? nullSink;
+  const header = headerOf(input);
+  const projection = createReportProjection(header);
+  const emit = (r: OutputRecord): void => {
+    projection.add(r);
+    sink.record(r);
+  };
+  const ports = opts.ports ?? (await freeLoopbackPorts());
+  const real = new RealHaproxy({ bin: opts.haproxyBin ?? 'haproxy', cfgPath: opts.cfgPath, socketPath: opts.socketPath, ports });
+  const loop = new LiveLoop(opts.speed);
+  const shadow = new MockHaproxy({
+    layout: (c) => renderHaproxyCfg(c, real.renderOptions).layout,
+    clockS: () => Math.floor(loop.nowUs / 1_000_000),
+  });
+  const stats = { commands: 0, commandWallMs: 0, replyMismatches: 0, mismatchExamples: [] as StateDifference[] };
+  let shadowConfig: HaproxyConfig | null = null;
+  const port: AsyncHaproxyPort = {
+    beginReload(config) {
+      shadowConfig = config;
+      real.beginReload(config);
+    },
+    async finishReload() {
+      await real.finishReload();
+      if (shadowConfig !== null) shadow.load(shadowConfig);
+    },
+    async send(line) {
+      const t0 = performance.now();
+      const r = await real.send(line);
+      stats.commandWallMs += performance.now() - t0;
+      stats.commands++;
+      const mockReply = shadow.execute(line);
+      if (r.ok && normaliseReply(r.reply) !== normaliseReply(mockReply)) {
+        stats.replyMismatches++;
+        if (stats.mismatchExamples.length < MISMATCH_EXAMPLES) stats.mismatchExamples.push({ request: line, real: r.reply, mock: mockReply });
+      }
+      return r;
+    },
+  };
+
+  try {
+    if (input.cluster !== undefined) {
+      emit({ atUs: 0, type: 'warning', message: 'live mode drives HAProxy only: the keepalived cluster and its events are not run' });
+    }
+    await real.attach();
+    const { settings } = input;
+    const router = new LiveRouter(createStrategy(settings.router), port, loop, emit, {
+      reloadIntervalMs: settings.router.reloadIntervalMs,
+      reloadDurationMs: settings.router.reloadDurationMs,
+      commitIntervalMs: settings.router.commitIntervalMs,
+    });
+    router.start();
+    const onInput = async (e: InputEvent): Promise<void> => {
+      emit({ atUs: loop.nowUs, type: 'input', event: e.type, subject: eventSubject(e) });
+      if (isChurnEvent(e)) await router.onChurn(e);
+    };
+    const run = await loop.run(input.events(), onInput, {
+      settleUs: msToUs(settings.sim.settleMs),
+      ...(settings.sim.durationMs !== undefined && { durationUs: msToUs(settings.sim.durationMs) }),
+    });
+    // A reload still running at the end: let the real process finish starting, as the mock would not
+    // have loaded it either (the run ended before its end step). Keep the shadow at its last load.
+    await real.finishReload().catch(() => undefined);
+
+    const realDump = await dumpState(async (line) => {
+      const r = await real.send(line);
+      if (!r.ok) throw new Error(`${line}: the real HAProxy did not answer (${r.error})`);
+      return r.reply;
+    });
+    const mockDump = await dumpState((line) => shadow.execute(line));
+    const stateDifferences = router.settled ? diffStates(realDump, mockDump) : [];
+    if (!router.settled) emit({ atUs: run.endUs, type: 'warning', message: 'the router had not settled when the run ended; the final state comparison was skipped' });
+    const violations = [
+      ...(stats.replyMismatches > 0 ? [`${stats.replyMismatches} replies of the real HAProxy differ from the mock's (first: ${stats.mismatchExamples[0]!.request})`] : []),
+      ...stateDifferences.map((d) => `final state: '${d.request}' differs between the real HAProxy and the mock`),
+    ];
+    emit({ atUs: run.endUs, type: 'invariant', name: 'real-equals-mock', violations });
+    emit({ atUs: run.endUs, type: 'run.end', events: run.events, simulatedMs: run.endUs / 1000 });
+    if (opts.stopAtEnd) await real.stop();
+    else real.release();
+    const report = judge(projection.result(), input.budgets);
+    return {
+      report,
+      live: {
+        wallMs: run.wallMs,
+        maxLagMs: run.maxLagMs,
+        ...stats,
+        reloads: real.reloadTimings,
+        stateDifferences,
+        haproxyPid: real.pid,
+        cfgPath: opts.cfgPath,
+        logPath: real.logPath,
+        ports,
+      },
+    };
+  } catch (err) {
+    sink.abort();
+    await real.stop();
+    throw err;
+  }
+}
