@@ -67,6 +67,8 @@ export interface MeasuredIncident {
   sinceAcquiredMs: number;
   /** Fault − the old master's last advert before it (seen by the observer); null without an observer. */
   sinceAdvertMs: number | null;
+  /** Fault → the old master's first priority-0 advert (shutdown, FAULT), as the observer saw it; null if none. */
+  zeroAdvertMs: number | null;
   /** Fault → the VIP deleted on the old master (shutdown, FAULT), null if it kept it (crash, partition). */
   resignMs: number | null;
 }

@@ -103,6 +103,7 @@ export async function measureRealKeepalived(plan: FidelityPlan = DEFAULT_PLAN, l
           latencyMs: take ? (take.atUs - faultUs) / 1000 : null,
           sinceAcquiredMs: (faultUs - lastAdd(cluster.events, oldMaster, vip, faultUs)!) / 1000,
           sinceAdvertMs: lastAdvert(cluster.adverts, oldMaster, VRID[vip]!, faultUs),
+          zeroAdvertMs: firstZeroAdvert(cluster.adverts, oldMaster, VRID[vip]!, faultUs),
           resignMs: resign ? (resign.atUs - faultUs) / 1000 : null,
         };
         incidents.push(inc);
@@ -159,6 +160,11 @@ function lastAdvert(adverts: readonly AdvertEvent[], node: string, vrid: number,
   let at: number | null = null;
   for (const a of adverts) if (a.node === node && a.vrid === vrid && a.priority > 0 && a.atUs <= beforeUs) at = a.atUs;
   return at === null ? null : (beforeUs - at) / 1000;
+}
+
+function firstZeroAdvert(adverts: readonly AdvertEvent[], node: string, vrid: number, afterUs: number): number | null {
+  const a = adverts.find((x) => x.node === node && x.vrid === vrid && x.priority === 0 && x.atUs >= afterUs);
+  return a ? (a.atUs - afterUs) / 1000 : null;
 }
 
 /** Gaps between consecutive adverts of one (node, vrid), ms, when about one interval (a master's period). */

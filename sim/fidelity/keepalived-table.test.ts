@@ -11,6 +11,7 @@ const real = (kind: MeasuredIncident['kind'], index: number, vip: string, latenc
   latencyMs,
   sinceAcquiredMs: 0,
   sinceAdvertMs: 0,
+  zeroAdvertMs: null,
   resignMs: null,
 });
 const sim = (kind: SimulatedIncident['kind'], index: number, vip: string, latencyMs: number): SimulatedIncident => ({ kind, index, vip, newMaster: 'infra-2', latencyMs });

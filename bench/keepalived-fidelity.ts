@@ -1,0 +1,43 @@
+/**
+ * The keepalived fidelity table: runs the comparison plan on real keepalived processes in network namespaces
+ * (sim/fidelity/netns-harness.ts; needs root, iproute2, keepalived; python3 for the advert observer), the same
+ * faults through the simulator at the same advert phase, and prints the side-by-side table as Markdown (for the
+ * README and docs/fidelity-keepalived.md), then every incident pair and the masters' measured advert periods.
+ *
+ *   sudo npx tsx bench/keepalived-fidelity.ts [--quick] [--json FILE]
+ *
+ * --quick runs one incident of each kind (~45 s) instead of DEFAULT_PLAN (~100 s). Exit 2 when the real
+ * keepalived cannot run here (the reason is printed).
+ */
+import { writeFileSync } from 'node:fs';
+import { simulateIncident } from '../sim/fidelity/keepalived-fidelity.ts';
+import { DEFAULT_PLAN, measureRealKeepalived, type FidelityPlan } from '../sim/fidelity/keepalived-real.ts';
+import { fidelityRows, renderFidelityTable, spreadOf } from '../sim/fidelity/keepalived-table.ts';
+import { netnsUnavailableReason } from '../sim/fidelity/netns-harness.ts';
+
+const unavailable = netnsUnavailableReason();
+if (unavailable !== null) {
+  console.error(`keepalived-fidelity: cannot run real keepalived here: ${unavailable}`);
+  process.exit(2);
+}
+const quick = process.argv.includes('--quick');
+const jsonAt = process.argv.indexOf('--json');
+const plan: FidelityPlan = quick ? { crash: 1, 'host-loss': 1, shutdown: 1, 'router-fail': 1, partition: 1 } : DEFAULT_PLAN;
+
+const real = await measureRealKeepalived(plan, (line) => console.error(line));
+const sim = real.incidents.map((i) => simulateIncident(i));
+const rows = fidelityRows(real.incidents, sim);
+
+console.log(`${real.keepalivedVersion} against the simulator: 3 nodes, 2 VIPs, VRRPv2, A = 1 s, priorities 150/100/50, router check every 1 s (${real.realSeconds.toFixed(0)} s of real time).\n`);
+console.log(renderFidelityTable(rows));
+console.log('| fault | # | VIP | fault after the last advert (ms) | priority-0 advert after (ms) | old master dropped the VIP after (ms) | real (ms) | simulated (ms) | sim − real (ms) |');
+console.log('| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+real.incidents.forEach((r, k) => {
+  const s = sim[k]!.latencyMs;
+  const fmt = (x: number | null) => (x === null ? '–' : x.toFixed(1));
+  console.log(`| ${r.kind} | ${r.index} | ${r.vip} | ${fmt(r.sinceAdvertMs)} | ${fmt(r.zeroAdvertMs)} | ${fmt(r.resignMs)} | ${fmt(r.latencyMs)} | ${fmt(s)} | ${s === null || r.latencyMs === null ? '–' : (s - r.latencyMs).toFixed(1)} |`);
+});
+const p = spreadOf(real.advertPeriodsMs.filter((x) => x > 900 && x < 1100));
+if (p.n > 0) console.log(`\nMasters' advert period as observed on the bridge: n = ${p.n}, min ${p.minMs.toFixed(1)} / median ${p.medianMs.toFixed(1)} / max ${p.maxMs.toFixed(1)} ms (the simulator: exactly ${1000} ms).`);
+for (const n of real.notes) console.log(`note: ${n}`);
+if (jsonAt >= 0 && process.argv[jsonAt + 1]) writeFileSync(process.argv[jsonAt + 1]!, JSON.stringify({ real, sim, rows }, null, 2) + '\n');
