@@ -79,6 +79,13 @@ describe('dcm-add-del', () => {
     expect(fake.ready(BE)).toEqual(['10.0.0.2:8080', '10.0.0.3:8080']);
   });
 
+  it('endpoints of a route added since the last reload: its backend is missing, counted as route-change', () => {
+    h.apply(upsert(route('b')));
+    h.apply(eps('b', 1));
+    expect(h.reasons()).toEqual(['route-change', 'route-change']);
+    expect(h.runtimeErrors).toEqual([]);
+  });
+
   it('route add, change and delete always reload', () => {
     h.apply(upsert(route('b')));
     h.apply(upsert(route('b', { path: '/x' })));

@@ -4,7 +4,7 @@ import * as cmd from '../haproxy/commands.ts';
 import type { HaproxyConfig } from '../haproxy/config-model.ts';
 import { aliasKey, backendNameOf, servedEndpoints, type ServedEndpoint } from '../haproxy/names.ts';
 import { renderRouterConfig } from '../haproxy/render.ts';
-import type { Route } from '../route.ts';
+import { routeKey, type Route } from '../route.ts';
 import type { RouterState, StateChange } from '../router-state.ts';
 import { NotFoundError, parseShowBackend, RuntimeApiError, runCommand, UnexpectedReplyError } from '../runtime-client.ts';
 import type { RuntimeProgram } from '../runtime-effect.ts';
@@ -48,6 +48,9 @@ export class DcmAddDelStrategy implements RouterStrategy {
   private loaded = false;
   private readonly pool: BlueprintPool;
   private seeded = false;
+  /** Routes added or changed since the last reload started: HAProxy does not have their backend yet. */
+  private readonly pending = new Map<string, Route>();
+  private lastRendered: Map<string, Route> | null = null;
 
   constructor(private readonly opts: DcmAddDelOptions = {}) {
     this.pool = new BlueprintPool(opts.blueprintPoolSize ?? 10, opts.customBlueprints ?? []);
@@ -62,15 +65,18 @@ export class DcmAddDelStrategy implements RouterStrategy {
     switch (change.kind) {
       case 'route.added':
         this.index.add(change.route);
+        this.pending.set(routeKey(change.route), change.route);
         ctx.requestReload('route-change');
         return;
       case 'route.removed':
         this.index.remove(change.route);
+        this.pending.delete(routeKey(change.route));
         ctx.requestReload('route-change');
         return;
       case 'route.modified':
         this.index.remove(change.before);
         this.index.add(change.after);
+        this.pending.set(routeKey(change.after), change.after);
         ctx.requestReload('route-change');
         return;
       case 'blueprint.changed':
@@ -88,6 +94,7 @@ export class DcmAddDelStrategy implements RouterStrategy {
       this.seeded = true;
       this.pool.seed(state, this.opts.blueprintNamespace ?? '');
     }
+    this.lastRendered = new Map(state.routes);
     return renderRouterConfig(state, {
       maxDynamicServers: 0,
       manager: 'add-del',
@@ -99,6 +106,9 @@ export class DcmAddDelStrategy implements RouterStrategy {
   onReloaded(state: RouterState): void {
     this.loaded = true;
     this.backends = null;
+    const rendered = this.lastRendered;
+    for (const [key, r] of this.pending) if (rendered?.get(key) === r || state.routes.get(key) !== r) this.pending.delete(key);
+    this.lastRendered = null;
     this.index.rebuild(state);
   }
 
@@ -123,7 +133,12 @@ export class DcmAddDelStrategy implements RouterStrategy {
         ctx.requestReload('reload-in-progress', `reload in progress, cannot dynamically change endpoints of ${key}`);
         return;
       }
-      const errors = yield* this.replaceRouteEndpoints(route, oldServed, newServed, ctx);
+      const { errors, missingBackend } = yield* this.replaceRouteEndpoints(route, oldServed, newServed, ctx);
+      if (missingBackend && this.pending.get(key) === route) {
+        // Its backend is not in HAProxy yet: the route change already asked for the reload that writes it.
+        ctx.requestReload('route-change', `${errors.join('; ')} (route ${key} waits for a reload)`);
+        return;
+      }
       if (errors.length > 0) {
         const detail = errors.join('; ');
         ctx.runtimeError(detail);
@@ -134,13 +149,18 @@ export class DcmAddDelStrategy implements RouterStrategy {
   }
 
   /** ReplaceRouteEndpoints: deletes, then adds, then health checks; errors are collected, not fail-fast. */
-  private *replaceRouteEndpoints(route: Route, oldServed: readonly ServedEndpoint[], newServed: readonly ServedEndpoint[], ctx: StrategyContext): RuntimeProgram<string[]> {
+  private *replaceRouteEndpoints(
+    route: Route,
+    oldServed: readonly ServedEndpoint[],
+    newServed: readonly ServedEndpoint[],
+    ctx: StrategyContext,
+  ): RuntimeProgram<{ errors: string[]; missingBackend: boolean }> {
     const backend = backendNameOf(route);
     const errors: string[] = [];
     try {
       yield* this.findBackend(backend);
     } catch (e) {
-      if (e instanceof RuntimeApiError) return [e.message];
+      if (e instanceof RuntimeApiError) return { errors: [e.message], missingBackend: e instanceof NotFoundError };
       throw e;
     }
     const newIds = new Set(newServed.map((e) => e.id));
@@ -162,7 +182,7 @@ export class DcmAddDelStrategy implements RouterStrategy {
     } else if (newServed.length === 1 && oldServed.length !== 1) {
       yield* this.collect(errors, this.silent(cmd.disableHealth(backend, newServed[0]!.id)));
     }
-    return errors;
+    return { errors, missingBackend: false };
   }
 
   /** DeleteServer: maint first (an error there counts), then `del server` (a refusal is only logged). */
