@@ -56,9 +56,29 @@ interface Rendered {
   wildcard: boolean;
   key: string;
   backend: BackendConfig;
-  mapLines: readonly (readonly [string, string])[];
+  mapLines: readonly MapLine[];
+}
+interface MapLine {
+  file: string;
+  /** `<key> <value>`, the text the reload sorts. */
+  line: string;
+  entry: MapEntry;
 }
 const renderCache = new WeakMap<Route, Rendered>();
+/** Map lines depend on the route alone, so endpoint changes keep their identity (see `lastMaps`). */
+const mapLineCache = new WeakMap<Route, { wildcard: boolean; lines: readonly MapLine[] }>();
+
+function mapLinesOf(route: Route, name: string, wildcard: boolean): readonly MapLine[] {
+  const hit = mapLineCache.get(route);
+  if (hit !== undefined && hit.wildcard === wildcard) return hit.lines;
+  const lines = renderedMapEntries(route, name, { allowWildcardRoutes: wildcard }).map((e) => ({
+    file: e.map,
+    line: `${e.key} ${e.value}`,
+    entry: { key: e.key, value: e.value },
+  }));
+  mapLineCache.set(route, { wildcard, lines });
+  return lines;
+}
 
 function renderedRoute(state: RouterState, route: Route, manager: 'none' | 'slots' | 'add-del', slots: number, wildcard: boolean): Rendered {
   const endpoints = state.endpoints.get(serviceKey(route.namespace, route.service));
@@ -70,13 +90,19 @@ function renderedRoute(state: RouterState, route: Route, manager: 'none' | 'slot
     manager,
     slots,
     wildcard,
-    key: aliasKey(route),
+    key: hit?.key ?? aliasKey(route),
     backend: renderBackend(state, route, name, manager, slots),
-    mapLines: renderedMapEntries(route, name, { allowWildcardRoutes: wildcard }).map((e) => [e.map, `${e.key} ${e.value}`] as const),
+    mapLines: mapLinesOf(route, name, wildcard),
   };
   renderCache.set(route, r);
   return r;
 }
+
+/**
+ * The maps of the previous render and the per-route line lists they were built from: under endpoint churn
+ * the routes (hence every map line) are unchanged from one reload to the next, and the sorted maps are reused.
+ */
+let lastMaps: { wildcard: boolean; sources: (readonly MapLine[])[]; maps: Record<string, MapEntry[]> } | null = null;
 
 export function renderRouterConfig(state: RouterState, opts: RenderOptions): HaproxyConfig {
   const manager = opts.manager ?? (opts.maxDynamicServers > 0 ? 'slots' : 'none');
@@ -88,27 +114,33 @@ export function renderRouterConfig(state: RouterState, opts: RenderOptions): Hap
   rendered.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 
   const backends: BackendConfig[] = new Array(rendered.length);
-  const lines = new Map<string, string[]>();
+  const sources: (readonly MapLine[])[] = new Array(rendered.length);
+  for (let i = 0; i < rendered.length; i++) {
+    backends[i] = rendered[i]!.backend;
+    sources[i] = rendered[i]!.mapLines;
+  }
+  const prev = lastMaps;
+  if (prev !== null && prev.wildcard === wildcard && sameSources(prev.sources, sources)) return { backends, maps: prev.maps };
+
+  const lines = new Map<string, MapLine[]>();
   for (const f of MAP_FILES) lines.set(f, []);
   if (wildcard) lines.set(MAP_WILDCARD, []);
-  for (let i = 0; i < rendered.length; i++) {
-    const r = rendered[i]!;
-    backends[i] = r.backend;
-    for (const [file, line] of r.mapLines) lines.get(file)?.push(line);
-  }
-
+  for (const src of sources) for (const l of src) lines.get(l.file)?.push(l);
   const maps: Record<string, MapEntry[]> = {};
   for (const [file, ls] of lines) {
-    ls.sort(compareMapLines);
-    maps[file] = ls.map(splitMapLine);
+    ls.sort((a, b) => compareMapLines(a.line, b.line));
+    maps[file] = ls.map((l) => l.entry);
   }
+  lastMaps = { wildcard, sources, maps };
   return { backends, maps };
 }
 
-function splitMapLine(line: string): MapEntry {
-  const i = line.lastIndexOf(' ');
-  return { key: line.slice(0, i), value: line.slice(i + 1) };
+function sameSources(a: readonly (readonly MapLine[])[], b: readonly (readonly MapLine[])[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
+
 
 /** The backend block for one route. Exported for strategies that need a single backend's shape. */
 export function renderBackend(
