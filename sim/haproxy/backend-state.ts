@@ -38,6 +38,13 @@ export interface MockServer {
   address: string;
   fqdn: string;
   port: number;
+  /**
+   * The port is an offset from the client's destination port (SRV_F_MAPPORTS): a server written without
+   * a port (0) or with a signed one (`+N`/`-N`).
+   */
+  portMap: boolean;
+  /** Dedicated health-check port (`port N` on the server line); 0 means checks use the service port. */
+  checkPort: number;
   uweight: number;
   iweight: number;
   opState: number;
@@ -95,6 +102,8 @@ function serverFromConfig(s: ServerConfig, id: number, nowS: number): MockServer
     address: canonicalIp(s.address) ?? s.address,
     fqdn: '-',
     port: s.port,
+    portMap: s.port === 0,
+    checkPort: 0,
     uweight: s.weight,
     iweight: s.weight,
     opState: s.disabled ? OP_STOPPED : OP_RUNNING,
@@ -167,7 +176,7 @@ export function newDynamicServer(
   address: string,
   fqdn: string,
   port: number,
-  opts: { weight: number; check: boolean; disabled: boolean; ssl: boolean },
+  opts: { weight: number; check: boolean; disabled: boolean; ssl: boolean; portMap: boolean; checkPort: number },
   nowS: number,
 ): MockServer {
   return {
@@ -176,6 +185,8 @@ export function newDynamicServer(
     address,
     fqdn,
     port,
+    portMap: opts.portMap,
+    checkPort: opts.checkPort,
     uweight: opts.weight,
     iweight: opts.weight,
     opState: OP_STOPPED,

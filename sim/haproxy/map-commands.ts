@@ -53,16 +53,17 @@ export function showMap(rt: MapRuntime, w: readonly string[]): string {
 
 /** Adds one entry, validating a regex key as `map_reg` compiles it; returns an error reply or undefined. */
 function addEntry(rt: MapRuntime, m: MockMap, key: string, value: string, version: number): string | undefined {
+  // HAProxy parses the value before it compiles the key.
+  if (m.values === 'int' && !isIntValue(value)) {
+    m.entryCountSkew--;
+    return `unable to parse '${value}'.\n\n`;
+  }
   if (m.match === 'reg') {
     const r = compileMapRegex(key);
     if (r instanceof Error) {
       m.entryCountSkew--;
       return `regex '${key}' is invalid (error=${r.message}).\n\n`;
     }
-  }
-  if (m.values === 'int' && !isIntValue(value)) {
-    m.entryCountSkew--;
-    return `unable to parse '${value}'.\n\n`;
   }
   m.entries.push({ ref: rt.pointers.next(), key, value, version });
   return undefined;

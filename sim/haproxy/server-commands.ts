@@ -70,7 +70,7 @@ function serverRows(be: MockBackend, nowS: number): string {
   for (const s of be.servers) {
     out +=
       `${be.id} ${be.name} ${s.id} ${s.name} ${s.address} ${s.opState} ${s.adminState} ${s.uweight} ${s.iweight} ` +
-      `${Math.max(0, Math.floor(nowS - s.lastChangeS))} ${checkColumns(s)} 0 0 ${s.fqdn} ${s.port} - ${s.useSsl ? 1 : 0} 0 - - 0\n`;
+      `${Math.max(0, Math.floor(nowS - s.lastChangeS))} ${checkColumns(s)} 0 0 ${s.fqdn} ${s.port} - ${s.useSsl ? 1 : 0} ${s.checkPort} - - 0\n`;
   }
   return out;
 }
@@ -172,26 +172,41 @@ function setAddr(srv: MockServer, addrText: string | undefined, portText: string
   if (addrText === undefined || addrText === '') return 'set server <b>/<s> addr requires an address and optionally a port.\n\n';
   const ip = canonicalIp(addrText);
   if (ip === undefined) return `Invalid addr '${addrText}'${SOCKET_CMD}\n\n`;
+  // A server added by name (or on a unix socket) has no IP family the runtime API may change.
+  if (srv.address === '-') return `Update for the current server address family is only supported through configuration file${SOCKET_CMD}\n\n`;
   let msg = ip === srv.address ? 'no need to change the addr' : `IP changed from '${srv.address}' to '${addrText}'`;
   srv.address = ip;
-  if (portText !== undefined && portText !== '') {
-    msg += ', ';
-    const c = portText.charCodeAt(0);
-    const n = strtol(portText);
-    if (c === 0x2b || c === 0x2d) {
-      // A signed port means a port offset (port map), refused for servers without a check port.
-      msg +=
-        "can't change <port> to port map because it is incompatible with current health check port configuration (use 'port' statement from the 'server' directive.";
-    } else if (n.digits === 0) {
-      msg += `problem converting port '${portText}' to an int`;
-    } else {
-      // The port is stored in 16 bits.
-      const port = n.value % 65536;
-      msg += port === srv.port ? 'no need to change the port' : `port changed from '${srv.port}' to '${port}'`;
-      srv.port = port;
-    }
-  }
+  if (portText !== undefined && portText !== '') msg += `, ${setPort(srv, portText)}`;
   return `${msg}${SOCKET_CMD}\n\n`;
+}
+
+/**
+ * The port half of `set server addr` (HAProxy 2.6's rules): ports are compared and stored as 16-bit
+ * values; a signed port switches a fixed-port server to port mapping only if its checks have a port of
+ * their own; an unsigned port that differs fixes the port again.
+ */
+function setPort(srv: MockServer, portText: string): string {
+  const n = strtol(portText);
+  if (n.digits === 0 || !Number.isSafeInteger(n.value) || Math.abs(n.value) > 2 ** 63) return `problem converting port '${portText}' to an int`;
+  const sign = portText[0] === '+' || portText[0] === '-' ? portText[0] : '';
+  const current = srv.port & 0xffff;
+  const next = n.value & 0xffff;
+  let changeRequired: boolean;
+  if (sign !== '' && !srv.portMap) {
+    if (srv.checkPort === 0) {
+      return "can't change <port> to port map because it is incompatible with current health check port configuration (use 'port' statement from the 'server' directive.";
+    }
+    changeRequired = true;
+  } else {
+    changeRequired = current !== next;
+  }
+  if (!changeRequired) return 'no need to change the port';
+  const from = `${srv.portMap ? '+' : ''}${current}`;
+  srv.port = next;
+  srv.portMap = sign !== '';
+  // A negative offset is printed as its magnitude after the sign.
+  const to = sign === '-' ? `-${-next & 0xffff}` : `${sign}${next}`;
+  return `port changed from '${from}' to '${to}'`;
 }
 
 /** `enable health` / `disable health <be>/<srv>` (the 2026 manager turns checks on after `add server`). */
@@ -228,13 +243,16 @@ export function addServer(rt: ServerRuntime, w: readonly string[]): string {
   const name = arg.slice(slash + 1);
   const addrText = w[3];
   if (addrText === undefined || addrText === '') return "'server' expects <name> and <addr>[:<port>] as arguments.\n\n";
-  const opts = { weight: 1, check: false, disabled: false, ssl: false };
+  const target = parseServerTarget(addrText);
+  if (!target.ok) return target.reply;
+  const opts = { weight: 1, check: false, disabled: false, ssl: false, portMap: target.portMap, checkPort: 0 };
   for (let i = 4; i < w.length; i++) {
     const kw = w[i]!;
     if (kw === 'cookie') return "'cookie' option is not accepted for dynamic server\n\n";
     if (KEYWORDS_WITH_VALUE.has(kw)) {
       const value = w[i + 1] ?? '';
       i++;
+      if (kw === 'port') opts.checkPort = strtol(value).value & 0xffff;
       if (kw === 'weight') {
         // atoi: a missing or non-numeric value reads as 0.
         const n = strtol(value);
@@ -255,27 +273,55 @@ export function addServer(rt: ServerRuntime, w: readonly string[]): string {
     }
     return `unknown keyword '${kw}'.\n\n`;
   }
+  const ip = target.host === '-' ? '-' : canonicalIp(target.host);
+  // Checks need a port; HAProxy verifies it now for an IP, later (never, here) for a name to resolve.
+  if (opts.check && opts.checkPort === 0 && target.portMap && ip !== undefined) {
+    return `config: backend '${be.name}': server '${name}' has neither service port nor check port nor tcp_check rule 'connect' with port information.\n\n`;
+  }
   if (be.byName.has(name)) return 'Already exists a server with the same name in backend.\n\n';
-  const target = splitAddrPort(addrText);
-  const ip = canonicalIp(target.host);
-  const srv = newDynamicServer(be, name, ip ?? '-', ip === undefined ? target.host : '-', target.port, opts, rt.nowS());
+  const fqdn = ip === undefined ? target.host : '-';
+  const srv = newDynamicServer(be, name, ip ?? '-', fqdn, target.port, opts, rt.nowS());
   addServerToBackend(be, srv);
   return 'New server registered.\n\n';
 }
 
-/** `host:port`, `host` (port 0), `[v6]:port` or a bare IPv6 literal. */
-function splitAddrPort(text: string): { host: string; port: number } {
-  if (text.startsWith('[')) {
-    const close = text.indexOf(']');
-    const host = text.slice(1, close < 0 ? undefined : close);
-    const rest = close < 0 ? '' : text.slice(close + 1);
-    return { host, port: rest.startsWith(':') ? strtol(rest.slice(1)).value % 65536 : 0 };
+/**
+ * The address of `add server`, read as HAProxy 2.6's address parser does (measured): an optional
+ * `ipv4@`/`ipv6@` prefix, `[v6]` in brackets, otherwise the LAST colon separates the port (so a bare
+ * `fd00::1` is host `fd00:` port 1); an empty host or `*` is 0.0.0.0; a host that is no IP literal is kept
+ * as a name. A unix socket has neither address nor port.
+ */
+type ParsedTarget = { ok: true; host: string; port: number; portMap: boolean } | { ok: false; reply: string };
+
+function parseServerTarget(text: string): ParsedTarget {
+  if (text.startsWith('unix@') || text.startsWith('/')) return { ok: true, host: '-', port: 0, portMap: true };
+  let rest = text;
+  if (rest.startsWith('ipv4@') || rest.startsWith('ipv6@')) rest = rest.slice(5);
+  let host: string;
+  let portText = '';
+  if (rest.startsWith('[')) {
+    const close = rest.indexOf(']');
+    host = rest.slice(1, close < 0 ? undefined : close);
+    const after = close < 0 ? '' : rest.slice(close + 1);
+    if (after.startsWith(':')) portText = after.slice(1);
+  } else {
+    const colon = rest.lastIndexOf(':');
+    host = colon < 0 ? rest : rest.slice(0, colon);
+    if (colon >= 0) portText = rest.slice(colon + 1);
   }
-  const first = text.indexOf(':');
-  if (first >= 0 && first === text.lastIndexOf(':')) {
-    return { host: text.slice(0, first), port: strtol(text.slice(first + 1)).value % 65536 };
+  if (host === '' || host === '*') host = '0.0.0.0';
+  if (portText === '') return { ok: true, host, port: 0, portMap: true };
+  const first = portText.charCodeAt(0);
+  const isDigit = first >= 0x30 && first <= 0x39;
+  if (!isDigit && first !== 0x2b && first !== 0x2d) {
+    return { ok: false, reply: `invalid character '${portText[0]}' in port number '${portText}' in '${text}'\n\n\n` };
   }
-  return { host: text, port: 0 };
+  const n = strtol(portText);
+  if (portText[n.rest] === '-' && n.digits > 0) return { ok: false, reply: `port range not permitted here in '${text}'\n\n` };
+  if (n.value > 65535) return { ok: false, reply: `invalid port '${portText}'\n\n` };
+  // A negative offset is stored in an unsigned 32-bit field and printed as such.
+  // No port, or a signed one, maps the client's port.
+  return { ok: true, host, port: n.value < 0 ? 2 ** 32 + n.value : n.value, portMap: !isDigit || n.value === 0 };
 }
 
 /** `del server <be>/<srv>`: only a server in maintenance (and, really, without connections) can go. */
