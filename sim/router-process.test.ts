@@ -107,3 +107,44 @@ describe('RouterProcess reload rate limiting (RELOAD_INTERVAL semantics)', () =>
     }
   });
 });
+
+describe('RouterProcess commit interval', () => {
+  /** A strategy whose every change is applied at runtime (no reload), arming the commit timer, as dcm-slots does. */
+  const dynamic: RouterStrategy = {
+    name: 'dcm-slots',
+    onChange: (_c, _s, ctx) => ctx.armCommitTimer(),
+    render: () => EMPTY,
+    onReloaded: () => {},
+  };
+
+  function starts(strategy: RouterStrategy, requestsMs: number[], extra: (ms: number, i: number) => InputEvent = upsert): number[] {
+    const engine = new Engine();
+    const records: OutputRecord[] = [];
+    const router = new RouterProcess(strategy, { load: () => {}, send: () => ({ ok: true, reply: '\n' }) }, engine, (r) => records.push(r), {
+      reloadIntervalMs: 5000,
+      reloadDurationMs: 1000,
+      commitIntervalMs: 60_000,
+    });
+    router.start();
+    engine.run(requestsMs.map(extra), (e) => router.onChurn(e as Extract<InputEvent, { type: 'route.upsert' }>), { settleUs: 600_000_000 });
+    return records.filter((r) => r.type === 'reload.start').map((r) => r.atUs / 1000);
+  }
+
+  it('fires once, commitIntervalMs after the first dynamic change; later changes do not extend it', () => {
+    // Initial reload at 0. Dynamic changes at 10 s and 50 s: the timer armed at 10 s fires at 70 s.
+    expect(starts(dynamic, [10_000, 50_000])).toEqual([0, 70_000]);
+  });
+
+  it('is disarmed by a reload, which writes everything applied at runtime', () => {
+    // Change at 10 s arms the timer for 70 s; a strategy that also asks for a reload at 20 s writes the state at
+    // 20 s (reload 20..21 s), so the timer is cancelled; the change at 30 s arms a new one for 90 s.
+    const mixed: RouterStrategy = {
+      ...dynamic,
+      onChange: (change, _s, ctx) => {
+        if (change.kind === 'route.added' && change.route.name === 'r1') ctx.requestReload('route-change');
+        else ctx.armCommitTimer();
+      },
+    };
+    expect(starts(mixed, [10_000, 20_000, 30_000])).toEqual([0, 20_000, 90_000]);
+  });
+});

@@ -156,6 +156,11 @@ export class RouterProcess {
     this.scheduler.after(msToUs(this.opts.reloadDurationMs), () => {
       this.haproxy.load(config);
       this.reloading = false;
+      // Everything applied at runtime is now in the config file: the pending commit has nothing left to write.
+      if (this.commitTimer !== null) {
+        this.scheduler.cancel(this.commitTimer);
+        this.commitTimer = null;
+      }
       this.strategy.onReloaded(this.state);
       this.emit({ atUs: this.scheduler.nowUs, type: 'reload.end', n });
       this.act(limiterFinished(this.limiter, this.scheduler.nowUs, this.intervalUs));
