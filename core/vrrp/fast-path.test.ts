@@ -1,8 +1,8 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { initialTransition, transition } from 'xstate';
-import { fastBackupAdvert, fastPathEligible } from './fast-path.ts';
-import { contextMasterDownUs, vrrpMachine, type VrrpEvent, type VrrpInput } from './machine.ts';
+import { fastBackupAdvert, fastPathEligible, startBackupContext } from './fast-path.ts';
+import { contextMasterDownUs, initialVrrpContext, vrrpMachine, type VrrpEvent, type VrrpInput } from './machine.ts';
 
 /**
  * The simulation skips transition() in three hot cases. Each must be exactly what the machine does:
@@ -81,6 +81,29 @@ describe('fast paths agree with the machine', () => {
       snap = next;
     }
   });
+
+  test.prop([inputArb, fc.integer({ min: 1, max: 254 }), fc.integer({ min: 0, max: 10 ** 10 }), fc.boolean()], { numRuns: 200 })(
+    'START: resolveState(INIT/BACKUP) with the computed context equals initialTransition + transition',
+    (input, priority, nowUs, fault) => {
+      const [init] = initialTransition(vrrpMachine, { ...input, priority });
+      const resolvedInit = vrrpMachine.resolveState({ value: 'INIT', context: initialVrrpContext({ ...input, priority }) });
+      expect(resolvedInit.value).toBe(init.value);
+      expect(resolvedInit.context).toEqual(init.context);
+      const [next, actions] = transition(vrrpMachine, init, { type: 'START', nowUs, fault });
+      const ctx = startBackupContext(init.context, nowUs, fault);
+      if (ctx === null) {
+        expect(next.value).not.toBe('BACKUP');
+        return;
+      }
+      const resolved = vrrpMachine.resolveState({ value: 'BACKUP', context: ctx });
+      expect(next.value).toBe('BACKUP');
+      expect(resolved.context).toEqual(next.context);
+      expect(actions.map((a) => ({ type: a.type, params: a.params }))).toEqual([{ type: 'armDownTimer', params: { atUs: ctx.downDeadlineUs } }]);
+      // and the resolved snapshot behaves the same from then on
+      const ev: VrrpEvent = { type: 'DOWN_TIMER', nowUs: ctx.downDeadlineUs };
+      expect(transition(vrrpMachine, resolved, ev)[0].value).toBe(transition(vrrpMachine, next, ev)[0].value);
+    },
+  );
 
   test('the random sequences reach every case (not vacuous)', () => {
     expect(seen.fast).toBeGreaterThan(100);

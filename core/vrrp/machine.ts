@@ -61,6 +61,17 @@ export type VrrpEvent =
 
 type Advert = Extract<VrrpEvent, { type: 'ADVERT' }>;
 
+/** The context of a new instance (INIT). */
+export function initialVrrpContext(input: VrrpInput): VrrpContext {
+  return {
+    ...input,
+    priority: input.priority ?? input.basePriority,
+    masterAdverIntervalUs: input.advertIntervalUs,
+    preemptAtUs: -1,
+    downDeadlineUs: -1,
+  };
+}
+
 /** Master_Down_Interval for this context (own priority, learned interval). */
 export function contextMasterDownUs(c: VrrpContext): number {
   return masterDownUs(c.version, c.priority, c.masterAdverIntervalUs, c.downTimerAdverts);
@@ -122,13 +133,7 @@ export const vrrpMachine = setup({
   },
 }).createMachine({
   id: 'vrrp',
-  context: ({ input }) => ({
-    ...input,
-    priority: input.priority ?? input.basePriority,
-    masterAdverIntervalUs: input.advertIntervalUs,
-    preemptAtUs: -1,
-    downDeadlineUs: -1,
-  }),
+  context: ({ input }) => initialVrrpContext(input),
   initial: 'INIT',
   on: {
     SET_PRIORITY: { actions: assign({ priority: ({ event }) => event.priority }) },

@@ -1,7 +1,7 @@
-import { initialTransition, transition } from 'xstate';
-import { fastBackupAdvert } from '../../core/vrrp/fast-path.ts';
+import { transition } from 'xstate';
+import { fastBackupAdvert, startBackupContext } from '../../core/vrrp/fast-path.ts';
 import { ipToUint32, preemptionFor } from '../../core/vrrp/instance-spec.ts';
-import { contextMasterDownUs, vrrpMachine, type VrrpEvent, type VrrpState } from '../../core/vrrp/machine.ts';
+import { contextMasterDownUs, initialVrrpContext, vrrpMachine, type VrrpEvent, type VrrpState } from '../../core/vrrp/machine.ts';
 import { applyCheckResult, effectivePriority, type TrackSpec } from '../../core/vrrp/track.ts';
 import type { ResolvedCluster } from '../cluster/resolve.ts';
 import { DROPPED, type Network } from '../network/network.ts';
@@ -88,7 +88,8 @@ export class VrrpWorld {
       for (const t of spec.track) if (!node.scripts.has(t.script)) node.scripts.set(t.script, { spec: t, status: { ok: true, streak: 0 }, timer: null });
       const base = c.priorityFor(name, ip, vi);
       const { preempt, preemptDelayMs } = preemptionFor(spec, name);
-      const [snap] = initialTransition(vrrpMachine, {
+      // = initialTransition(vrrpMachine, input), at a fraction of the cost (fast-path.test.ts checks it)
+      const snap = vrrpMachine.resolveState({ value: 'INIT', context: initialVrrpContext({
         version: c.version,
         ip: node.ipNum,
         basePriority: base,
@@ -97,7 +98,7 @@ export class VrrpWorld {
         preempt,
         preemptDelayUs: preemptDelayMs * 1000,
         garpMasterDelayUs: c.garpMasterDelayUs,
-      });
+      }) });
       const inst: InstanceRt = {
         node,
         vipIndex: vi,
@@ -138,7 +139,20 @@ export class VrrpWorld {
       if (!inst) continue;
       const view = this.priorityView(inst);
       if (view.priority !== inst.ctx.priority) this.step(inst, { type: 'SET_PRIORITY', nowUs: now, priority: view.priority }, cause);
-      this.step(inst, { type: 'START', nowUs: now, fault: view.fault }, cause);
+      const backup = this.fastPaths && inst.state === 'INIT' ? startBackupContext(inst.ctx, now, view.fault) : null;
+      if (backup === null) {
+        this.step(inst, { type: 'START', nowUs: now, fault: view.fault }, cause);
+        continue;
+      }
+      // START's INIT → BACKUP without transition(): same snapshot, same record, same armDownTimer.
+      inst.snap = vrrpMachine.resolveState({ value: 'BACKUP', context: backup });
+      inst.ctx = inst.snap.context;
+      inst.state = 'BACKUP';
+      inst.masterDownUs = contextMasterDownUs(inst.ctx);
+      primeDoubleFields(inst.ctx, ['downDeadlineUs', 'preemptAtUs']);
+      this.refreshFastTest(inst);
+      this.emitState(inst, 'INIT', 'BACKUP', now, cause);
+      this.armDown(inst.vipIndex, backup.downDeadlineUs);
     }
   }
 
@@ -243,17 +257,7 @@ export class VrrpWorld {
     const to = inst.state;
     if (from !== to) {
       if (from === 'MASTER') this.cancel(inst.advertTimer), this.cancel(inst.garpTimer), (inst.advertTimer = inst.garpTimer = null);
-      this.emit({
-        atUs: event.nowUs,
-        type: 'vrrp.state',
-        node: inst.node.name,
-        vrid: inst.spec.vrid,
-        vip: inst.spec.vip,
-        from,
-        to,
-        priority: inst.ctx.priority,
-        cause,
-      });
+      this.emitState(inst, from, to, event.nowUs, cause);
     }
     for (const a of actions) {
       const p = a.params as { priority: number; atUs: number; reason: 'master' | 'repeat' | 'lower-prio' };
@@ -278,6 +282,10 @@ export class VrrpWorld {
           break;
       }
     }
+  }
+
+  private emitState(inst: InstanceRt, from: VrrpState, to: VrrpState, atUs: number, cause: string): void {
+    this.emit({ atUs, type: 'vrrp.state', node: inst.node.name, vrid: inst.spec.vrid, vip: inst.spec.vip, from, to, priority: inst.ctx.priority, cause });
   }
 
   /** Precompute fastPathEligible for this state and context (see InstanceRt.fastMinPriority). */
