@@ -258,11 +258,6 @@ const registrationIndex = (kw: Keyword): number => {
 };
 const KEYWORDS: readonly Keyword[] = [...USAGE_LINES.map(keywordOf), ...HIDDEN].sort((a, b) => registrationIndex(a) - registrationIndex(b));
 
-/** True if the line's first words are exactly a known command (the mock may still not implement it). */
-export function isKnownCommand(args: readonly string[]): boolean {
-  return KEYWORDS.some((kw) => kw.words.every((w, i) => args[i] === w));
-}
-
 /**
  * A word's fingerprint counts its letter-class transitions (letters, digits, other, plus begin and end
  * markers) in a 32x32 table; the distance of two fingerprints is the sum of absolute differences. HAProxy

@@ -94,12 +94,6 @@ export function parseVersion(word: string): number {
   return v;
 }
 
-export function liveEntries(m: MockMap, version = m.currVer): MockMapEntry[] {
-  const out: MockMapEntry[] = [];
-  for (const e of m.entries) if (e.version === version) out.push(e);
-  return out;
-}
-
 const regexCache = new Map<string, RegExp | Error>();
 const prefixCache = new Map<string, string>();
 
