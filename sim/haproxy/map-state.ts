@@ -96,6 +96,8 @@ export function parseVersion(word: string): number {
 
 const regexCache = new Map<string, RegExp | Error>();
 const prefixCache = new Map<string, string>();
+/** Keys repeat across reloads, but a long churn run keeps inventing hosts: bound the caches. */
+const CACHE_ENTRIES_MAX = 100_000;
 
 /**
  * The text every string a `^`-anchored key matches must start with (`^a\.b\.?…` → `a.b`), or "" when
@@ -106,6 +108,7 @@ export function literalPrefixOf(key: string): string {
   let p = prefixCache.get(key);
   if (p === undefined) {
     p = computeLiteralPrefix(key);
+    if (prefixCache.size >= CACHE_ENTRIES_MAX) prefixCache.clear();
     prefixCache.set(key, p);
   }
   return p;
@@ -147,6 +150,7 @@ export function compileMapRegex(key: string): RegExp | Error {
   let r = regexCache.get(key);
   if (r === undefined) {
     r = compileUncached(key);
+    if (regexCache.size >= CACHE_ENTRIES_MAX) regexCache.clear();
     regexCache.set(key, r);
   }
   return r;
