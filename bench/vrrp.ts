@@ -5,11 +5,10 @@
  *
  *   npx tsx bench/vrrp.ts [nodes] [vips] [simulated seconds] [--unicast]
  *
- * Measured 2026-11-29 on this 2-core machine while other sessions kept the load average at 8–18 (so wall time
- * is inflated 2–4×; CPU time is the figure to compare): 719,400 adverts, 35,250,600 deliveries (all on the fast
- * path), 10,400 machine transitions, 15.8 s CPU / 62.6 s wall at load 11.7 (sim/CPU 228×). Uncontended
- * segments measured earlier ran 300 simulated seconds in 0.9 s CPU after a ~1 s start (10,000 xstate
- * instances), i.e. about 11 s for the hour.
+ * Measured 2026-11-29 on this 2-core machine while other sessions kept the load average at 9–18 (wall time is
+ * inflated 2–4×; CPU time is the figure to compare), timed from construction of the 10,000 instances:
+ * 719,400 adverts, 35,250,600 deliveries (all on the fast path), 400 machine transitions,
+ * 13.3 s CPU / 40.8 s wall at load 10.6 (271× real time per CPU second).
  */
 import { ClusterSchema } from '../sim/cluster/cluster-schema.ts';
 import { ClusterSim } from '../sim/cluster/cluster-sim.ts';
