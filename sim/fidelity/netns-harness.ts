@@ -27,8 +27,9 @@
  *   keepalived goes to FAULT at once (not a partition keepalived can miss).
  *
  * VIP ownership is watched with `ip -ts -o monitor address` in each node namespace (kernel events, stamped in
- * UTC to the microsecond when `ip` reads them). Fault times are the wall clock (Date.now, ms) right after the
- * fault's system call or command returned.
+ * UTC to the microsecond when `ip` reads them). Adverts are watched by a python3 packet socket in the bridge
+ * namespace (optional; `adverts` stays empty without python3). Fault times are the wall clock (Date.now, ms)
+ * right after the fault's system call or command returned.
  *
  * Cleanup (destroy(), also from a process 'exit' hook): every process we spawned is killed by its PID (the
  * VRRP child's PID read from its pid file and checked against /proc/<pid>/cmdline first), then every
