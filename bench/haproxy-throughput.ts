@@ -103,7 +103,7 @@ interface Step {
 }
 
 /** One state-neutral cycle on the i-th route's backend. */
-function cycle(i: number, mapPath: string): Step[] {
+function cycle(i: number, mapPath: string, strict = true): Step[] {
   const be = `be_http:bench:r-${i % ROUTES}`;
   const slot = '_dynamic-pod-1';
   const ip = `10.200.${(i >> 8) & 255}.${i & 255}`;
@@ -125,8 +125,8 @@ function cycle(i: number, mapPath: string): Step[] {
       kind: 'del map',
       line: (shown) => {
         const row = parseShowMap(shown).find((r) => r.key === key);
-        if (row === undefined) throw new Error(`the map entry just added is not in show map: ${key}`);
-        return cmd.delMapRef(mapPath, row.ref);
+        if (row === undefined && strict) throw new Error(`the map entry just added is not in show map: ${key}`);
+        return cmd.delMapRef(mapPath, row?.ref ?? '0x0');
       },
     },
     { kind: 'add server', line: cmd.addServer(be, server, ip, 8080, 1, ' check inter 5000ms') },
@@ -149,12 +149,13 @@ interface Measurement {
   firstCycle: { line: string; reply: string }[];
 }
 
-async function measure(ask: Ask, cycles: number, mapPath: string, offset: number): Promise<Measurement> {
+/** `strict`: check every reply as the manager would; off for the baseline server, which answers everything with "\n". */
+async function measure(ask: Ask, cycles: number, mapPath: string, offset: number, strict = true): Promise<Measurement> {
   const m: Measurement = { commands: 0, wallMs: 0, byKind: new Map(), latenciesMs: [], rejected: 0, firstCycle: [] };
   const start = performance.now();
   for (let c = 0; c < cycles; c++) {
     let previous = '';
-    for (const step of cycle(offset + c, mapPath)) {
+    for (const step of cycle(offset + c, mapPath, strict)) {
       const line = typeof step.line === 'string' ? step.line : step.line(previous);
       const t0 = performance.now();
       const reply = await ask(line);
@@ -165,7 +166,7 @@ async function measure(ask: Ask, cycles: number, mapPath: string, offset: number
       k.n++;
       k.ms += dt;
       m.byKind.set(step.kind, k);
-      if (!accepted(step.kind, reply)) {
+      if (strict && !accepted(step.kind, reply)) {
         m.rejected++;
         if (m.rejected <= 3) process.stderr.write(`unexpected reply to '${line}': ${JSON.stringify(reply)}\n`);
       }
@@ -216,7 +217,21 @@ interface TargetResult {
   name: string;
   rounds: Measurement[];
   sameAsMock: boolean | null;
+  /** The baseline's replies are not HAProxy's: no reply checks, no comparison. */
+  baseline?: boolean;
 }
+
+/**
+ * A baseline: a separate Node process whose unix socket answers every request with an empty reply at once.
+ * What it measures is the client's cost plus a Node server's cost per connection: what `mock-haproxy` pays
+ * before the mock does any work (HAProxy, in C, accepts connections for less).
+ */
+const BASELINE_SERVER = `
+const net = require('node:net');
+const server = net.createServer((s) => { s.on('data', () => s.end('\\n')); s.on('error', () => s.destroy()); });
+server.listen(process.argv[1]);
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
+`;
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'rb-throughput-'));
@@ -260,6 +275,16 @@ async function main(): Promise<void> {
     await stop(mockProc);
     results.push(viaSocket);
 
+    // The baseline.
+    const baselineSock = join(dir, 'floor.sock');
+    const baselineProc = spawn(process.execPath, ['-e', BASELINE_SERVER, baselineSock], { stdio: ['ignore', 'ignore', 'inherit'] });
+    procs.push(baselineProc);
+    await waitForSocket(baselineSock, baselineProc);
+    const baseline: TargetResult = { name: 'baseline: a Node unix-socket server answering `\\n` at once (no mock)', rounds: [], sameAsMock: null, baseline: true };
+    await measure(socketAsk(baselineSock), WARMUP_CYCLES, mapPath, 1, false);
+    for (let r = 0; r < REPEAT; r++) baseline.rounds.push(await measure(socketAsk(baselineSock), CYCLES, mapPath, 1 + WARMUP_CYCLES + r * CYCLES, false));
+    await stop(baselineProc);
+
     // The real HAProxy.
     // Its per-change log lines go nowhere (in a router they go to syslog), so they cost what a cheap sink costs.
     const realProc = spawn(HAPROXY, ['-db', '-f', cfgPath], { stdio: 'ignore' });
@@ -270,7 +295,7 @@ async function main(): Promise<void> {
     await measure(socketAsk(realSock), WARMUP_CYCLES, mapPath, 1);
     for (let r = 0; r < REPEAT; r++) real.rounds.push(await measure(socketAsk(realSock), CYCLES, mapPath, 1 + WARMUP_CYCLES + r * CYCLES));
     await stop(realProc);
-    results.push(real);
+    results.push(real, baseline);
 
     process.stdout.write(renderTables(results, { backends: config.backends.length, servers }));
   } finally {
@@ -294,7 +319,7 @@ function renderTables(results: TargetResult[], size: { backends: number; servers
     const lat = t.rounds.flatMap((m) => m.latenciesMs);
     const rejected = t.rounds.reduce((n, m) => n + m.rejected, 0);
     out.push(
-      `| ${t.name} | ${fmt(t.rounds[0]!.commands)} | ${fmt(rate)} | ${fmt(1e6 / rate, 1)} | ${fmt(percentile(lat, 50) * 1000, 1)} | ${fmt(percentile(lat, 99) * 1000, 1)} | ${rejected} | ${t.sameAsMock === null ? '(reference)' : t.sameAsMock ? 'yes' : '**no**'} |`,
+      `| ${t.name} | ${fmt(t.rounds[0]!.commands)} | ${fmt(rate)} | ${fmt(1e6 / rate, 1)} | ${fmt(percentile(lat, 50) * 1000, 1)} | ${fmt(percentile(lat, 99) * 1000, 1)} | ${t.baseline ? 'n/a' : rejected} | ${t.baseline ? 'n/a' : t.sameAsMock === null ? '(reference)' : t.sameAsMock ? 'yes' : '**no**'} |`,
     );
   }
   out.push('', 'Per command (commands/s while waiting on that command, all rounds):', '');
