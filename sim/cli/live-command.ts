@@ -4,7 +4,7 @@
  * `routerbench live <scenario-or-eventlog> --haproxy-socket PATH [--haproxy-config PATH] [--speed N]`:
  * the config-manager core against a real HAProxy (sim/cli/live/).
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
@@ -13,6 +13,7 @@ import { loadRunInput } from '../load-input.ts';
 import { JsonlFileSink } from '../output/output-sink.ts';
 import { headerOf } from '../run.ts';
 import { EXIT } from './exit-codes.ts';
+import { HaproxyStartError } from './live/real-haproxy.ts';
 import { runLive, type LiveResult } from './live/run-live.ts';
 import { collectSet, parseSeed } from './scenario-options.ts';
 import { writeFileAtomic } from './write-outputs.ts';
@@ -65,16 +66,38 @@ export function registerLiveCommand(program: Command): Command {
     .action(async (file: string, opts: LiveCommandOptions) => {
       const input = loadRunInput(file, { ...(opts.seed !== undefined && { seed: opts.seed }), set: opts.set ?? {} });
       const cfgPath = resolve(opts.haproxyConfig ?? join(mkdtempSync(join(tmpdir(), 'routerbench-live-')), 'haproxy.cfg'));
+      if (opts.out !== undefined) mkdirSync(opts.out, { recursive: true });
       const sink = opts.out === undefined ? undefined : new JsonlFileSink(join(opts.out, 'output.jsonl'), headerOf(input));
-      const result = await runLive(input, {
-        socketPath: resolve(opts.haproxySocket),
-        cfgPath,
-        speed: opts.speed,
-        haproxyBin: opts.haproxyBin,
-        ...(opts.ports !== undefined && { ports: opts.ports }),
-        stopAtEnd: opts.stop === true,
-        ...(sink !== undefined && { sink }),
-      });
+      const interrupt = new AbortController();
+      const onSigint = (): void => interrupt.abort(new Error('interrupted'));
+      process.once('SIGINT', onSigint);
+      let result: LiveResult;
+      try {
+        result = await runLive(input, {
+          socketPath: resolve(opts.haproxySocket),
+          cfgPath,
+          speed: opts.speed,
+          haproxyBin: opts.haproxyBin,
+          ...(opts.ports !== undefined && { ports: opts.ports }),
+          stopAtEnd: opts.stop === true,
+          ...(sink !== undefined && { sink }),
+          signal: interrupt.signal,
+        });
+      } catch (err) {
+        if (interrupt.signal.aborted) {
+          process.exitCode = 130;
+          return;
+        }
+        if (err instanceof HaproxyStartError) {
+          // The environment (binary, socket directory, ports) or the rendered cfg: the message says which.
+          process.stderr.write(`routerbench live: ${err.message}\n`);
+          process.exitCode = EXIT.input;
+          return;
+        }
+        throw err;
+      } finally {
+        process.off('SIGINT', onSigint);
+      }
       if (opts.out !== undefined) {
         sink!.commit();
         writeFileAtomic(join(opts.out, 'report.json'), JSON.stringify(result.report, null, 2) + '\n');

@@ -31,6 +31,8 @@ export interface LiveScheduler {
 export interface LiveRunOptions {
   settleUs: number;
   durationUs?: number;
+  /** Stops the run between two steps (Ctrl-C); `run` then rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 export interface LiveRunResult {
@@ -79,7 +81,9 @@ export class LiveLoop implements LiveScheduler {
     let pending = it.next();
     let events = 0;
     let lastInputUs = 0;
+    const signal = opts.signal;
     for (;;) {
+      signal?.throwIfAborted();
       let inputUs = pending.done ? Infinity : msToUs(pending.value.at);
       if (fixedEnd !== undefined && inputUs !== Infinity && inputUs > fixedEnd) {
         pending = { done: true, value: undefined };
@@ -87,7 +91,7 @@ export class LiveLoop implements LiveScheduler {
       }
       const timerUs = this.queue.peekTime();
       if (inputUs !== Infinity && (timerUs === undefined || inputUs <= timerUs)) {
-        await this.pace(inputUs);
+        await this.pace(inputUs, signal);
         this.now = inputUs;
         lastInputUs = inputUs;
         events++;
@@ -99,7 +103,7 @@ export class LiveLoop implements LiveScheduler {
       const endUs = pending.done ? (fixedEnd ?? lastInputUs + opts.settleUs) : Infinity;
       if (timerUs > endUs) break;
       const entry = this.queue.pop()!;
-      await this.pace(entry.atUs);
+      await this.pace(entry.atUs, signal);
       this.now = entry.atUs;
       await (entry.fire as LiveTask)();
     }
@@ -109,11 +113,11 @@ export class LiveLoop implements LiveScheduler {
   }
 
   /** Waits until virtual time `atUs` is due on the wall clock. */
-  private async pace(atUs: number): Promise<void> {
+  private async pace(atUs: number, signal: AbortSignal | undefined): Promise<void> {
     if (this.speed === 0) return;
     const dueWallMs = this.startWallMs + atUs / 1000 / this.speed;
     const waitMs = dueWallMs - performance.now();
-    if (waitMs > 0) await sleep(waitMs);
+    if (waitMs > 0) await sleep(waitMs, undefined, signal === undefined ? {} : { signal });
     else this.maxLagMs = Math.max(this.maxLagMs, -waitMs);
   }
 }

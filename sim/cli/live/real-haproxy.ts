@@ -128,7 +128,10 @@ export class RealHaproxy implements AsyncHaproxyPort {
     closeSync(log);
     child.unref();
     const pid = child.pid;
-    if (pid === undefined) throw new HaproxyStartError(`could not start ${this.opts.bin}`);
+    if (pid === undefined) {
+      const error = await new Promise<Error>((resolve) => child.once('error', resolve));
+      throw new HaproxyStartError(`could not start ${this.opts.bin}: ${error.message}`);
+    }
     this.children.add(pid);
     let exitCode: number | null = null;
     child.once('exit', (code, sig) => {

@@ -38,6 +38,8 @@ export interface LiveOptions {
   /** Stop the HAProxy this run started when it ends (default: leave it serving, print its PID). */
   stopAtEnd?: boolean;
   sink?: OutputSink;
+  /** Ctrl-C: the run stops between two steps and rejects; HAProxy is left serving (or stopped with stopAtEnd). */
+  signal?: AbortSignal;
 }
 
 export interface LiveStats {
@@ -126,6 +128,7 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
     const run = await loop.run(input.events(), onInput, {
       settleUs: msToUs(settings.sim.settleMs),
       ...(settings.sim.durationMs !== undefined && { durationUs: msToUs(settings.sim.durationMs) }),
+      ...(opts.signal !== undefined && { signal: opts.signal }),
     });
     // A reload still running at the end: let the real process finish starting, as the mock would not
     // have loaded it either (the run ended before its end step). Keep the shadow at its last load.
@@ -164,7 +167,15 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
     };
   } catch (err) {
     sink.abort();
-    await real.stop();
+    // Interrupted: the HAProxy serving now is the user's to keep unless they asked to stop it; a failed
+    // start leaves only processes of ours that must not outlive the run.
+    if (opts.signal?.aborted && !opts.stopAtEnd) {
+      await real.finishReload().catch(() => undefined);
+      real.release();
+      if (real.pid !== null) process.stderr.write(`routerbench live: interrupted; haproxy pid ${real.pid} still serving ${opts.socketPath}\n`);
+    } else {
+      await real.stop();
+    }
     throw err;
   }
 }
