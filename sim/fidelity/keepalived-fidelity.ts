@@ -159,7 +159,9 @@ export function simulateIncident(real: MeasuredIncident, seed = 1): SimulatedInc
     const faultRec = probe.records.find((r) => r.type === 'vrrp.state' && r.node === FAULTED_NODE && r.to === 'FAULT' && r.atUs >= faultUs);
     if (!faultRec) throw new Error('keepalived-fidelity: the probe run never saw the router check fail');
     const I = FIDELITY_CHECK_INTERVAL_MS * 1000;
-    const detectUs = Math.min(I, Math.max(1, Math.round(real.resignMs * 1000)));
+    // The simulated checks run exactly every I, so a detection cannot take longer; a real one that did (the
+    // script ran late) is matched by the latest simulated one, I − 1 µs after the fault.
+    const detectUs = Math.min(I - 1, Math.max(1, Math.round(real.resignMs * 1000)));
     faultUs = faultRec.atUs + I - detectUs;
   }
   const run = runCluster(FIDELITY_CLUSTER, faultEvents(real.kind, faultUs / 1000), { durationMs: faultUs / 1000 + 20_000, seed });
