@@ -164,6 +164,11 @@ export class LiveRouter {
     this.scheduler.after(msToUs(this.opts.reloadDurationMs), async () => {
       await this.haproxy.finishReload();
       this.reloading = false;
+      // Everything applied at runtime is now in the config file: the pending commit has nothing left to write.
+      if (this.commitTimer !== null) {
+        this.scheduler.cancel(this.commitTimer);
+        this.commitTimer = null;
+      }
       this.strategy.onReloaded(this.state);
       this.emit({ atUs: this.scheduler.nowUs, type: 'reload.end', n });
       this.act(limiterFinished(this.limiter, this.scheduler.nowUs, this.intervalUs));
