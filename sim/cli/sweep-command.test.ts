@@ -24,7 +24,7 @@ describe('routerbench sweep exit codes', () => {
     expect(range.code).toBe(2);
     expect(range.err).toContain("--grid: field 'router.blueprintPoolSize': range '9..3' is empty");
     expect(existsSync(out)).toBe(false);
-  });
+  }, 120_000);
 
   it('1 when no point meets the budget, saying so; the files are still written', () => {
     const out = join(dir, 'none');
@@ -35,7 +35,7 @@ describe('routerbench sweep exit codes', () => {
     const sweep = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8'));
     expect(sweep).toMatchObject({ verdict: 'none-meets-budget', recommendation: null, complete: true });
     expect(readFileSync(join(out, 'sweep.html'), 'utf8')).toContain('No point of the grid meets the budget.');
-  });
+  }, 120_000);
 
   it('Ctrl-C stops cleanly, keeps the finished rows and exits 130', async () => {
     const out = join(dir, 'stopped');

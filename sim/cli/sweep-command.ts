@@ -71,6 +71,7 @@ export async function sweepCommand(file: string, opts: SweepOptions): Promise<nu
   if (opts.quantile !== undefined && opts.confidence !== undefined) throw new InputError('--confidence', 'give --quantile or --confidence, not both');
   const statistic: Statistic = opts.confidence !== undefined ? { kind: 'confidence', level: opts.confidence } : { kind: 'quantile', q: opts.quantile ?? 0.95 };
   const shard = opts.shard === undefined ? undefined : parseShard(opts.shard);
+  if (shard !== undefined && opts.out === undefined) throw new InputError('--shard', 'a shard is only useful written out: give --out DIR for routerbench merge');
   const def = defineSweep({
     file,
     grid: parseGrid(opts.grid ?? []),
@@ -86,7 +87,8 @@ export async function sweepCommand(file: string, opts: SweepOptions): Promise<nu
   });
   const positions = shardTasks(def, shard);
   const workers = Math.min(opts.workers ?? availableParallelism(), positions.length);
-  const executor = workers === 0 ? inThreadExecutor() : poolExecutor(workers);
+  // In this thread, a turn of the event loop between runs lets Ctrl-C through.
+  const executor = workers === 0 ? inThreadExecutor(() => new Promise((resolve) => setImmediate(resolve))) : poolExecutor(workers);
   const label = `${def.scenario.name}${shard === undefined ? '' : ` shard ${shard.index}/${shard.count}`}`;
   const progress = opts.progress === false ? undefined : createProgress(positions.length, label);
   const stop = new AbortController();

@@ -11,10 +11,18 @@ export interface SweepExecutor {
   close(): Promise<void>;
 }
 
-export function inThreadExecutor(): SweepExecutor {
+/**
+ * Runs in the calling thread. `between` is awaited before each run: the CLI passes a turn of the event loop
+ * (setImmediate) so that Ctrl-C is heard between runs; tests need nothing.
+ */
+export function inThreadExecutor(between?: () => Promise<void>): SweepExecutor {
   return {
     workers: 0,
-    run: async (task, point) => runSweepTask(task, point),
+    run: async (task, point, signal) => {
+      if (between !== undefined) await between();
+      if (signal?.aborted === true) throw new Error('sweep aborted');
+      return runSweepTask(task, point);
+    },
     close: async () => {},
   };
 }
