@@ -67,6 +67,8 @@ export function parseCliRequest(request: string): CliCommand[] {
   if (line.endsWith('<<')) {
     line = line.slice(0, -2);
     payload = nl >= 0 ? payloadLines(request.slice(nl + 1)) : [];
+    // An empty line right after `<<` still hands the command a payload: a lone newline (measured).
+    if (payload.length === 0 && nl >= 0) payload = ['\n'];
   }
   const commands: CliCommand[] = [];
   if (line.indexOf(';') < 0) {

@@ -392,6 +392,9 @@ function randomRequests(dir: string, count: number, seed: number): string[] {
     ),
     pick(servers).map((s) => `del server ${s}`),
     fc.tuple(fc.option(version, { nil: undefined }), pick(maps), key, value).map(([v, m, k, val]) => `add map ${v === undefined ? '' : `${v} `}${m} ${k} ${val}`),
+    fc.tuple(fc.option(version, { nil: undefined }), pick(maps), fc.array(fc.tuple(key, fc.option(value, { nil: undefined })), { maxLength: 3 })).map(
+      ([v, m, rows]) => `add map ${v === undefined ? '' : `${v} `}${m} <<\n${rows.map(([k, val]) => (val === undefined ? k : `${k} ${val}`)).join('\n')}\n\n`,
+    ),
     fc.tuple(pick(maps), key).map(([m, k]) => `del map ${m} ${k}`),
     // A non-integer `set map` on the integer map is left out: with a key present twice, HAProxy 2.6.12
     // aborts on a double free (see docs/fidelity-haproxy.md).

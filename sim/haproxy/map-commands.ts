@@ -85,20 +85,23 @@ export function addMap(rt: MapRuntime, w: readonly string[], payload: readonly s
   const m = lookupMap(rt, mapRef);
   if (m === undefined) return UNKNOWN_MAP;
   if (version !== undefined && versionAfter(version, m.nextVer)) return "Version number in the future, please use 'prepare map' before.\n\n";
-  const v = version ?? m.currVer;
-  if (payload === undefined) return addEntry(rt, m, w[at + 1]!, w[at + 2]!, v) ?? '\n';
-  for (const line of payload) {
-    // A payload line is `<key><blanks><value>`; the value runs to the end of the line.
-    let i = 0;
-    while (i < line.length && (line[i] === ' ' || line[i] === '\t')) i++;
-    if (i === line.length) continue;
-    let k = i;
-    while (k < line.length && line[k] !== ' ' && line[k] !== '\t') k++;
-    const key = line.slice(i, k);
-    while (k < line.length && (line[k] === ' ' || line[k] === '\t')) k++;
-    if (k === line.length) return `Missing value for key '${key}'.\n\n`;
-    const err = addEntry(rt, m, key, line.slice(k), v);
+  if (payload === undefined) return addEntry(rt, m, w[at + 1]!, w[at + 2]!, version ?? m.currVer) ?? '\n';
+  // HAProxy reads the payload as one text: a key runs to the next blank (across line ends, so a line
+  // without a value swallows the next line into its key), the value to the end of its line.
+  const text = payload.join('\n');
+  let p = 0;
+  while (p < text.length) {
+    let k = p;
+    while (k < text.length && text[k] !== ' ' && text[k] !== '\t') k++;
+    const key = text.slice(p, k);
+    if (k === text.length) return `Missing value for key '${key}'.\n\n`;
+    let v = k + 1;
+    while (v < text.length && (text[v] === ' ' || text[v] === '\t')) v++;
+    let e = text.indexOf('\n', v);
+    if (e < 0) e = text.length;
+    const err = addEntry(rt, m, key, text.slice(v, e), version ?? m.currVer);
     if (err !== undefined) return err;
+    p = e + 1;
   }
   return '\n';
 }

@@ -178,6 +178,7 @@ function pcreStyleError(key: string, jsMessage: string): string {
   if (jsMessage.includes('Unterminated character class')) return `missing terminating ] for character class, erroffset=${key.length}`;
   if (jsMessage.includes("Unmatched ')'")) return `unmatched closing parenthesis, erroffset=${unmatchedParenAt(key)}`;
   if (jsMessage.includes('Nothing to repeat')) return `quantifier does not follow a repeatable item, erroffset=${danglingQuantifierAt(key)}`;
+  if (jsMessage.includes('\\ at end of pattern')) return `\\ at end of pattern, erroffset=${key.length}`;
   if (jsMessage.includes('numbers out of order')) return `numbers out of order in {} quantifier, erroffset=${key.indexOf('}')}`;
   return `${jsMessage}, erroffset=0`;
 }
