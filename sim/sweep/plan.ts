@@ -81,7 +81,8 @@ export function defineSweep(req: SweepRequest): SweepDefinition {
     grid: req.grid,
     seeds: Array.from({ length: req.seeds }, (_, i) => first + i),
     set: req.set,
-    budgets: base.budgets,
+    // The same budget from the file and a flag is judged once.
+    budgets: [...new Set(base.budgets)],
     extraBudgets: req.budgets,
     statistic: req.statistic,
     ciLevel,
