@@ -3,7 +3,8 @@
  *
  * LiveRouter is the asynchronous twin of sim/router-process.ts. This test keeps the twins equal: with the
  * same strategy, the same mock behind an asynchronous port, and the same faults on the socket, LiveRouter
- * on the LiveLoop must emit exactly the records RouterProcess emits on the Engine, for every bundled
+ * on the LiveLoop must emit exactly the records RouterProcess emits on the Engine, and report being settled
+ * at exactly the same moments (where `run` and `live` check invariants), for every bundled
  * scenario under every strategy. A change to RouterProcess that LiveRouter does not follow fails here, in
  * CI, with no HAProxy needed.
  */
@@ -38,7 +39,11 @@ function simulated(input: RunInput, rates: Partial<FaultRates>): OutputRecord[] 
   const engine = new Engine();
   const mock = new MockHaproxy({ clockS: () => Math.floor(engine.nowUs / 1e6) });
   const socket = createFaultyTransport(mock, makeStream('twin'), { rates });
-  const router = new RouterProcess(createStrategy(input.settings.router), { load: (c) => mock.load(c), send: (l) => socket.send(l) }, engine, (r) => records.push(r), options(input));
+  const settled = () => void records.push({ atUs: engine.nowUs, type: 'note', message: 'settled' });
+  const router = new RouterProcess(createStrategy(input.settings.router), { load: (c) => mock.load(c), send: (l) => socket.send(l) }, engine, (r) => records.push(r), {
+    ...options(input),
+    onSettled: settled,
+  });
   router.start();
   engine.run(input.events(), (e) => (isChurnEvent(e) ? router.onChurn(e) : undefined), { settleUs: msToUs(input.settings.sim.settleMs) });
   return records;
@@ -59,7 +64,8 @@ async function live(input: RunInput, rates: Partial<FaultRates>): Promise<Output
     // A reply that really arrives later (a macrotask), as from a socket.
     send: (l: string) => new Promise<ReturnType<typeof socket.send>>((resolve) => setImmediate(() => resolve(socket.send(l)))),
   };
-  const router = new LiveRouter(createStrategy(input.settings.router), port, loop, (r) => records.push(r), options(input));
+  const settled = () => void records.push({ atUs: loop.nowUs, type: 'note', message: 'settled' });
+  const router = new LiveRouter(createStrategy(input.settings.router), port, loop, (r) => records.push(r), { ...options(input), onSettled: settled });
   router.start();
   await loop.run(input.events(), async (e) => (isChurnEvent(e) ? router.onChurn(e) : undefined), { settleUs: msToUs(input.settings.sim.settleMs) });
   return records;

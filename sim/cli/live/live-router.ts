@@ -40,6 +40,8 @@ export interface LiveRouterOptions {
   reloadIntervalMs: number;
   reloadDurationMs: number;
   commitIntervalMs: number;
+  /** Called when the router is settled (no reload running or pending, no runtime work in flight). */
+  onSettled?: (state: RouterState) => void;
 }
 
 const REPLY_KEEP_CHARS = 200;
@@ -89,10 +91,15 @@ export class LiveRouter {
       return;
     }
     await this.handle(e);
+    this.settleCheck();
   }
 
   get settled(): boolean {
     return this.synced && !this.reloading && !this.limiter.pending && !this.busy;
+  }
+
+  private settleCheck(): void {
+    if (this.opts.onSettled && this.settled) this.opts.onSettled(this.state);
   }
 
   private async handle(e: ChurnEvent): Promise<void> {
@@ -126,6 +133,7 @@ export class LiveRouter {
 
   private async drainBacklog(): Promise<void> {
     while (!this.busy && this.backlog.length > 0) await this.handle(this.backlog.shift()!);
+    this.settleCheck();
   }
 
   private recordCommand(line: string, result: TransportResult): void {
@@ -172,6 +180,7 @@ export class LiveRouter {
       this.strategy.onReloaded(this.state);
       this.emit({ atUs: this.scheduler.nowUs, type: 'reload.end', n });
       this.act(limiterFinished(this.limiter, this.scheduler.nowUs, this.intervalUs));
+      this.settleCheck();
     });
   }
 

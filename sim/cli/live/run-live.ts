@@ -12,11 +12,14 @@
  */
 import { isChurnEvent, eventSubject, type InputEvent } from '../../../core/events.ts';
 import type { HaproxyConfig } from '../../../core/haproxy/config-model.ts';
+import { parseShowMap } from '../../../core/runtime-client.ts';
+import type { RouterState } from '../../../core/router-state.ts';
 import { createStrategy } from '../../../core/strategies/index.ts';
 import { createReportProjection } from '../../../reports/project-report.ts';
 import type { Report } from '../../../reports/report.ts';
 import { renderHaproxyCfg } from '../../haproxy/haproxy-cfg.ts';
 import { MockHaproxy } from '../../haproxy/mock-haproxy.ts';
+import { checkInvariants } from '../../invariants.ts';
 import { nullSink, type OutputSink } from '../../output/output-sink.ts';
 import type { OutputRecord } from '../../output/records.ts';
 import type { RunInput } from '../../run-input.ts';
@@ -86,6 +89,20 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
   });
   const stats = { commands: 0, commandWallMs: 0, replyMismatches: 0, mismatchExamples: [] as StateDifference[] };
   let shadowConfig: HaproxyConfig | null = null;
+  // Map entries are addressed by pointer (`del map <file> #<ref>`), taken from a `show map <file>` reply:
+  // the real process's pointers are translated to the mock's, row by row of the same dump.
+  const refs = new Map<string, string>();
+  const toMockRefs = (line: string): string => line.replace(/#(0x[0-9a-f]+)/g, (m, ref: string) => (refs.has(ref) ? `#${refs.get(ref)}` : m));
+  const learnRefs = (line: string, realReply: string, mockReply: string): void => {
+    if (!line.startsWith('show map ')) return;
+    try {
+      const a = parseShowMap(realReply);
+      const b = parseShowMap(mockReply);
+      if (a.length === b.length) a.forEach((row, i) => refs.set(row.ref, b[i]!.ref));
+    } catch {
+      // not a map dump (an error reply): nothing to learn
+    }
+  };
   const port: AsyncHaproxyPort = {
     beginReload(config) {
       shadowConfig = config;
@@ -94,13 +111,15 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
     async finishReload() {
       await real.finishReload();
       if (shadowConfig !== null) shadow.load(shadowConfig);
+      refs.clear();
     },
     async send(line) {
       const t0 = performance.now();
       const r = await real.send(line);
       stats.commandWallMs += performance.now() - t0;
       stats.commands++;
-      const mockReply = shadow.execute(line);
+      const mockReply = shadow.execute(toMockRefs(line));
+      learnRefs(line, r.ok ? r.reply : '', mockReply);
       if (r.ok && normaliseReply(r.reply) !== normaliseReply(mockReply)) {
         stats.replyMismatches++;
         if (stats.mismatchExamples.length < MISMATCH_EXAMPLES) stats.mismatchExamples.push({ request: line, real: r.reply, mock: mockReply });
@@ -115,10 +134,16 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
     }
     await real.attach();
     const { settings } = input;
+    // The desired-state invariants of `routerbench run`, checked on the shadow mock: while its replies equal
+    // the real ones (checked on every command, reported below) its state is the real HAProxy's.
+    const check = (state: RouterState): void => {
+      emit({ atUs: loop.nowUs, type: 'invariant', name: 'haproxy-view', violations: checkInvariants(state, shadow) });
+    };
     const router = new LiveRouter(createStrategy(settings.router), port, loop, emit, {
       reloadIntervalMs: settings.router.reloadIntervalMs,
       reloadDurationMs: settings.router.reloadDurationMs,
       commitIntervalMs: settings.router.commitIntervalMs,
+      ...(settings.sim.invariants === 'settled' && { onSettled: check }),
     });
     router.start();
     const onInput = async (e: InputEvent): Promise<void> => {
@@ -140,6 +165,7 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
       return r.reply;
     });
     const mockDump = await dumpState((line) => shadow.execute(line));
+    if (settings.sim.invariants !== 'off' && router.settled) check(router.state);
     const stateDifferences = router.settled ? diffStates(realDump, mockDump) : [];
     if (!router.settled) emit({ atUs: run.endUs, type: 'warning', message: 'the router had not settled when the run ended; the final state comparison was skipped' });
     const violations = [
