@@ -250,52 +250,50 @@ async function main(): Promise<void> {
 
     const results: TargetResult[] = [];
 
-    // The mock in-process; a fresh mock per round so every round starts from the same state.
-    const inproc: TargetResult = { name: 'mock, in-process (`MockHaproxy.execute`)', rounds: [], sameAsMock: null };
-    for (let r = 0; r < REPEAT; r++) {
-      const mock = new MockHaproxy({ layout: (c) => renderHaproxyCfg(c, options).layout });
-      mock.load(config);
-      inproc.rounds.push(await measure((l) => mock.execute(l), INPROC_CYCLES, mapPath, 0));
-    }
-    results.push(inproc);
-    const reference = inproc.rounds[0]!.firstCycle;
-    const sameAs = (m: Measurement): boolean =>
-      m.firstCycle.length === reference.length && m.firstCycle.every((x, i) => normaliseReply(x.reply) === normaliseReply(reference[i]!.reply));
-
-    // The mock behind `routerbench mock-haproxy` (the cfg it parses names the real socket; it listens on its own).
+    // Start every server first, then interleave the targets round by round, so a burst of load from other
+    // processes on the machine hits all of them alike rather than one target's whole measurement.
     const mockSock = join(dir, 'mock.sock');
     const bin = join(import.meta.dirname, '..', 'bin', 'routerbench.js');
     const mockProc = spawn(process.execPath, [bin, 'mock-haproxy', '--config', cfgPath, '--socket', mockSock], { stdio: ['ignore', 'ignore', 'inherit'] });
-    procs.push(mockProc);
-    await waitForSocket(mockSock, mockProc);
-    const viaSocket: TargetResult = { name: 'mock, `routerbench mock-haproxy` over a unix socket', rounds: [], sameAsMock: null };
-    viaSocket.sameAsMock = sameAs(await measure(socketAsk(mockSock), 1, mapPath, 0));
-    await measure(socketAsk(mockSock), WARMUP_CYCLES, mapPath, 1);
-    for (let r = 0; r < REPEAT; r++) viaSocket.rounds.push(await measure(socketAsk(mockSock), CYCLES, mapPath, 1 + WARMUP_CYCLES + r * CYCLES));
-    await stop(mockProc);
-    results.push(viaSocket);
-
-    // The baseline.
-    const baselineSock = join(dir, 'floor.sock');
+    const baselineSock = join(dir, 'baseline.sock');
     const baselineProc = spawn(process.execPath, ['-e', BASELINE_SERVER, baselineSock], { stdio: ['ignore', 'ignore', 'inherit'] });
-    procs.push(baselineProc);
-    await waitForSocket(baselineSock, baselineProc);
-    const baseline: TargetResult = { name: 'baseline: a Node unix-socket server answering `\\n` at once (no mock)', rounds: [], sameAsMock: null, baseline: true };
-    await measure(socketAsk(baselineSock), WARMUP_CYCLES, mapPath, 1, false);
-    for (let r = 0; r < REPEAT; r++) baseline.rounds.push(await measure(socketAsk(baselineSock), CYCLES, mapPath, 1 + WARMUP_CYCLES + r * CYCLES, false));
-    await stop(baselineProc);
-
-    // The real HAProxy.
-    // Its per-change log lines go nowhere (in a router they go to syslog), so they cost what a cheap sink costs.
+    // HAProxy's per-change log lines go nowhere (in a router they go to syslog), so they cost what a cheap sink costs.
     const realProc = spawn(HAPROXY, ['-db', '-f', cfgPath], { stdio: 'ignore' });
-    procs.push(realProc);
-    await waitForSocket(realSock, realProc);
+    procs.push(mockProc, baselineProc, realProc);
+    await Promise.all([waitForSocket(mockSock, mockProc), waitForSocket(baselineSock, baselineProc), waitForSocket(realSock, realProc)]);
+
+    const inproc: TargetResult = { name: 'mock, in-process (`MockHaproxy.execute`)', rounds: [], sameAsMock: null };
+    const viaSocket: TargetResult = { name: 'mock, `routerbench mock-haproxy` over a unix socket', rounds: [], sameAsMock: null };
     const real: TargetResult = { name: 'HAProxy 2.6.12 over its unix stats socket', rounds: [], sameAsMock: null };
+    const baseline: TargetResult = { name: 'baseline: a Node unix-socket server answering `\\n` at once (no mock)', rounds: [], sameAsMock: null, baseline: true };
+
+    // The first cycle on each fresh target, compared with a fresh in-process mock's; then unmeasured warm-up.
+    const freshMock = (): MockHaproxy => {
+      const mock = new MockHaproxy({ layout: (c) => renderHaproxyCfg(c, options).layout });
+      mock.load(config);
+      return mock;
+    };
+    const referenceMock = freshMock();
+    const referenceCycle = (await measure((l) => referenceMock.execute(l), 1, mapPath, 0)).firstCycle;
+    const sameAs = (m: Measurement): boolean =>
+      m.firstCycle.length === referenceCycle.length && m.firstCycle.every((x, i) => normaliseReply(x.reply) === normaliseReply(referenceCycle[i]!.reply));
+    viaSocket.sameAsMock = sameAs(await measure(socketAsk(mockSock), 1, mapPath, 0));
     real.sameAsMock = sameAs(await measure(socketAsk(realSock), 1, mapPath, 0));
+    await measure(socketAsk(mockSock), WARMUP_CYCLES, mapPath, 1);
     await measure(socketAsk(realSock), WARMUP_CYCLES, mapPath, 1);
-    for (let r = 0; r < REPEAT; r++) real.rounds.push(await measure(socketAsk(realSock), CYCLES, mapPath, 1 + WARMUP_CYCLES + r * CYCLES));
-    await stop(realProc);
-    results.push(real, baseline);
+    await measure(socketAsk(baselineSock), WARMUP_CYCLES, mapPath, 1, false);
+
+    for (let r = 0; r < REPEAT; r++) {
+      const offset = 1 + WARMUP_CYCLES + r * CYCLES;
+      // A fresh mock per round so every in-process round starts from the same state.
+      const mock = freshMock();
+      inproc.rounds.push(await measure((l) => mock.execute(l), INPROC_CYCLES, mapPath, 0));
+      viaSocket.rounds.push(await measure(socketAsk(mockSock), CYCLES, mapPath, offset));
+      real.rounds.push(await measure(socketAsk(realSock), CYCLES, mapPath, offset));
+      baseline.rounds.push(await measure(socketAsk(baselineSock), CYCLES, mapPath, offset, false));
+    }
+    for (const p of procs) await stop(p);
+    results.push(inproc, viaSocket, real, baseline);
 
     process.stdout.write(renderTables(results, { backends: config.backends.length, servers }));
   } finally {

@@ -6,8 +6,9 @@
  * the same reload rate limiter (core/reload-limiter.ts), the same commit timer, the same handling of one
  * change at a time with a backlog while client backoff waits, and the same output records. The only
  * difference is that a command's reply and a reload's completion are awaited. RouterProcess cannot be
- * reused as it stands because its `HaproxyPort.send` returns the reply synchronously; see
- * docs/fidelity-haproxy.md ("Live mode") for the small change that would let one class serve both.
+ * reused as it stands because its `HaproxyPort.send` returns the reply synchronously; sim/cli/live/README.md
+ * proposes the small change that would let one class serve both. Until then live-router.test.ts keeps the
+ * twins equal record for record.
  */
 import type { ChurnEvent } from '../../../core/events.ts';
 import type { HaproxyConfig } from '../../../core/haproxy/config-model.ts';

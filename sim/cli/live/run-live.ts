@@ -25,7 +25,7 @@ import type { OutputRecord } from '../../output/records.ts';
 import type { RunInput } from '../../run-input.ts';
 import { headerOf, judge } from '../../run.ts';
 import { msToUs } from '../../scheduler.ts';
-import { diffStates, dumpState, normaliseReply, type StateDifference } from './haproxy-state.ts';
+import { diffStates, dumpState, sameState, type StateDifference } from './haproxy-state.ts';
 import { LiveLoop } from './live-loop.ts';
 import { LiveRouter, type AsyncHaproxyPort } from './live-router.ts';
 import { freeLoopbackPorts, RealHaproxy, type ReloadTiming } from './real-haproxy.ts';
@@ -120,7 +120,7 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
       stats.commands++;
       const mockReply = shadow.execute(toMockRefs(line));
       learnRefs(line, r.ok ? r.reply : '', mockReply);
-      if (r.ok && normaliseReply(r.reply) !== normaliseReply(mockReply)) {
+      if (r.ok && !sameState(r.reply, mockReply)) {
         stats.replyMismatches++;
         if (stats.mismatchExamples.length < MISMATCH_EXAMPLES) stats.mismatchExamples.push({ request: line, real: r.reply, mock: mockReply });
       }
