@@ -90,6 +90,15 @@ export const DEFAULT_RENDER_OPTIONS: RenderOptions = {
 };
 
 export function renderHaproxyCfg(config: HaproxyConfig, options: RenderOptions = DEFAULT_RENDER_OPTIONS): RenderedCfg {
+  return render(config, options, true);
+}
+
+/**
+ * The same walk without writing backends or map files: ids depend only on positions, so the mock (which
+ * reloads thousands of times a run and never writes a file) gets its layout without rendering thousands of
+ * server lines.
+ */
+function render(config: HaproxyConfig, options: RenderOptions, withText: boolean): RenderedCfg {
   assertLocalPorts(options);
   const lines: string[] = [];
   const mapPath = (file: string): string => `${options.mapDir}/${file}`;
@@ -176,18 +185,18 @@ export function renderHaproxyCfg(config: HaproxyConfig, options: RenderOptions =
   const backendIds = new Map<string, number>();
   config.backends.forEach((be, i) => {
     backendIds.set(be.name, FIRST_PROXY_ID + FRONTEND_COUNT + i);
-    lines.push('', ...renderBackend(be, options.checkIntervalMs ?? 5000));
+    if (withText) lines.push('', ...renderBackend(be, options.checkIntervalMs ?? 5000));
   });
   lines.push('');
 
   const mapFiles = new Map<string, string>();
-  for (const m of maps) mapFiles.set(m.path, renderMapFile(config.maps[m.file] ?? []));
+  if (withText) for (const m of maps) mapFiles.set(m.path, renderMapFile(config.maps[m.file] ?? []));
   return { text: lines.join('\n'), mapFiles, layout: { backendIds, maps } };
 }
 
 /** The layout the mock assumes when it is loaded without one: the default render of that config. */
 export function defaultLayout(config: HaproxyConfig): CfgLayout {
-  return renderHaproxyCfg(config, DEFAULT_RENDER_OPTIONS).layout;
+  return render(config, DEFAULT_RENDER_OPTIONS, false).layout;
 }
 
 function renderBackend(be: BackendConfig, checkIntervalMs: number): string[] {

@@ -57,12 +57,15 @@ export function isIntValue(value: string): boolean {
 }
 const INT_VALUE = /^[+-]?[0-9]+$/;
 
+/** HAProxy refuses to start on a map whose values its converter cannot read. */
+export function checkMapValues(layout: MapLayout, entries: readonly MapEntry[]): void {
+  if (layout.values !== 'int') return;
+  const bad = entries.find((e) => !isIntValue(e.value));
+  if (bad !== undefined) throw new Error(`map ${layout.path}: value '${bad.value}' of key '${bad.key}' is not an integer`);
+}
+
 export function mapFromLayout(layout: MapLayout, entries: readonly MapEntry[], pointers: PointerSource): MockMap {
-  if (layout.values === 'int') {
-    // HAProxy refuses to start on such a file.
-    const bad = entries.find((e) => !isIntValue(e.value));
-    if (bad !== undefined) throw new Error(`map ${layout.path}: value '${bad.value}' of key '${bad.key}' is not an integer`);
-  }
+  checkMapValues(layout, entries);
   return {
     id: layout.id,
     path: layout.path,

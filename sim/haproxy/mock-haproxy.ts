@@ -5,7 +5,7 @@ import { usageReply } from './cli-help.ts';
 import { parseCliRequest, splitRequests, type CliCommand } from './cli-line.ts';
 import { defaultLayout, type CfgLayout } from './haproxy-cfg.ts';
 import { addMap, clearMap, commitMap, delMap, prepareMap, setMap, showMap, type MapRuntime } from './map-commands.ts';
-import { mapFromLayout, PointerSource, type MockMap } from './map-state.ts';
+import { checkMapValues, mapFromLayout, PointerSource, type MockMap } from './map-state.ts';
 import {
   addServer,
   delServer,
@@ -40,10 +40,10 @@ export interface MockHaproxyOptions {
  * runtime is lost and the state is rebuilt from the config, exactly as a new HAProxy process starts.
  */
 export class MockHaproxy implements ServerRuntime, MapRuntime {
-  backendList: MockBackend[] = [];
-  backendsByName = new Map<string, MockBackend>();
-  mapList: MockMap[] = [];
-  mapsByPath = new Map<string, MockMap>();
+  private backendListState: MockBackend[] = [];
+  private backendsByNameState = new Map<string, MockBackend>();
+  private mapListState: MockMap[] = [];
+  private mapsByPathState = new Map<string, MockMap>();
   readonly pointers = new PointerSource();
   private readonly layoutOf: (config: HaproxyConfig) => CfgLayout;
   private readonly clockS: () => number;
@@ -51,10 +51,35 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
   /** Set by `quit`: the rest of the text sent with it is not run. */
   private quitRequested = false;
   private lastLoaded: { config: HaproxyConfig; layout: CfgLayout } | undefined;
+  /**
+   * A loaded config not yet turned into server and map state. A simulation reloads thousands of times and
+   * often sends no command in between (reload-always never does), so the state is built on first use.
+   */
+  private pending: { config: HaproxyConfig; layout: CfgLayout; loadedAtS: number } | undefined;
 
   constructor(options: MockHaproxyOptions = {}) {
     this.layoutOf = options.layout ?? defaultLayout;
     this.clockS = options.clockS ?? (() => 0);
+  }
+
+  get backendList(): MockBackend[] {
+    this.materialize();
+    return this.backendListState;
+  }
+
+  get backendsByName(): Map<string, MockBackend> {
+    this.materialize();
+    return this.backendsByNameState;
+  }
+
+  get mapList(): MockMap[] {
+    this.materialize();
+    return this.mapListState;
+  }
+
+  get mapsByPath(): Map<string, MockMap> {
+    this.materialize();
+    return this.mapsByPathState;
   }
 
   nowS(): number {
@@ -71,19 +96,32 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
    * HAProxy would refuse to start on throws and leaves the running state untouched, as a failed reload does.
    */
   load(config: HaproxyConfig, layout: CfgLayout = this.layoutOf(config)): void {
-    const now = this.clockS();
-    const backendList: MockBackend[] = [];
-    const backendsByName = new Map<string, MockBackend>();
+    const names = new Set<string>();
     for (const be of config.backends) {
-      if (backendsByName.has(be.name)) throw new Error(`duplicate backend ${be.name}`);
-      const id = layout.backendIds.get(be.name);
-      if (id === undefined) throw new Error(`layout has no id for backend ${be.name}`);
-      const state = backendFromConfig(be, id, now);
-      backendList.push(state);
-      backendsByName.set(be.name, state);
+      if (names.has(be.name)) throw new Error(`duplicate backend ${be.name}`);
+      names.add(be.name);
+      if (!layout.backendIds.has(be.name)) throw new Error(`layout has no id for backend ${be.name}`);
     }
     for (const file of Object.keys(config.maps)) {
       if (!layout.maps.some((m) => m.file === file)) throw new Error(`layout does not reference map file ${file}`);
+    }
+    for (const m of layout.maps) checkMapValues(m, config.maps[m.file] ?? []);
+    this.pending = { config, layout, loadedAtS: this.clockS() };
+    this.loads++;
+    this.lastLoaded = { config, layout };
+  }
+
+  private materialize(): void {
+    const p = this.pending;
+    if (p === undefined) return;
+    this.pending = undefined;
+    const { config, layout, loadedAtS } = p;
+    const backendList: MockBackend[] = [];
+    const backendsByName = new Map<string, MockBackend>();
+    for (const be of config.backends) {
+      const state = backendFromConfig(be, layout.backendIds.get(be.name)!, loadedAtS);
+      backendList.push(state);
+      backendsByName.set(be.name, state);
     }
     const mapList: MockMap[] = [];
     const mapsByPath = new Map<string, MockMap>();
@@ -92,12 +130,10 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
       mapList.push(state);
       mapsByPath.set(m.path, state);
     }
-    this.backendList = backendList;
-    this.backendsByName = backendsByName;
-    this.mapList = mapList;
-    this.mapsByPath = mapsByPath;
-    this.loads++;
-    this.lastLoaded = { config, layout };
+    this.backendListState = backendList;
+    this.backendsByNameState = backendsByName;
+    this.mapListState = mapList;
+    this.mapsByPathState = mapsByPath;
   }
 
   /**
