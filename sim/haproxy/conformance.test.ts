@@ -404,6 +404,12 @@ function randomRequests(dir: string, count: number, seed: number): string[] {
     fc.tuple(version, pick(maps)).map(([v, m]) => `commit map ${v} ${m}`),
     fc.tuple(fc.option(version, { nil: undefined }), pick(maps)).map(([v, m]) => `show map ${v === undefined ? '' : `${v} `}${m}`),
     pick(backends).map((b) => `show servers state ${b}`),
+    pick(['0', '1', '2', '4', '8', '9', '10', '99', 'x']).map((id) => `show map #${id}`),
+    fc.tuple(pick(maps), pick(['#0xdead', '#', '#0'])).map(([m, r]) => `del map ${m} ${r}`),
+    fc.tuple(pick(servers), weight).map(([sv, w]) => `set weight ${sv} ${w}`),
+    fc.array(pick(['show', 'set', 'servers', 'state', 'map', 'server', 'weight', 'foo', '@1', 'backend', 'add', 'x']), { minLength: 1, maxLength: 4 }).map(
+      (ws) => ws.join(' '),
+    ),
     fc.tuple(pick(['set', 'enable']), pick(backends)).map(([a, b]) => (a === 'set' ? `set dynamic-cookie-key backend ${b} kk` : `enable dynamic-cookie backend ${b}`)),
   );
   const line = fc.oneof({ arbitrary: one, weight: 5 }, { arbitrary: fc.tuple(one, one).map(([a, b]) => `${a};${b}`), weight: 1 });

@@ -13,15 +13,15 @@ export interface MapRuntime {
 const UNKNOWN_MAP = 'Unknown map identifier. Please use #<id> or <file>.\n\n';
 const ADD_USAGE = "'add map' expects three parameters (map identifier, key and value) or one parameter (map identifier) and a payload\n\n";
 
-/** `<file>` or `#<id>`; an id is read like atoi. */
+/** `<file>` or `#<id>`; an id must be all digits. */
 function lookupMap(rt: MapRuntime, ref: string | undefined): MockMap | undefined {
   if (ref === undefined || ref === '') return undefined;
   if (ref.charCodeAt(0) !== 0x23) return rt.mapsByPath.get(ref);
+  if (ref.length === 1) return undefined;
   let id = 0;
-  let i = 1;
-  for (; i < ref.length; i++) {
+  for (let i = 1; i < ref.length; i++) {
     const c = ref.charCodeAt(i);
-    if (c < 0x30 || c > 0x39) break;
+    if (c < 0x30 || c > 0x39) return undefined;
     id = id * 10 + (c - 0x30);
   }
   for (const m of rt.mapList) if (m.id === id) return m;
