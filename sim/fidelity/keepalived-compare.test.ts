@@ -15,13 +15,14 @@ import { netnsUnavailableReason } from './netns-harness.ts';
  * fault at the same phase of the master's advert interval as the real one; without it the phase comes from
  * the time the master took the VIP, which keepalived's slightly-over-1-s advert period drifts away from.
  *
- * Measurement noise, the margins below. The fault is stamped with Date.now() right after the signal/command
- * returned (≤ 1 ms early; the bridge command of a partition takes a few ms, so a partition may be stamped up
- * to ~10 ms late); `ip -ts monitor` stamps the VIP when it reads the netlink event (< 1 ms when idle);
- * keepalived's timer loop, its VIP add and (shutdown) its SIGTERM handling take 1-30 ms; and 2 cores shared
- * with the other test files can delay any of those processes by tens of ms. Measured on an idle machine: most
- * pairs differ by 0.5-6 ms, shutdowns by the 2-26 ms keepalived takes to send its priority-0 advert, and one
- * crash in three runs by 50 ms. Hence:
+ * Measurement noise, the margins below. The fault is stamped with Date.now() right before the signal, file
+ * write or command (≤ 1 ms early; a partition's `bridge` command takes ~2-5 ms to start); `ip -ts monitor`
+ * stamps the VIP when it reads the netlink event; keepalived's timer loop, its VIP add and (shutdown) its
+ * SIGTERM handling take 1-30 ms. keepalived, the monitors and the observer run at SCHED_RR (netns-harness.ts):
+ * without that, the other test files on 2 cores delayed takeovers by up to 190 ms; with it, hard failures
+ * agree to ~2 ms under that load. Measured: most pairs differ by 0.5-6 ms, shutdowns by the 2-26 ms keepalived
+ * takes to send its priority-0 advert, router check failures by up to ~45 ms (two priority-0 adverts, see
+ * docs/fidelity-keepalived.md). Hence:
  * - NOISE_MS = 100 ms for any single incident or spread end (a tenth of A; a modelling error in the down
  *   timer or the Skew of one priority step of 50 is ≥ 195 ms and still shows),
  * - SYSTEMATIC_MS = 20 ms for the median difference over all incidents (a systematic offset shows there).

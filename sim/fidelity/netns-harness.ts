@@ -29,7 +29,10 @@
  * VIP ownership is watched with `ip -ts -o monitor address` in each node namespace (kernel events, stamped in
  * UTC to the microsecond when `ip` reads them). Adverts are watched by a python3 packet socket in the bridge
  * namespace (optional; `adverts` stays empty without python3). Fault times are the wall clock (Date.now, ms)
- * right after the fault's system call or command returned.
+ * right BEFORE the fault's system call or command: keepalived runs at real-time priority and, once signalled,
+ * can keep this process off the CPU for tens of ms, so a stamp taken after would be late. A stamp before is
+ * early by at most 1 ms (Date.now's resolution) plus, for a partition, the ~2-5 ms the `bridge` command
+ * (also at real-time priority) takes to start.
  *
  * Cleanup (destroy(), also from a process 'exit' hook): every process we spawned is killed by its PID (the
  * VRRP child's PID read from its pid file and checked against /proc/<pid>/cmdline first), then every
@@ -316,8 +319,8 @@ export class NetnsCluster {
   async crash(name: string): Promise<number> {
     const rt = this.node(name);
     if (rt.vrrpPid === null || !this.isRunning(name)) throw new Error(`netns-harness: keepalived is not running on ${name}`);
-    killIfOurs(rt.vrrpPid, rt.conf, 'SIGKILL');
     const at = wallUs();
+    killIfOurs(rt.vrrpPid, rt.conf, 'SIGKILL');
     rt.vrrpPid = null;
     await this.waitExit(rt, 2000, 'SIGKILL');
     return at;
@@ -339,8 +342,8 @@ export class NetnsCluster {
   async shutdown(name: string): Promise<number> {
     const rt = this.node(name);
     if (!this.isRunning(name)) throw new Error(`netns-harness: keepalived is not running on ${name}`);
-    rt.keepalived!.kill('SIGTERM');
     const at = wallUs();
+    rt.keepalived!.kill('SIGTERM');
     await this.waitExit(rt, 5000, 'SIGKILL');
     rt.vrrpPid = null;
     return at;
@@ -348,8 +351,9 @@ export class NetnsCluster {
 
   /** The router check starts failing (the flag file exists). */
   routerFail(name: string): number {
+    const at = wallUs();
     writeFileSync(this.node(name).flag, 'down\n');
-    return wallUs();
+    return at;
   }
 
   routerRecover(name: string): number {
@@ -359,13 +363,15 @@ export class NetnsCluster {
 
   /** Silent partition of the node from every other: its bridge port drops frames, carrier stays up. */
   partition(name: string): number {
-    this.run(['bridge', '-n', this.bridgeNs, 'link', 'set', 'dev', `p${this.node(name).index}`, 'state', '0']);
-    return wallUs();
+    const at = wallUs();
+    this.run([...this.rt, 'bridge', '-n', this.bridgeNs, 'link', 'set', 'dev', `p${this.node(name).index}`, 'state', '0']);
+    return at;
   }
 
   heal(name: string): number {
-    this.run(['bridge', '-n', this.bridgeNs, 'link', 'set', 'dev', `p${this.node(name).index}`, 'state', '3']);
-    return wallUs();
+    const at = wallUs();
+    this.run([...this.rt, 'bridge', '-n', this.bridgeNs, 'link', 'set', 'dev', `p${this.node(name).index}`, 'state', '3']);
+    return at;
   }
 
   /** The node's eth0 loses carrier (bridge-side port down): keepalived sees its interface go down. */
