@@ -134,3 +134,17 @@ test('budgetsFromMap canonicalises each entry', () => {
     'failover.latencyMs.p99 < 4000',
   ]);
 });
+
+describe('VRRP traffic, spread and exposure metrics', () => {
+  test('read from the failover section when the run had a cluster, null otherwise', () => {
+    const base = sampleReport();
+    const traffic = { mode: 'unicast' as const, nodes: 3, advertsSent: 600, packetsSent: 1200, deliveries: 1200, dropped: 0, advertsPerSec: 1, packetsPerSec: 2 };
+    const withCluster = sampleReport({
+      failover: { ...base.failover, traffic, spread: { mastersByNode: { a: 2, b: 1 }, min: 1, max: 2, cv: 0.333 }, exposure: { windows: [], totalMs: 1500 } },
+    });
+    expect(metricAt(withCluster, 'failover.traffic.packetsSent')).toBe(1200);
+    expect(metricAt(withCluster, 'failover.spread.max')).toBe(2);
+    expect(metricAt(withCluster, 'failover.exposure.totalMs')).toBe(1500);
+    expect(metricAt(base, 'failover.traffic.packetsSent')).toBeNull();
+  });
+});

@@ -48,6 +48,17 @@ const NUMERIC_PATHS = [
   'failover.vipUnavailableMs',
   'failover.splitBrainMs',
   'failover.flaps',
+  // VRRP traffic, VIP spread and unicast exposure (absent, so null, when the run has no cluster).
+  'failover.traffic.advertsSent',
+  'failover.traffic.packetsSent',
+  'failover.traffic.deliveries',
+  'failover.traffic.dropped',
+  'failover.traffic.advertsPerSec',
+  'failover.traffic.packetsPerSec',
+  'failover.spread.min',
+  'failover.spread.max',
+  'failover.spread.cv',
+  'failover.exposure.totalMs',
   'invariants.checked',
 ] as const;
 
