@@ -4,7 +4,9 @@ import { createStrategy } from '../core/strategies/index.ts';
 import { evaluateBudgets } from '../reports/budgets.ts';
 import { createReportProjection } from '../reports/project-report.ts';
 import type { Report } from '../reports/report.ts';
+import { ClusterConfigError } from '../core/vrrp/instance-spec.ts';
 import { ClusterSim } from './cluster/cluster-sim.ts';
+import { InputError } from './eventlog/input-error.ts';
 import { Engine } from './engine.ts';
 import { MockHaproxy } from './haproxy/mock-haproxy.ts';
 import { checkInvariants } from './invariants.ts';
@@ -78,7 +80,7 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
         ...(settings.sim.invariants === 'settled' && { onSettled: check }),
       },
     );
-    const cluster = input.cluster ? new ClusterSim(input.cluster, engine, streams, emit) : undefined;
+    const cluster = input.cluster ? createCluster(input, engine, streams, emit) : undefined;
     router.start();
     cluster?.start();
     const onInput = (e: InputEvent): void => {
@@ -108,4 +110,19 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
 export function judge(report: Report, budgets: readonly string[]): Report {
   const results = evaluateBudgets(report, budgets);
   return { ...report, budgets: results, pass: results.every((b) => b.pass) };
+}
+
+/**
+ * Some cluster mistakes show only once the seeded parts are drawn (an ipfailover priority out of 1..255):
+ * they are still the user's input errors, named by their key.
+ */
+function createCluster(input: RunInput, engine: Engine, streams: RandomStreams, emit: (r: OutputRecord) => void): ClusterSim {
+  try {
+    return new ClusterSim(input.cluster!, engine, streams, emit);
+  } catch (err) {
+    if (err instanceof ClusterConfigError) {
+      throw new InputError(input.source, err.message.slice(err.key.length + 2), undefined, `cluster.${err.key.replace(/^cluster\./, '')}`);
+    }
+    throw err;
+  }
 }
