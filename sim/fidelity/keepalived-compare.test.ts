@@ -38,6 +38,7 @@ const SIM_NET_MS = 0.1;
 const unavailable = netnsUnavailableReason();
 
 if (unavailable !== null && process.env.CI !== 'true') {
+  console.warn(`sim/fidelity/keepalived-compare.test.ts: real keepalived comparison skipped: ${unavailable}`);
   test.skip(`real keepalived comparison skipped: ${unavailable}`, () => {});
 } else {
   describe('the simulator against real keepalived 2.2 in network namespaces', () => {
