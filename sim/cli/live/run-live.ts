@@ -118,9 +118,12 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
       const r = await real.send(line);
       stats.commandWallMs += performance.now() - t0;
       stats.commands++;
+      // A refused or reset connection may or may not have run the command in HAProxy: the shadow does not
+      // guess (the client retries, and the final state comparison catches a change applied unseen).
+      if (!r.ok) return r;
       const mockReply = shadow.execute(toMockRefs(line));
-      learnRefs(line, r.ok ? r.reply : '', mockReply);
-      if (r.ok && !sameState(r.reply, mockReply)) {
+      learnRefs(line, r.reply, mockReply);
+      if (!sameState(r.reply, mockReply)) {
         stats.replyMismatches++;
         if (stats.mismatchExamples.length < MISMATCH_EXAMPLES) stats.mismatchExamples.push({ request: line, real: r.reply, mock: mockReply });
       }
