@@ -43,7 +43,10 @@ export interface MockServer {
    * a port (0) or with a signed one (`+N`/`-N`).
    */
   portMap: boolean;
-  /** Dedicated health-check port (`port N` on the server line); 0 means checks use the service port. */
+  /**
+   * `port N` on the server line: the port of health checks and agent checks alike; 0 means checks use
+   * the service port.
+   */
   checkPort: number;
   uweight: number;
   iweight: number;

@@ -290,6 +290,28 @@ function fingerprintDistance(a: Int32Array, b: Int32Array): number {
   return d;
 }
 
+/**
+ * The candidate closest to `word` by fingerprint, if close enough: HAProxy's suggestion for a mistyped
+ * keyword (at most twice the length of either word apart).
+ */
+export function bestFingerprintMatch(word: string, candidates: readonly string[]): string | undefined {
+  const sig = new Int32Array(1024);
+  addFingerprint(sig, word);
+  let best: string | undefined;
+  let bestDist = Infinity;
+  for (const c of candidates) {
+    const other = new Int32Array(1024);
+    addFingerprint(other, c);
+    const d = fingerprintDistance(sig, other);
+    if (d < bestDist) {
+      bestDist = d;
+      best = c;
+    }
+  }
+  if (best === undefined || bestDist > 2 * word.length || bestDist > 2 * best.length) return undefined;
+  return best;
+}
+
 /** Number of leading words of `args` that some keyword matches exactly. */
 function matchedPrefixLength(args: readonly string[]): number {
   let length = 0;

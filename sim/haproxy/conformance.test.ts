@@ -222,6 +222,11 @@ function transcript(dir: string): Step[] {
     'add server be_edge_http:ns1:api/api-6 10.128.1.6:80 weight 300',
     'add server be_edge_http:ns1:api/api-7 10.128.1.7:80 bogus',
     'add server be_edge_http:ns1:api/api-8 10.128.1.8:80 cookie c1',
+    'add server be_edge_http:ns1:api/api-8 10.128.1.8:80 weigth 2',
+    'add server be_edge_http:ns1:api/api-8 10.128.1.8:80 chek',
+    'add server be_edge_http:ns1:api/api-8 10.128.1.8:80 resolvers dns',
+    'add server be_edge_http:ns1:api/api-8 10.128.1.8:80 no-check',
+    'add server be_edge_http:ns1:api/api-8 10.128.1.8:80 maxconn 10 inter 2s rise 2 fall 3 alpn h2 send-proxy',
     'add server be_edge_http:ns1:api/api-9',
     'add server be_edge_http:ns1:api',
     'add server nosuch/x 10.0.0.1:80',
@@ -387,7 +392,7 @@ function randomRequests(dir: string, count: number, seed: number): string[] {
     fc.tuple(pick(servers), weight).map(([s, w]) => `set server ${s} weight ${w}`),
     fc.tuple(pick(['enable', 'disable']), pick(['server', 'health']), pick(servers)).map(([a, b, s]) => `${a} ${b} ${s}`),
     pick(servers).map((s) => `get weight ${s}`),
-    fc.tuple(pick(servers), addr, port, pick(['', ' weight 3', ' weight 300', ' check', ' disabled', ' ssl verify none', ' bogus'])).map(
+    fc.tuple(pick(servers), addr, port, pick(['', ' weight 3', ' weight 300', ' check', ' disabled', ' ssl verify none', ' bogus', ' weigth 2', ' chek', ' resolvers dns', ' no-ssl', ' inter 2s rise 1', ' port 9000 check', ' cookie x'])).map(
       ([s, a, p, o]) => `add server ${s} ${a}:${p}${o}`,
     ),
     pick(servers).map((s) => `del server ${s}`),

@@ -11,6 +11,7 @@ import {
   type MockServer,
 } from './backend-state.ts';
 import { canonicalIp } from './ip-address.ts';
+import { findServerKeyword, suggestServerKeyword } from './server-keywords.ts';
 
 /**
  * The server and backend commands of HAProxy 2.6's runtime API. Every reply is the exact byte string the
@@ -70,7 +71,7 @@ function serverRows(be: MockBackend, nowS: number): string {
   for (const s of be.servers) {
     out +=
       `${be.id} ${be.name} ${s.id} ${s.name} ${s.address} ${s.opState} ${s.adminState} ${s.uweight} ${s.iweight} ` +
-      `${Math.max(0, Math.floor(nowS - s.lastChangeS))} ${checkColumns(s)} 0 0 ${s.fqdn} ${s.port} - ${s.useSsl ? 1 : 0} ${s.checkPort} - - 0\n`;
+      `${Math.max(0, Math.floor(nowS - s.lastChangeS))} ${checkColumns(s)} 0 0 ${s.fqdn} ${s.port} - ${s.useSsl ? 1 : 0} ${s.checkPort} - - ${s.checkPort}\n`;
   }
   return out;
 }
@@ -219,19 +220,6 @@ export function enableDisableHealth(rt: ServerRuntime, w: readonly string[], ena
   return '\n';
 }
 
-/** Keywords `add server` takes with one value, and those that stand alone (2.6, the ones routers use). */
-const KEYWORDS_WITH_VALUE = new Set([
-  'weight', 'inter', 'fastinter', 'downinter', 'rise', 'fall', 'maxconn', 'minconn', 'maxqueue', 'alpn', 'verify', 'sni',
-  'ca-file', 'crt', 'crl-file', 'port', 'addr', 'slowstart', 'proto', 'check-sni', 'check-alpn', 'pool-max-conn',
-  'pool-purge-delay', 'max-reuse', 'observe', 'on-error', 'error-limit', 'resolvers', 'resolve-prefer', 'init-addr',
-  'ciphers', 'ciphersuites', 'ssl-min-ver', 'ssl-max-ver', 'source', 'tfo', 'ws', 'agent-port', 'agent-inter', 'id',
-]);
-const KEYWORDS_FLAG = new Set([
-  'check', 'no-check', 'ssl', 'no-ssl', 'check-ssl', 'no-check-ssl', 'disabled', 'enabled', 'send-proxy', 'send-proxy-v2',
-  'no-send-proxy', 'no-send-proxy-v2', 'no-verifyhost', 'backup', 'no-backup', 'agent-check', 'no-agent-check',
-  'allow-0rtt', 'tls-tickets', 'no-tls-tickets', 'check-send-proxy', 'non-stick', 'stick',
-]);
-
 /** `add server <be>/<srv> <addr>[:port] [keywords]`. */
 export function addServer(rt: ServerRuntime, w: readonly string[]): string {
   const arg = w[2];
@@ -248,30 +236,26 @@ export function addServer(rt: ServerRuntime, w: readonly string[]): string {
   const opts = { weight: 1, check: false, disabled: false, ssl: false, portMap: target.portMap, checkPort: 0 };
   for (let i = 4; i < w.length; i++) {
     const kw = w[i]!;
-    if (kw === 'cookie') return "'cookie' option is not accepted for dynamic server\n\n";
-    if (KEYWORDS_WITH_VALUE.has(kw)) {
-      const value = w[i + 1] ?? '';
-      i++;
-      if (kw === 'port') opts.checkPort = strtol(value).value & 0xffff;
-      if (kw === 'weight') {
-        // atoi: a missing or non-numeric value reads as 0.
-        const n = strtol(value);
-        const weight = n.digits === 0 ? 0 : n.value;
-        if (weight < 0 || weight > WEIGHT_MAX) return `weight of server ${name} is not within 0 and ${WEIGHT_MAX} (${weight})..\n\n`;
-        opts.weight = weight;
-      }
-      continue;
+    const def = findServerKeyword(kw);
+    if (def === undefined) {
+      const best = suggestServerKeyword(kw);
+      return best === undefined ? `unknown keyword '${kw}'.\n\n` : `unknown keyword '${kw}'; did you mean '${best}' maybe ?\n\n`;
     }
-    if (KEYWORDS_FLAG.has(kw)) {
-      if (kw === 'check') opts.check = true;
-      else if (kw === 'no-check') opts.check = false;
-      else if (kw === 'ssl') opts.ssl = true;
-      else if (kw === 'no-ssl') opts.ssl = false;
-      else if (kw === 'disabled') opts.disabled = true;
-      else if (kw === 'enabled') opts.disabled = false;
-      continue;
-    }
-    return `unknown keyword '${kw}'.\n\n`;
+    if (!def[2]) return `'${kw}' option is not accepted for dynamic server\n\n`;
+    const value = w[i + 1] ?? '';
+    if (kw === 'weight') {
+      // atoi: a missing or non-numeric value reads as 0.
+      const n = strtol(value);
+      const weight = n.digits === 0 ? 0 : n.value;
+      if (weight < 0 || weight > WEIGHT_MAX) return `weight of server ${name} is not within 0 and ${WEIGHT_MAX} (${weight})..\n\n`;
+      opts.weight = weight;
+    } else if (kw === 'port') opts.checkPort = strtol(value).value & 0xffff;
+    else if (kw === 'check') opts.check = true;
+    else if (kw === 'ssl') opts.ssl = true;
+    else if (kw === 'disabled') opts.disabled = true;
+    else if (kw === 'enabled') opts.disabled = false;
+    // `source` takes a variable number of words; one is the common case.
+    i += def[1] < 0 ? 1 : def[1];
   }
   const ip = target.host === '-' ? '-' : canonicalIp(target.host);
   // Checks need a port; HAProxy verifies it now for an IP, later (never, here) for a name to resolve.
