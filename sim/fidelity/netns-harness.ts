@@ -168,6 +168,11 @@ export class NetnsCluster {
   readonly bridgeNs: string;
   readonly events: AddressEvent[] = [];
   readonly adverts: AdvertEvent[] = [];
+  /**
+   * When the last fault was certainly in effect (µs): the stamp returned by a fault method is taken before it
+   * acts; for a partition the `bridge` command takes a few ms more, and an advert in between may still cross.
+   */
+  lastFaultEndUs = 0;
   private observer: ChildProcess | null = null;
   private readonly nodes = new Map<string, NodeRt>();
   private readonly namespaces: string[] = [];
@@ -321,6 +326,7 @@ export class NetnsCluster {
     if (rt.vrrpPid === null || !this.isRunning(name)) throw new Error(`netns-harness: keepalived is not running on ${name}`);
     const at = wallUs();
     killIfOurs(rt.vrrpPid, rt.conf, 'SIGKILL');
+    this.lastFaultEndUs = at;
     rt.vrrpPid = null;
     await this.waitExit(rt, 2000, 'SIGKILL');
     return at;
@@ -344,6 +350,7 @@ export class NetnsCluster {
     if (!this.isRunning(name)) throw new Error(`netns-harness: keepalived is not running on ${name}`);
     const at = wallUs();
     rt.keepalived!.kill('SIGTERM');
+    this.lastFaultEndUs = at;
     await this.waitExit(rt, 5000, 'SIGKILL');
     rt.vrrpPid = null;
     return at;
@@ -353,6 +360,7 @@ export class NetnsCluster {
   routerFail(name: string): number {
     const at = wallUs();
     writeFileSync(this.node(name).flag, 'down\n');
+    this.lastFaultEndUs = at;
     return at;
   }
 
@@ -365,6 +373,7 @@ export class NetnsCluster {
   partition(name: string): number {
     const at = wallUs();
     this.run([...this.rt, 'bridge', '-n', this.bridgeNs, 'link', 'set', 'dev', `p${this.node(name).index}`, 'state', '0']);
+    this.lastFaultEndUs = wallUs();
     return at;
   }
 
