@@ -183,6 +183,9 @@ function transcript(dir: string): Step[] {
     `set server ${A}/_dynamic-pod-1 addr 10.128.0.14 port 70000`,
     `set server ${A}/_dynamic-pod-1 addr 10.128.0.14 port -1`,
     `set server ${A}/_dynamic-pod-2 addr 2001:DB8:0:0::1 port 80`,
+    `set server ${P2} addr [10.128.0.12]`,
+    `set server ${P2} addr [fd00::5] port 8081`,
+    `set server ${P2} addr 10.128.0.12 port 8080`,
     `set server ${A}/_dynamic-pod-1 addr bogus`,
     `set server ${A}/_dynamic-pod-1 addr 010.1.1.1`,
     `set server ${A}/_dynamic-pod-1 addr`,
@@ -379,7 +382,9 @@ function randomRequests(dir: string, count: number, seed: number): string[] {
   ];
   const backends = ['be_http:ns1:app', 'be_edge_http:ns1:api', 'be_tcp:ns2:pass', 'be_http:ns2:empty', 'nosuch'];
   const pick = <T,>(xs: readonly T[]) => fc.constantFrom(...xs);
-  const addr = pick(['10.1.0.1', '10.1.0.2', '10.128.1.1', 'fd00::1', 'FD00:0::2', 'bogus', '1.2.3']);
+  // No IPv6 here: with no IPv6 route, a checked server moved there fails its checks at once and goes down,
+  // which the mock does not model (IPv6 parsing and printing are in the scripted transcript).
+  const addr = pick(['10.1.0.1', '10.1.0.2', '10.128.1.1', 'bogus', '1.2.3']);
   const port = pick(['80', '8080', '0', '65535', '65536', 'abc', '+1']);
   const weight = pick(['0', '1', '7', '256', '257', '50%', '0%', '100%', '250%', 'x', '-3', '3x']);
   const state = pick(['ready', 'drain', 'maint', 'bogus']);
@@ -392,7 +397,7 @@ function randomRequests(dir: string, count: number, seed: number): string[] {
     fc.tuple(pick(servers), weight).map(([s, w]) => `set server ${s} weight ${w}`),
     fc.tuple(pick(['enable', 'disable']), pick(['server', 'health']), pick(servers)).map(([a, b, s]) => `${a} ${b} ${s}`),
     pick(servers).map((s) => `get weight ${s}`),
-    fc.tuple(pick(servers), addr, port, pick(['', ' weight 3', ' weight 300', ' check', ' disabled', ' ssl verify none', ' bogus', ' weigth 2', ' chek', ' resolvers dns', ' no-ssl', ' inter 2s rise 1', ' port 9000 check', ' cookie x'])).map(
+    fc.tuple(pick(servers), addr, port, pick(['', ' weight 3', ' weight 300', ' check', ' disabled', ' ssl verify none', ' bogus', ' weigth 2', ' chek', ' resolvers dns', ' no-ssl', ' inter 5s rise 1', ' port 9000 check', ' cookie x'])).map(
       ([s, a, p, o]) => `add server ${s} ${a}:${p}${o}`,
     ),
     pick(servers).map((s) => `del server ${s}`),

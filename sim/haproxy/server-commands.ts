@@ -171,7 +171,9 @@ function setWeight(be: MockBackend, srv: MockServer, text: string | undefined): 
 
 function setAddr(srv: MockServer, addrText: string | undefined, portText: string | undefined): string {
   if (addrText === undefined || addrText === '') return 'set server <b>/<s> addr requires an address and optionally a port.\n\n';
-  const ip = canonicalIp(addrText);
+  // HAProxy also takes a literal in brackets, `[fd00::1]` or even `[10.0.0.1]`.
+  const bracketed = addrText.startsWith('[') && addrText.endsWith(']');
+  const ip = canonicalIp(bracketed ? addrText.slice(1, -1) : addrText);
   if (ip === undefined) return `Invalid addr '${addrText}'${SOCKET_CMD}\n\n`;
   // A server added by name (or on a unix socket) has no IP family the runtime API may change.
   if (srv.address === '-') return `Update for the current server address family is only supported through configuration file${SOCKET_CMD}\n\n`;
