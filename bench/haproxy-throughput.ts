@@ -68,7 +68,7 @@ function routerConfig(routes: number): HaproxyConfig {
       type: 'endpoints.set',
       namespace: 'bench',
       service,
-      endpoints: [1, 2].map((k) => ({ ip: `10.${a}.${i & 255}.${k}`, port: 8080 })),
+      endpoints: [1, 2].map((k) => ({ ip: `127.${a}.${i & 255}.${k}`, port: 8080 })),
     });
     applyChurn(state, { at: 0, type: 'route.upsert', route: { namespace: 'bench', name: `r-${i}`, host: `r-${i}.apps.example.com`, service } });
   }
@@ -106,7 +106,7 @@ interface Step {
 function cycle(i: number, mapPath: string, strict = true): Step[] {
   const be = `be_http:bench:r-${i % ROUTES}`;
   const slot = '_dynamic-pod-1';
-  const ip = `10.200.${(i >> 8) & 255}.${i & 255}`;
+  const ip = `127.200.${(i >> 8) & 255}.${i & 255}`;
   const key = `^bench-${i}\\.apps\\.example\\.com\\.?(:[0-9]+)?(/.*)?$`;
   const server = `bench-${i}`;
   return [

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -19,6 +19,34 @@ import { MockHaproxy } from './mock-haproxy.ts';
 const haproxyAvailable = spawnSync('haproxy', ['-v']).status === 0;
 const describeReal = haproxyAvailable ? describe : describe.skip;
 if (!haproxyAvailable) console.warn('conformance: `haproxy` is not on PATH, so the real-process comparison is skipped (CI installs it)');
+
+/**
+ * Health checks must pass, since the mock models servers as up: every address a checked server can have
+ * here is a loopback address (no test traffic leaves the machine), and something listens on each of them
+ * on every port the transcripts use, accepting and closing connections (an L4 check succeeds).
+ */
+const CHECKED_ADDRESSES = [
+  ...['0.11', '0.12', '0.13', '0.14', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '1.7', '1.8', '2.1'].map((a) => `127.128.${a}`),
+  '127.1.0.1',
+  '127.1.0.2',
+];
+const CHECKED_PORTS = [80, 443, 8080, 8081, 9000, 9090, 65535];
+let healthy: Server[] = [];
+
+async function listenOnCheckedTargets(): Promise<Server[]> {
+  const servers: Server[] = [];
+  for (const host of CHECKED_ADDRESSES) {
+    for (const port of CHECKED_PORTS) {
+      const s = createServer((c) => c.destroy());
+      const ok = await new Promise<boolean>((resolve) => {
+        s.once('error', () => resolve(false));
+        s.listen(port, host, () => resolve(true));
+      });
+      if (ok) servers.push(s);
+    }
+  }
+  return servers;
+}
 
 /** Ports the OS says are free right now; HAProxy binds them on 127.0.0.1 only. */
 async function freePorts(n: number): Promise<number[]> {
@@ -90,8 +118,8 @@ function benchConfig(): HaproxyConfig {
         cookieName: '3ea1d45d5ef4bd0e',
         dynamicCookieKey: 'k-app',
         servers: [
-          { name: 'pod:app-1:app:http:10.128.0.11:8080', address: '10.128.0.11', port: 8080, weight: 10, disabled: false, check: true },
-          { name: 'pod:app-2:app:http:10.128.0.12:8080', address: '10.128.0.12', port: 8080, weight: 20, disabled: false, check: false },
+          { name: 'pod:app-1:app:http:127.128.0.11:8080', address: '127.128.0.11', port: 8080, weight: 10, disabled: false, check: true },
+          { name: 'pod:app-2:app:http:127.128.0.12:8080', address: '127.128.0.12', port: 8080, weight: 20, disabled: false, check: false },
           slot(1),
           slot(2),
           slot(3),
@@ -101,13 +129,13 @@ function benchConfig(): HaproxyConfig {
         name: 'be_edge_http:ns1:api',
         mode: 'http',
         balance: 'random',
-        servers: [{ name: 'api-1', address: '10.128.1.1', port: 80, weight: 1, disabled: false, check: false }],
+        servers: [{ name: 'api-1', address: '127.128.1.1', port: 80, weight: 1, disabled: false, check: false }],
       },
       {
         name: 'be_tcp:ns2:pass',
         mode: 'tcp',
         balance: 'source',
-        servers: [{ name: 'pass-1', address: '10.128.2.1', port: 443, weight: 256, disabled: false, check: false }],
+        servers: [{ name: 'pass-1', address: '127.128.2.1', port: 443, weight: 256, disabled: false, check: false }],
       },
       { name: 'be_http:ns2:empty', mode: 'http', balance: 'leastconn', servers: [] },
     ],
@@ -140,8 +168,8 @@ function transcript(dir: string): Step[] {
   const E = `${dir}/os_edge_reencrypt_be.map`;
   const R = `${dir}/os_route_http_redirect.map`;
   const A = 'be_http:ns1:app';
-  const P1 = `${A}/pod:app-1:app:http:10.128.0.11:8080`;
-  const P2 = `${A}/pod:app-2:app:http:10.128.0.12:8080`;
+  const P1 = `${A}/pod:app-1:app:http:127.128.0.11:8080`;
+  const P2 = `${A}/pod:app-2:app:http:127.128.0.12:8080`;
   return [
     'show backend',
     'show servers state',
@@ -174,18 +202,18 @@ function transcript(dir: string): Step[] {
     `enable server ${A}/nosuch`,
     'disable server',
     // Addresses and ports.
-    `set server ${A}/_dynamic-pod-1 addr 10.128.0.13 port 8080`,
-    `set server ${A}/_dynamic-pod-1 addr 10.128.0.13 port 8080`,
-    `set server ${A}/_dynamic-pod-1 addr 10.128.0.13`,
-    `set server ${A}/_dynamic-pod-1 addr 10.128.0.14`,
-    `set server ${A}/_dynamic-pod-1 addr 10.128.0.14 port 9090`,
-    `set server ${A}/_dynamic-pod-1 addr 10.128.0.14 port abc`,
-    `set server ${A}/_dynamic-pod-1 addr 10.128.0.14 port 70000`,
-    `set server ${A}/_dynamic-pod-1 addr 10.128.0.14 port -1`,
+    `set server ${A}/_dynamic-pod-1 addr 127.128.0.13 port 8080`,
+    `set server ${A}/_dynamic-pod-1 addr 127.128.0.13 port 8080`,
+    `set server ${A}/_dynamic-pod-1 addr 127.128.0.13`,
+    `set server ${A}/_dynamic-pod-1 addr 127.128.0.14`,
+    `set server ${A}/_dynamic-pod-1 addr 127.128.0.14 port 9090`,
+    `set server ${A}/_dynamic-pod-1 addr 127.128.0.14 port abc`,
+    `set server ${A}/_dynamic-pod-1 addr 127.128.0.14 port 70000`,
+    `set server ${A}/_dynamic-pod-1 addr 127.128.0.14 port -1`,
     `set server ${A}/_dynamic-pod-2 addr 2001:DB8:0:0::1 port 80`,
-    `set server ${P2} addr [10.128.0.12]`,
+    `set server ${P2} addr [127.128.0.12]`,
     `set server ${P2} addr [fd00::5] port 8081`,
-    `set server ${P2} addr 10.128.0.12 port 8080`,
+    `set server ${P2} addr 127.128.0.12 port 8080`,
     `set server ${A}/_dynamic-pod-1 addr bogus`,
     `set server ${A}/_dynamic-pod-1 addr 010.1.1.1`,
     `set server ${A}/_dynamic-pod-1 addr`,
@@ -217,24 +245,24 @@ function transcript(dir: string): Step[] {
     'enable dynamic-cookie backend nosuch',
     'enable dynamic-cookie backend',
     // Dynamic servers.
-    'add server be_edge_http:ns1:api/api-2 10.128.1.2:80',
-    'add server be_edge_http:ns1:api/api-2 10.128.1.2:80',
-    'add server be_edge_http:ns1:api/api-3 10.128.1.3:80 weight 5 check inter 5000ms',
-    'add server be_edge_http:ns1:api/api-4 10.128.1.4',
-    'add server be_edge_http:ns1:api/api-5 10.128.1.5:80 disabled',
-    'add server be_edge_http:ns1:api/api-6 10.128.1.6:80 weight 300',
-    'add server be_edge_http:ns1:api/api-7 10.128.1.7:80 bogus',
-    'add server be_edge_http:ns1:api/api-8 10.128.1.8:80 cookie c1',
-    'add server be_edge_http:ns1:api/api-8 10.128.1.8:80 weigth 2',
-    'add server be_edge_http:ns1:api/api-8 10.128.1.8:80 chek',
-    'add server be_edge_http:ns1:api/api-8 10.128.1.8:80 resolvers dns',
-    'add server be_edge_http:ns1:api/api-8 10.128.1.8:80 no-check',
-    'add server be_edge_http:ns1:api/api-8 10.128.1.8:80 maxconn 10 inter 2s rise 2 fall 3 alpn h2 send-proxy',
+    'add server be_edge_http:ns1:api/api-2 127.128.1.2:80',
+    'add server be_edge_http:ns1:api/api-2 127.128.1.2:80',
+    'add server be_edge_http:ns1:api/api-3 127.128.1.3:80 weight 5 check inter 5000ms',
+    'add server be_edge_http:ns1:api/api-4 127.128.1.4',
+    'add server be_edge_http:ns1:api/api-5 127.128.1.5:80 disabled',
+    'add server be_edge_http:ns1:api/api-6 127.128.1.6:80 weight 300',
+    'add server be_edge_http:ns1:api/api-7 127.128.1.7:80 bogus',
+    'add server be_edge_http:ns1:api/api-8 127.128.1.8:80 cookie c1',
+    'add server be_edge_http:ns1:api/api-8 127.128.1.8:80 weigth 2',
+    'add server be_edge_http:ns1:api/api-8 127.128.1.8:80 chek',
+    'add server be_edge_http:ns1:api/api-8 127.128.1.8:80 resolvers dns',
+    'add server be_edge_http:ns1:api/api-8 127.128.1.8:80 no-check',
+    'add server be_edge_http:ns1:api/api-8 127.128.1.8:80 maxconn 10 inter 2s rise 2 fall 3 alpn h2 send-proxy',
     'add server be_edge_http:ns1:api/api-9',
     'add server be_edge_http:ns1:api',
-    'add server nosuch/x 10.0.0.1:80',
-    'add server be_tcp:ns2:pass/pass-2 10.128.2.2:443',
-    'add server be_http:ns2:empty/e-1 10.128.3.1:8080 weight 3',
+    'add server nosuch/x 127.0.0.9:80',
+    'add server be_tcp:ns2:pass/pass-2 127.128.2.2:443',
+    'add server be_http:ns2:empty/e-1 127.128.3.1:8080 weight 3',
     'enable health be_edge_http:ns1:api/api-3',
     'enable health be_edge_http:ns1:api/api-2',
     'disable health be_edge_http:ns1:api/api-3',
@@ -248,7 +276,7 @@ function transcript(dir: string): Step[] {
     'del server be_edge_http:ns1:api/api-1',
     'set server be_edge_http:ns1:api/api-1 state maint',
     'del server be_edge_http:ns1:api/api-1',
-    'add server be_edge_http:ns1:api/api-1 10.128.1.9:81',
+    'add server be_edge_http:ns1:api/api-1 127.128.1.9:81',
     'del server nosuch/x',
     'del server be_edge_http:ns1:api',
     'show servers state be_edge_http:ns1:api',
@@ -368,7 +396,7 @@ function transcript(dir: string): Step[] {
 function randomRequests(dir: string, count: number, seed: number): string[] {
   const maps = ['os_http_be.map', 'os_edge_reencrypt_be.map', 'os_route_http_redirect.map', 'os_tcp_be.map', 'nosuch.map'].map((f) => `${dir}/${f}`);
   const servers = [
-    'be_http:ns1:app/pod:app-1:app:http:10.128.0.11:8080',
+    'be_http:ns1:app/pod:app-1:app:http:127.128.0.11:8080',
     'be_http:ns1:app/_dynamic-pod-1',
     'be_http:ns1:app/_dynamic-pod-3',
     'be_edge_http:ns1:api/api-1',
@@ -384,7 +412,7 @@ function randomRequests(dir: string, count: number, seed: number): string[] {
   const pick = <T,>(xs: readonly T[]) => fc.constantFrom(...xs);
   // No IPv6 here: with no IPv6 route, a checked server moved there fails its checks at once and goes down,
   // which the mock does not model (IPv6 parsing and printing are in the scripted transcript).
-  const addr = pick(['10.1.0.1', '10.1.0.2', '10.128.1.1', 'bogus', '1.2.3']);
+  const addr = pick(['127.1.0.1', '127.1.0.2', '127.128.1.1', 'bogus', '1.2.3']);
   const port = pick(['80', '8080', '0', '65535', '65536', 'abc', '+1']);
   const weight = pick(['0', '1', '7', '256', '257', '50%', '0%', '100%', '250%', 'x', '-3', '3x']);
   const state = pick(['ready', 'drain', 'maint', 'bogus']);
@@ -435,6 +463,7 @@ describeReal(haproxyAvailable ? TITLE : `${TITLE}: skipped, \`haproxy\` is not o
   const config = benchConfig();
 
   beforeAll(async () => {
+    healthy = await listenOnCheckedTargets();
     dir = mkdtempSync(join(tmpdir(), 'routerbench-haproxy-'));
     const [httpPort, httpsPort, terminatedPort] = await freePorts(3);
     const cfgPath = join(dir, 'haproxy.cfg');
@@ -453,6 +482,7 @@ describeReal(haproxyAvailable ? TITLE : `${TITLE}: skipped, \`haproxy\` is not o
   });
 
   afterAll(() => {
+    for (const server of healthy) server.close();
     if (proc?.pid !== undefined && proc.exitCode === null) process.kill(proc.pid, 'SIGTERM');
     if (dir !== '') rmSync(dir, { recursive: true, force: true });
   });
