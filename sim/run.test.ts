@@ -117,3 +117,28 @@ describe('determinism guard', () => {
     expect(logOf(input)).toBe(before);
   });
 });
+
+describe('faults on the stats socket (haproxy.* settings)', () => {
+  it('are drawn from their own seeded stream; refused connections are retried and change no decision', () => {
+    const clean = loadRunInput(SCENARIO, { set: { 'router.strategy': 'dcm-slots' } });
+    const faulty = loadRunInput(SCENARIO, { set: { 'router.strategy': 'dcm-slots', 'haproxy.refusedRate': '0.05' } });
+    const sink = new MemorySink();
+    const withFaults = runOne(faulty, sink).report;
+    const refused = sink.records.filter((r) => r.type === 'runtime.command' && r.outcome === 'refused').length;
+    // About 5% of ~800 commands are refused at least once; the client retries them (3 attempts, 10/20 ms apart).
+    expect(refused).toBeGreaterThan(10);
+    // Precondition for what follows: with this seed no command was refused three times in a row.
+    expect(withFaults.runtimeApi.errors).toBe(0);
+    // Then every change still applied at runtime, so the reloads and their reasons are those of a clean socket,
+    // and HAProxy ends in the desired state.
+    const cleanReport = runOne(clean).report;
+    expect(withFaults.reloads).toEqual(cleanReport.reloads);
+    expect(withFaults.runtimeApi.commands).toBe(cleanReport.runtimeApi.commands + refused);
+    expect(withFaults.invariants.violations).toEqual([]);
+    expect(logOf(faulty)).toBe(logOf(faulty));
+  });
+
+  it('rates adding up to more than 1 are an input error', () => {
+    expect(() => loadRunInput(SCENARIO, { set: { 'haproxy.refusedRate': '0.7', 'haproxy.resetRate': '0.5' } })).toThrow(/add up to at most 1/);
+  });
+});

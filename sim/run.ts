@@ -1,5 +1,6 @@
 import { isChurnEvent, eventSubject, type InputEvent } from '../core/events.ts';
 import type { RouterState } from '../core/router-state.ts';
+import type { TransportResult } from '../core/runtime-effect.ts';
 import { createStrategy } from '../core/strategies/index.ts';
 import { evaluateBudgets } from '../reports/budgets.ts';
 import { createReportProjection } from '../reports/project-report.ts';
@@ -8,6 +9,7 @@ import { ClusterConfigError } from '../core/vrrp/instance-spec.ts';
 import { ClusterSim } from './cluster/cluster-sim.ts';
 import { InputError } from './eventlog/input-error.ts';
 import { Engine } from './engine.ts';
+import { createFaultyTransport } from './haproxy/faulty-transport.ts';
 import { MockHaproxy } from './haproxy/mock-haproxy.ts';
 import { checkInvariants } from './invariants.ts';
 import { nullSink, type OutputSink } from './output/output-sink.ts';
@@ -70,7 +72,7 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
     };
     const router = new RouterProcess(
       createStrategy(settings.router),
-      { load: (c) => haproxy.load(c), send: (line) => ({ ok: true, reply: haproxy.execute(line) }) },
+      { load: (c) => haproxy.load(c), send: socketTo(haproxy, settings, streams) },
       engine,
       emit,
       {
@@ -125,4 +127,17 @@ function createCluster(input: RunInput, engine: Engine, streams: RandomStreams, 
     }
     throw err;
   }
+}
+
+/** The stats socket: a direct line to the mock, or one with seeded faults when the settings ask for them. */
+function socketTo(haproxy: MockHaproxy, settings: RunInput['settings'], streams: RandomStreams): (line: string) => TransportResult {
+  const f = settings.haproxy;
+  if (f.refusedRate + f.resetRate + f.restartRate + f.slowRate === 0) return (line) => ({ ok: true, reply: haproxy.execute(line) });
+  const faulty = createFaultyTransport(haproxy, streams.get('haproxy/faults'), {
+    rates: { refused: f.refusedRate, reset: f.resetRate, restart: f.restartRate, slow: f.slowRate },
+  });
+  return (line) => {
+    const r = faulty.send(line);
+    return r.ok ? { ok: true, reply: r.reply } : { ok: false, error: r.error };
+  };
 }

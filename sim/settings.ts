@@ -49,11 +49,29 @@ export const SimSettingsSchema = z
   })
   .strict();
 
+const rate = z.number().min(0).max(1).default(0);
+
+/** Faults on the stats socket between the config manager and HAProxy, drawn from the `haproxy/faults` stream. */
+export const HaproxySettingsSchema = z
+  .object({
+    /** Probability per command that the connection is refused (retried by the client). */
+    refusedRate: rate,
+    /** Probability per command that the connection is reset (half of them after the command ran). */
+    resetRate: rate,
+    /** Probability per command that HAProxy restarts on its last config first (runtime changes lost). */
+    restartRate: rate,
+    /** Probability per command of a slow (2 s) reply. */
+    slowRate: rate,
+  })
+  .strict()
+  .refine((h) => h.refusedRate + h.resetRate + h.restartRate + h.slowRate <= 1, { message: 'the fault rates must add up to at most 1' });
+
 export const SettingsSchema = z
   .object({
     seed: z.number().int().min(0).max(2 ** 32 - 1).default(1),
     router: RouterSettingsSchema.default(RouterSettingsSchema.parse({})),
     sim: SimSettingsSchema.default(SimSettingsSchema.parse({})),
+    haproxy: HaproxySettingsSchema.default(HaproxySettingsSchema.parse({})),
   })
   .strict();
 
