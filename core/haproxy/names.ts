@@ -39,8 +39,21 @@ export function endpointServerName(service: string, e: Endpoint): string {
   return e.name === undefined ? `ept:${service}::${e.ip}:${e.port}` : `pod:${e.name}:${service}::${e.ip}:${e.port}`;
 }
 
+/**
+ * Every reload re-renders each changed backend's server cookies, mostly for endpoints seen before: a pure
+ * function, so a bounded memo is safe (cleared whole when full, to stay O(1) and allocation-light).
+ */
+const MD5_MEMO_MAX = 100_000;
+const md5Memo = new Map<string, string>();
+
 export function md5Hex(s: string): string {
-  return createHash('md5').update(s).digest('hex');
+  let h = md5Memo.get(s);
+  if (h === undefined) {
+    if (md5Memo.size >= MD5_MEMO_MAX) md5Memo.clear();
+    h = createHash('md5').update(s).digest('hex');
+    md5Memo.set(s, h);
+  }
+  return h;
 }
 
 /**
