@@ -1,6 +1,6 @@
 /**
  * The keepalived fidelity table: runs the comparison plan on real keepalived processes in network namespaces
- * (sim/fidelity/netns-harness.ts; needs root, iproute2, keepalived; python3 for the advert observer), the same
+ * (fidelity/netns-harness.ts; needs root, iproute2, keepalived; python3 for the advert observer), the same
  * faults through the simulator at the same advert phase, and prints the side-by-side table as Markdown (for the
  * README and docs/fidelity-keepalived.md), then every incident pair and the masters' measured advert periods.
  *
@@ -10,10 +10,10 @@
  * keepalived cannot run here (the reason is printed).
  */
 import { writeFileSync } from 'node:fs';
-import { simulateIncident } from '../sim/fidelity/keepalived-fidelity.ts';
-import { DEFAULT_PLAN, measureRealKeepalived, type FidelityPlan } from '../sim/fidelity/keepalived-real.ts';
-import { fidelityRows, renderFidelityTable, spreadOf } from '../sim/fidelity/keepalived-table.ts';
-import { netnsUnavailableReason } from '../sim/fidelity/netns-harness.ts';
+import { simulateIncident } from '../fidelity/keepalived-fidelity.ts';
+import { DEFAULT_PLAN, measureRealKeepalived, type FidelityPlan } from '../fidelity/keepalived-real.ts';
+import { fidelityRows, renderFidelityTable, spreadOf } from '../fidelity/keepalived-table.ts';
+import { netnsUnavailableReason } from '../fidelity/netns-harness.ts';
 
 const unavailable = netnsUnavailableReason();
 if (unavailable !== null) {

@@ -1,13 +1,13 @@
 /**
- * Runs the fidelity plan on real keepalived processes (sim/fidelity/netns-harness.ts) and measures every
- * takeover. Real I/O and real time, like the harness: for sim/fidelity tests and bench/ only, never imported
+ * Runs the fidelity plan on real keepalived processes (fidelity/netns-harness.ts) and measures every
+ * takeover. Real I/O and real time, like the harness: for fidelity/ tests and bench/ only, never imported
  * by the simulation path.
  */
 import { spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ClusterSchema } from '../cluster/cluster-schema.ts';
-import { resolveCluster } from '../cluster/resolve.ts';
-import { RandomStreams } from '../random-streams.ts';
+import { ClusterSchema } from '../sim/cluster/cluster-schema.ts';
+import { resolveCluster } from '../sim/cluster/resolve.ts';
+import { RandomStreams } from '../sim/random-streams.ts';
 import { renderKeepalivedConf } from './keepalived-conf.ts';
 import { FAULTED_NODE, FIDELITY_ADVERT_MS, FIDELITY_CLUSTER, PARTITION_HOLD_MS, type FaultKind, type MeasuredIncident } from './keepalived-fidelity.ts';
 import { NetnsCluster, wallUs, type AddressEvent, type AdvertEvent } from './netns-harness.ts';

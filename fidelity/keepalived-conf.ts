@@ -1,10 +1,10 @@
-import { preemptionFor } from '../../core/vrrp/instance-spec.ts';
-import type { TrackSpec } from '../../core/vrrp/track.ts';
-import type { ResolvedCluster } from '../cluster/resolve.ts';
+import { preemptionFor } from '../core/vrrp/instance-spec.ts';
+import type { TrackSpec } from '../core/vrrp/track.ts';
+import type { ResolvedCluster } from '../sim/cluster/resolve.ts';
 
 /**
  * A real keepalived.conf for one node of a resolved cluster: the configuration the simulator runs, written the
- * way keepalived 2.2 reads it, so a real keepalived can be run on the same settings (sim/fidelity/netns-harness.ts).
+ * way keepalived 2.2 reads it, so a real keepalived can be run on the same settings (fidelity/netns-harness.ts).
  * Pure: no I/O; the check script commands come from the caller.
  *
  * Mapping (ResolvedCluster → keepalived.conf):
@@ -56,7 +56,7 @@ export function renderKeepalivedConf(cluster: ResolvedCluster, nodeName: string,
   assertPrecondition(cluster.garpMasterDelayUs % 1_000_000 === 0, `garp_master_delay must be whole seconds, got ${cluster.garpMasterDelayUs} µs`);
 
   const out: string[] = [];
-  out.push(`# Rendered by routerbench (sim/fidelity/keepalived-conf.ts) for node ${self.name} (${self.ip}).`);
+  out.push(`# Rendered by routerbench (fidelity/keepalived-conf.ts) for node ${self.name} (${self.ip}).`);
   out.push('global_defs {');
   out.push(`  router_id ${self.name}`);
   out.push(`  vrrp_version ${cluster.version}`);

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { ClusterSchema } from '../cluster/cluster-schema.ts';
-import { resolveCluster } from '../cluster/resolve.ts';
-import { RandomStreams } from '../random-streams.ts';
+import { ClusterSchema } from '../sim/cluster/cluster-schema.ts';
+import { resolveCluster } from '../sim/cluster/resolve.ts';
+import { RandomStreams } from '../sim/random-streams.ts';
 import { renderKeepalivedConf } from './keepalived-conf.ts';
 
 const nodes = [
@@ -31,7 +31,7 @@ const explicit = resolved({
 describe('renderKeepalivedConf', () => {
   test('one vrrp_instance per VIP with the node priority, preemption and the router check', () => {
     const conf = renderKeepalivedConf(explicit, 'infra-1', { scriptCommand: (s, n) => `/usr/bin/test ! -e /run/x/${n}.${s}` });
-    expect(conf).toBe(`# Rendered by routerbench (sim/fidelity/keepalived-conf.ts) for node infra-1 (198.18.0.11).
+    expect(conf).toBe(`# Rendered by routerbench (fidelity/keepalived-conf.ts) for node infra-1 (198.18.0.11).
 global_defs {
   router_id infra-1
   vrrp_version 2

@@ -1,11 +1,11 @@
-import type { InputEvent } from '../../core/events.ts';
-import { skewUs } from '../../core/vrrp/timers.ts';
-import { runCluster } from '../cluster/cluster-harness.ts';
-import type { OutputRecord } from '../output/records.ts';
+import type { InputEvent } from '../core/events.ts';
+import { skewUs } from '../core/vrrp/timers.ts';
+import { runCluster } from '../sim/cluster/cluster-harness.ts';
+import type { OutputRecord } from '../sim/output/records.ts';
 
 /**
  * The keepalived fidelity comparison, its pure half: the cluster both sides run, the faults, the RFC bounds
- * and the simulator's answer for each incident measured on the real keepalived (sim/fidelity/keepalived-real.ts).
+ * and the simulator's answer for each incident measured on the real keepalived (fidelity/keepalived-real.ts).
  *
  * Cluster: three nodes, two VIPs, VRRPv2, A = 1 s, multicast, garp_master_delay 5 s (keepalived's defaults but
  * for the priorities, which are the shipped scenarios' 150/100 plus a third node at 50). Every instance tracks

@@ -2,7 +2,7 @@
  * Real keepalived in isolated network namespaces: the reference the VRRP simulator is checked against.
  *
  * This file does real I/O in real time (processes, namespaces, the wall clock) ON PURPOSE: measuring a real
- * keepalived cannot be done on a virtual clock. That is allowed for sim/fidelity/ only, and nothing on the
+ * keepalived cannot be done on a virtual clock. That is allowed for fidelity/ only, and nothing on the
  * simulation path (sim/run.ts, sim/cluster, sim/vrrp, core, reports) may import it — only the fidelity tests
  * and bench/keepalived-fidelity.ts do.
  *

@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, test } from 'vitest';
-import { skewUs } from '../../core/vrrp/timers.ts';
+import { skewUs } from '../core/vrrp/timers.ts';
 import { FIDELITY_ADVERT_MS, FIDELITY_CHECK_INTERVAL_MS, basePriority, rfcBound, simulateIncident, type FaultKind, type SimulatedIncident } from './keepalived-fidelity.ts';
 import { DEFAULT_PLAN, measureRealKeepalived, type RealRun } from './keepalived-real.ts';
 import { fidelityRows, renderFidelityTable, type FidelityRow } from './keepalived-table.ts';
 import { netnsUnavailableReason } from './netns-harness.ts';
 
 /**
- * The simulator against a real keepalived 2.2 on the same configuration and faults (sim/fidelity/
+ * The simulator against a real keepalived 2.2 on the same configuration and faults (fidelity/
  * keepalived-fidelity.ts: 3 nodes, 2 VIPs, VRRPv2, A = 1 s, priorities 150/100/50, router check every 1 s).
  * About 100 s of real time: DEFAULT_PLAN's 13 incidents, each followed by the recovery and a settle.
  *
@@ -38,7 +38,7 @@ const SIM_NET_MS = 0.1;
 const unavailable = netnsUnavailableReason();
 
 if (unavailable !== null && process.env.CI !== 'true') {
-  console.warn(`sim/fidelity/keepalived-compare.test.ts: real keepalived comparison skipped: ${unavailable}`);
+  console.warn(`fidelity/keepalived-compare.test.ts: real keepalived comparison skipped: ${unavailable}`);
   test.skip(`real keepalived comparison skipped: ${unavailable}`, () => {});
 } else {
   describe('the simulator against real keepalived 2.2 in network namespaces', () => {

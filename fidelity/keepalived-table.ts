@@ -1,4 +1,4 @@
-import { quantile } from '../../reports/quantile.ts';
+import { quantile } from '../reports/quantile.ts';
 import { FAULT_KINDS, rfcBound, type Bound, type FaultKind, type MeasuredIncident, type SimulatedIncident } from './keepalived-fidelity.ts';
 
 /**
