@@ -7,7 +7,7 @@ import { STRATEGY_NAMES, type StrategyName } from '../core/strategy.ts';
 import { projectReport } from '../reports/project-report.ts';
 import { eventLogHeader, writeEventLogFile } from './cli/event-log-writer.ts';
 import { expandGeneratorInput } from './generate/expand.ts';
-import { loadScenario } from './scenario/load-scenario.ts';
+import { loadScenario, parseScenario } from './scenario/load-scenario.ts';
 import { loadRunInput } from './load-input.ts';
 import { readOutputLog } from './output/output-log-reader.ts';
 import { JsonlFileSink, MemorySink } from './output/output-sink.ts';
@@ -140,5 +140,21 @@ describe('faults on the stats socket (haproxy.* settings)', () => {
 
   it('rates adding up to more than 1 are an input error', () => {
     expect(() => loadRunInput(SCENARIO, { set: { 'haproxy.refusedRate': '0.7', 'haproxy.resetRate': '0.5' } })).toThrow(/add up to at most 1/);
+  });
+});
+
+describe('a cluster-only scenario', () => {
+  it('needs no events: keepalived elects a master and adverts flow for sim.durationMs', () => {
+    const input = parseScenario(
+      ['name: cluster-only', 'cluster:', '  nodes:', '    - { name: infra-1, ip: 198.18.0.11 }', '    - { name: infra-2, ip: 198.18.0.12 }', '  ipfailover: { virtualIps: 198.18.0.100 }', 'sim: { durationMs: 60000 }', ''].join('\n'),
+      'cluster-only.yaml',
+    );
+    const { report } = runOne(input);
+    expect(report.events).toBe(0);
+    expect(report.simulatedMs).toBe(60_000);
+    // One VIP, one master at the end; it adverts once a second after winning the election (≤ 3A + S ≈ 4 s).
+    expect(report.failover.spread?.max).toBe(1);
+    expect(report.failover.traffic?.advertsSent).toBeGreaterThanOrEqual(56);
+    expect(report.failover.traffic?.advertsSent).toBeLessThanOrEqual(60);
   });
 });

@@ -69,8 +69,9 @@ export function parseScenario(text: string, file: string, overrides: ScenarioOve
   const scenario = parsed.data;
   const at = (path: PropertyKey[], atKey = false) => positionOf(doc, lines, path, atKey);
 
-  if (scenario.events === undefined && scenario.generate === undefined) {
-    throw new InputError(file, 'nothing to run: give `events` (inline or a .jsonl log) or `generate`', 1, undefined, 1);
+  // A cluster alone is something to run: keepalived elects masters and adverts flow with no event at all.
+  if (scenario.events === undefined && scenario.generate === undefined && scenario.cluster === undefined) {
+    throw new InputError(file, 'nothing to run: give `events` (inline or a .jsonl log), `generate` or a `cluster`', 1, undefined, 1);
   }
 
   const settings = settingsOf(scenario, overrides);
