@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import type { Timeline } from '../timeline.ts';
 import { escapeHtml as h, formatDelta, formatNumber, jsonForScript } from './escape.ts';
 import { outcomePasses, type ScenarioOutcome } from './outcome.ts';
+import { pageHead } from './page-head.ts';
 
 /**
  * report.html: one self-contained page (no network: chart.js is inlined and a CSP forbids fetching) with
@@ -40,24 +41,13 @@ export function renderHtmlReport(outcome: ScenarioOutcome, timeline: Timeline): 
     latencyHistogram: histogram(latencies),
   };
   const title = `routerbench: ${r.scenario}`;
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${h(title)}</title>
-<style>
-body { font: 14px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; color: #1d232a; padding: 0 1rem; }
-h1 { font-size: 1.5rem; margin-bottom: .2rem; } h2 { font-size: 1.15rem; margin-top: 2rem; }
-.verdict { display: inline-block; padding: .1rem .6rem; border-radius: .3rem; color: #fff; font-weight: 600; }
+  return `${pageHead(title, {
+    maxWidthPx: 1100,
+    cellPadding: '.25rem .6rem',
+    css: `.verdict { display: inline-block; padding: .1rem .6rem; border-radius: .3rem; color: #fff; font-weight: 600; }
 .pass { background: #1f883d; } .fail { background: #cf222e; }
-table { border-collapse: collapse; margin: .5rem 0; } th, td { border: 1px solid #d0d7de; padding: .25rem .6rem; text-align: left; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; } code { background: #f6f8fa; padding: .1rem .3rem; border-radius: .2rem; }
-.chart { position: relative; height: 320px; margin: .5rem 0 1.5rem; } .chart.tall { height: ${Math.max(200, 60 + 34 * (timeline.vips.length + 2))}px; }
-.muted { color: #59636e; } .good { color: #1f883d; font-weight: 600; } .bad { color: #cf222e; font-weight: 700; }
-</style>
-</head>
+.chart { position: relative; height: 320px; margin: .5rem 0 1.5rem; } .chart.tall { height: ${Math.max(200, 60 + 34 * (timeline.vips.length + 2))}px; }`,
+  })}
 <body>
 <h1>${h(r.scenario)} <span class="verdict ${ok ? 'pass' : 'fail'}">${ok ? 'PASS' : 'FAIL'}</span></h1>
 <p class="muted">strategy ${h(r.strategy)} · seed ${r.seed} · ${formatNumber(r.events)} events · ${formatNumber(r.simulatedMs / 1000)} s simulated · ${r.reloads.total} reloads · ${r.failover.incidents} failover incidents</p>

@@ -2,6 +2,7 @@ import type { MetricSummary } from '../sweep/stats.ts';
 import type { PointSummary, Recommendation } from '../sweep/summary.ts';
 import { escapeHtml as h, formatNumber, jsonForScript } from './escape.ts';
 import { chartJsBundle } from './html.ts';
+import { pageHead } from './page-head.ts';
 
 /** The part of sweep.json the page reads (reports/ does not import the runtime's types). */
 export interface SweepPageInput {
@@ -63,23 +64,12 @@ export function renderSweepHtml(input: SweepPageInput): string {
   const d = input.definition;
   const title = `routerbench sweep: ${d.scenario.name}`;
   const stat = d.statistic.kind === 'quantile' ? `p${formatNumber(d.statistic.q * 100)} across seeds` : `${formatNumber(d.statistic.level * 100)}% confidence bound of the mean`;
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${h(title)}</title>
-<style>
-body { font: 14px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 1200px; color: #1d232a; padding: 0 1rem; }
-h1 { font-size: 1.5rem; margin-bottom: .2rem; } h2 { font-size: 1.15rem; margin-top: 2rem; }
-table { border-collapse: collapse; margin: .5rem 0; } th, td { border: 1px solid #d0d7de; padding: .2rem .5rem; text-align: left; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; } code { background: #f6f8fa; padding: .1rem .3rem; border-radius: .2rem; }
-tr.recommended td { background: #dafbe1; font-weight: 600; }
-.chart { position: relative; height: 380px; margin: .5rem 0 1.5rem; }
-.muted { color: #59636e; } .good { color: #1f883d; font-weight: 600; } .bad { color: #cf222e; font-weight: 700; }
-</style>
-</head>
+  return `${pageHead(title, {
+    maxWidthPx: 1200,
+    cellPadding: '.2rem .5rem',
+    css: `tr.recommended td { background: #dafbe1; font-weight: 600; }
+.chart { position: relative; height: 380px; margin: .5rem 0 1.5rem; }`,
+  })}
 <body>
 <h1>${h(title)}</h1>
 <p class="muted">${input.points.length} points × ${d.seeds.length} seeds (${d.seeds.length === 0 ? '' : `${d.seeds[0]}..${d.seeds[d.seeds.length - 1]}`}) · ${input.runs.completed} of ${input.runs.expected} runs${input.complete ? '' : ' · <span class="bad">incomplete</span>'} · budgets judged on the ${h(stat)}</p>
