@@ -72,7 +72,7 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
     };
     const router = new RouterProcess(
       createStrategy(settings.router),
-      { load: (c) => haproxy.load(c), send: socketTo(haproxy, settings, streams) },
+      { load: (c) => haproxy.load(c, undefined, { trusted: true }), send: socketTo(haproxy, settings, streams) },
       engine,
       emit,
       {

@@ -3,7 +3,7 @@ import type { Endpoint } from '../endpoint.ts';
 import * as cmd from '../haproxy/commands.ts';
 import type { HaproxyConfig } from '../haproxy/config-model.ts';
 import { aliasKey, backendNameOf, servedEndpoints, type ServedEndpoint } from '../haproxy/names.ts';
-import { renderRouterConfig } from '../haproxy/render.ts';
+import { ConfigRenderer } from '../haproxy/config-renderer.ts';
 import { routeKey, type Route } from '../route.ts';
 import type { RouterState, StateChange } from '../router-state.ts';
 import { NotFoundError, parseShowBackend, RuntimeApiError, runCommand, UnexpectedReplyError } from '../runtime-client.ts';
@@ -50,13 +50,16 @@ export class DcmAddDelStrategy implements RouterStrategy {
   private seeded = false;
   /** Routes added or changed since the last reload started: HAProxy does not have their backend yet. */
   private readonly pending = new Map<string, Route>();
-  private lastRendered: Map<string, Route> | null = null;
+  private indexed = false;
+  private readonly renderer: ConfigRenderer;
 
   constructor(private readonly opts: DcmAddDelOptions = {}) {
     this.pool = new BlueprintPool(opts.blueprintPoolSize ?? 10, opts.customBlueprints ?? []);
+    this.renderer = new ConfigRenderer({ maxDynamicServers: 0, manager: 'add-del', allowWildcardRoutes: opts.allowWildcardRoutes === true });
   }
 
   onChange(change: StateChange, state: RouterState, ctx: StrategyContext): RuntimeProgram | void {
+    this.renderer.note(change);
     if (!this.loaded) {
       if (change.kind === 'blueprint.changed') this.pool.applyChange(change.before, change.after);
       ctx.requestReload(ctx.reloadInProgress ? 'reload-in-progress' : 'initial');
@@ -94,22 +97,17 @@ export class DcmAddDelStrategy implements RouterStrategy {
       this.seeded = true;
       this.pool.seed(state, this.opts.blueprintNamespace ?? '');
     }
-    this.lastRendered = new Map(state.routes);
-    return renderRouterConfig(state, {
-      maxDynamicServers: 0,
-      manager: 'add-del',
-      extraBackends: this.pool.poolRoutes(),
-      allowWildcardRoutes: this.opts.allowWildcardRoutes === true,
-    });
+    return this.renderer.render(state, this.pool.poolRoutes());
   }
 
   onReloaded(state: RouterState): void {
     this.loaded = true;
     this.backends = null;
-    const rendered = this.lastRendered;
-    for (const [key, r] of this.pending) if (rendered?.get(key) === r || state.routes.get(key) !== r) this.pending.delete(key);
-    this.lastRendered = null;
+    for (const [key, r] of this.pending) if (this.renderer.renderedRoute(key) === r || state.routes.get(key) !== r) this.pending.delete(key);
+    // Changes before the first reload ends skip the index (see onChange); every later one keeps it current.
+    if (this.indexed) return;
     this.index.rebuild(state);
+    this.indexed = true;
   }
 
   /** dynamicallyReplaceEndpoints: every route of the service in key order, stopping at the first failure. */

@@ -7,7 +7,7 @@ import * as cmd from '../haproxy/commands.ts';
 import type { HaproxyConfig } from '../haproxy/config-model.ts';
 import { dynamicMapEntries, type MapAssociation } from '../haproxy/map-entries.ts';
 import { backendNameOf, routingKeyName, servedEndpoints, type ServedEndpoint } from '../haproxy/names.ts';
-import { renderRouterConfig } from '../haproxy/render.ts';
+import { ConfigRenderer } from '../haproxy/config-renderer.ts';
 import type { ReloadReason } from '../reload-reason.ts';
 import { routeKey, type Route } from '../route.ts';
 import { endpointsOf, type RouterState, type StateChange } from '../router-state.ts';
@@ -64,15 +64,18 @@ export class DcmSlotsStrategy implements RouterStrategy {
   private readonly entries = new Map<string, Entry>();
   private readonly index = new ServiceIndex();
   private loaded = false;
-  private lastRendered: Map<string, Route> | null = null;
+  private indexed = false;
   private seeded = false;
+  private readonly renderer: ConfigRenderer;
 
   constructor(private readonly opts: DcmSlotsOptions) {
     if (!(opts.maxDynamicServers >= 1)) throw new Error('dcm-slots needs maxDynamicServers >= 1');
     this.pool = new BlueprintPool(opts.blueprintPoolSize, opts.customBlueprints ?? []);
+    this.renderer = new ConfigRenderer({ maxDynamicServers: opts.maxDynamicServers, manager: 'slots', allowWildcardRoutes: opts.allowWildcardRoutes === true });
   }
 
   onChange(change: StateChange, state: RouterState, ctx: StrategyContext): RuntimeProgram | void {
+    this.renderer.note(change);
     if (change.kind === 'blueprint.changed') {
       // AddBlueprint/RemoveBlueprint (re)provision pool routes: the router state changes, so it reloads.
       this.pool.applyChange(change.before, change.after);
@@ -105,13 +108,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
 
   render(state: RouterState): HaproxyConfig {
     if (!this.seeded) this.seedBlueprints(state);
-    this.lastRendered = new Map(state.routes);
-    return renderRouterConfig(state, {
-      maxDynamicServers: this.opts.maxDynamicServers,
-      extraBackends: this.pool.poolRoutes(),
-      manager: 'slots',
-      allowWildcardRoutes: this.opts.allowWildcardRoutes === true,
-    });
+    return this.renderer.render(state, this.pool.poolRoutes());
   }
 
   /** Notify(RouterEventReloadEnd) → reset(): every slot free, slot maps cleared, client caches dropped. */
@@ -121,9 +118,8 @@ export class DcmSlotsStrategy implements RouterStrategy {
     this.view.reset();
     // Entries of routes the reload wrote start afresh; routes changed meanwhile keep the reason their
     // backend is missing (a reload is pending for them).
-    const rendered = this.lastRendered;
     for (const [key, e] of this.entries) {
-      if (rendered?.get(key) === e.route || state.routes.get(key) !== e.route) {
+      if (this.renderer.renderedRoute(key) === e.route || state.routes.get(key) !== e.route) {
         this.entries.delete(key);
       } else {
         e.poolSlot = null;
@@ -131,8 +127,10 @@ export class DcmSlotsStrategy implements RouterStrategy {
         e.slotMap.clear();
       }
     }
-    this.lastRendered = null;
+    // Changes before the first reload ends skip the index (see onChange); every later one keeps it current.
+    if (this.indexed) return;
     this.index.rebuild(state);
+    this.indexed = true;
   }
 
   private seedBlueprints(state: RouterState): void {

@@ -1,9 +1,8 @@
-import { renderRouterConfig } from '../haproxy/render.ts';
-import { servedEndpoints } from '../haproxy/names.ts';
+import { ConfigRenderer } from '../haproxy/config-renderer.ts';
 import type { HaproxyConfig } from '../haproxy/config-model.ts';
 import type { RouterState, StateChange } from '../router-state.ts';
 import type { RouterStrategy, StrategyContext } from '../strategy.ts';
-import { sameServed, ServiceIndex } from './service-index.ts';
+import { sameServedEndpoints, ServiceIndex } from './service-index.ts';
 
 /**
  * The template router without a config manager: every change that alters the rendered config requests a
@@ -15,10 +14,14 @@ export class ReloadAlwaysStrategy implements RouterStrategy {
   readonly name = 'reload-always' as const;
   private readonly index = new ServiceIndex();
   private indexed = false;
+  private readonly renderer: ConfigRenderer;
 
-  constructor(private readonly opts: { allowWildcardRoutes?: boolean } = {}) {}
+  constructor(opts: { allowWildcardRoutes?: boolean } = {}) {
+    this.renderer = new ConfigRenderer({ maxDynamicServers: 0, manager: 'none', allowWildcardRoutes: opts.allowWildcardRoutes === true });
+  }
 
   onChange(change: StateChange, state: RouterState, ctx: StrategyContext): void {
+    this.renderer.note(change);
     if (!this.indexed) {
       this.index.rebuild(state);
       this.indexed = true;
@@ -39,7 +42,7 @@ export class ReloadAlwaysStrategy implements RouterStrategy {
         return;
       case 'endpoints.changed': {
         if (this.index.routesOf(change.namespace, change.service).length === 0) return;
-        if (sameServed(servedEndpoints(change.service, change.before), servedEndpoints(change.service, change.after))) return;
+        if (sameServedEndpoints(change.service, change.before, change.after)) return;
         ctx.requestReload('endpoints-change');
         return;
       }
@@ -52,10 +55,12 @@ export class ReloadAlwaysStrategy implements RouterStrategy {
   }
 
   render(state: RouterState): HaproxyConfig {
-    return renderRouterConfig(state, { maxDynamicServers: 0, manager: 'none', allowWildcardRoutes: this.opts.allowWildcardRoutes === true });
+    return this.renderer.render(state);
   }
 
   onReloaded(state: RouterState): void {
+    // Changes of the initial sync reach no strategy; every later one keeps the index current.
+    if (this.indexed) return;
     this.index.rebuild(state);
     this.indexed = true;
   }

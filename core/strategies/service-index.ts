@@ -1,4 +1,6 @@
-import type { ServedEndpoint } from '../haproxy/names.ts';
+import type { Endpoint } from '../endpoint.ts';
+import { isReady } from '../endpoint.ts';
+import { servedEndpoints, type ServedEndpoint } from '../haproxy/names.ts';
 import { routeKey, serviceKey, type Route } from '../route.ts';
 import type { RouterState } from '../router-state.ts';
 
@@ -48,4 +50,45 @@ export function sameServed(a: readonly ServedEndpoint[], b: readonly ServedEndpo
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i]!.id !== b[i]!.id) return false;
   return true;
+}
+
+/**
+ * `sameServed(servedEndpoints(service, a), servedEndpoints(service, b))` without building either list: equal
+ * ready sequences serve the same, and only when they differ can de-duplication still make them equal.
+ * Every endpoint event asks this, so the common answers allocate nothing.
+ */
+export function sameServedEndpoints(service: string, a: readonly Endpoint[], b: readonly Endpoint[]): boolean {
+  let i = 0;
+  let j = 0;
+  for (;;) {
+    while (i < a.length && !isReady(a[i]!)) i++;
+    while (j < b.length && !isReady(b[j]!)) j++;
+    if (i === a.length || j === b.length) {
+      if (i === a.length && j === b.length) return true;
+      break;
+    }
+    const x = a[i]!;
+    const y = b[j]!;
+    if (x.ip !== y.ip || x.port !== y.port || x.name !== y.name) break;
+    i++;
+    j++;
+  }
+  // Different ready sequences without duplicates serve differently; only duplicates need the full lists.
+  if (!mayHaveDuplicates(a) && !mayHaveDuplicates(b)) return false;
+  return sameServed(servedEndpoints(service, a), servedEndpoints(service, b));
+}
+
+const PAIRWISE_MAX = 16;
+
+/** Whether two endpoints share an identity (ip, port, name); long lists are assumed to. */
+function mayHaveDuplicates(list: readonly Endpoint[]): boolean {
+  if (list.length > PAIRWISE_MAX) return true;
+  for (let i = 1; i < list.length; i++) {
+    const x = list[i]!;
+    for (let j = 0; j < i; j++) {
+      const y = list[j]!;
+      if (x.ip === y.ip && x.port === y.port && x.name === y.name) return true;
+    }
+  }
+  return false;
 }

@@ -6,7 +6,7 @@ import { compileMapRegex, entryCount, isIntValue, parseVersion, versionAfter, ty
  */
 export interface MapRuntime {
   readonly mapList: readonly MockMap[];
-  readonly mapsByPath: ReadonlyMap<string, MockMap>;
+  map(path: string): MockMap | undefined;
   readonly pointers: PointerSource;
 }
 
@@ -16,7 +16,7 @@ const ADD_USAGE = "'add map' expects three parameters (map identifier, key and v
 /** `<file>` or `#<id>`; an id must be all digits. */
 function lookupMap(rt: MapRuntime, ref: string | undefined): MockMap | undefined {
   if (ref === undefined || ref === '') return undefined;
-  if (ref.charCodeAt(0) !== 0x23) return rt.mapsByPath.get(ref);
+  if (ref.charCodeAt(0) !== 0x23) return rt.map(ref);
   if (ref.length === 1) return undefined;
   let id = 0;
   for (let i = 1; i < ref.length; i++) {

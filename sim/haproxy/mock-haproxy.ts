@@ -1,4 +1,4 @@
-import type { HaproxyConfig } from '../../core/haproxy/config-model.ts';
+import type { BackendConfig, HaproxyConfig } from '../../core/haproxy/config-model.ts';
 import type { TransportResult } from '../../core/runtime-effect.ts';
 import { backendFromConfig, type MockBackend, type MockServer } from './backend-state.ts';
 import { usageReply } from './cli-help.ts';
@@ -40,46 +40,41 @@ export interface MockHaproxyOptions {
  * runtime is lost and the state is rebuilt from the config, exactly as a new HAProxy process starts.
  */
 export class MockHaproxy implements ServerRuntime, MapRuntime {
-  private backendListState: MockBackend[] = [];
-  private backendsByNameState = new Map<string, MockBackend>();
-  private mapListState: MockMap[] = [];
-  private mapsByPathState = new Map<string, MockMap>();
   readonly pointers = new PointerSource();
   private readonly layoutOf: (config: HaproxyConfig) => CfgLayout;
   private readonly clockS: () => number;
   private loads = 0;
   /** Set by `quit`: the rest of the text sent with it is not run. */
   private quitRequested = false;
-  private lastLoaded: { config: HaproxyConfig; layout: CfgLayout } | undefined;
+  private lastLoaded: { config: HaproxyConfig; layout: CfgLayout | undefined } | undefined;
   /**
-   * A loaded config not yet turned into server and map state. A simulation reloads thousands of times and
-   * often sends no command in between (reload-always never does), so the state is built on first use.
+   * The running config, turned into server and map state only where a command or check looks. A simulation
+   * reloads thousands of times and between two reloads touches a few backends, if any (reload-always never
+   * sends a command), so a reload stores the config and each backend or map is built on first use.
    */
-  private pending: { config: HaproxyConfig; layout: CfgLayout; loadedAtS: number } | undefined;
+  private running: Running = emptyRunning(undefined, 0);
 
   constructor(options: MockHaproxyOptions = {}) {
     this.layoutOf = options.layout ?? defaultLayout;
     this.clockS = options.clockS ?? (() => 0);
   }
 
-  get backendList(): MockBackend[] {
-    this.materialize();
-    return this.backendListState;
+  /** Every backend in config order (builds them all). */
+  get backendList(): readonly MockBackend[] {
+    const r = this.running;
+    if (r.backendList === undefined) {
+      const list: MockBackend[] = [];
+      for (const be of r.config.backends) list.push(this.backend(be.name)!);
+      r.backendList = list;
+    }
+    return r.backendList;
   }
 
-  get backendsByName(): Map<string, MockBackend> {
-    this.materialize();
-    return this.backendsByNameState;
-  }
-
-  get mapList(): MockMap[] {
-    this.materialize();
-    return this.mapListState;
-  }
-
-  get mapsByPath(): Map<string, MockMap> {
-    this.materialize();
-    return this.mapsByPathState;
+  /** Every map in id order (builds them all). */
+  get mapList(): readonly MockMap[] {
+    const r = this.running;
+    if (r.mapList === undefined) r.mapList = this.layout().maps.map((m) => this.map(m.path)!);
+    return r.mapList;
   }
 
   nowS(): number {
@@ -94,46 +89,46 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
   /**
    * A reload onto `config` (kept by reference for `restart`, so do not mutate it afterwards). A config
    * HAProxy would refuse to start on throws and leaves the running state untouched, as a failed reload does.
+   * `trusted` skips that check for configs the router's renderer made, which are valid by construction
+   * (the model test in sim/strategies.model.test.ts loads them checked); a churn run reloads thousands of times.
    */
-  load(config: HaproxyConfig, layout: CfgLayout = this.layoutOf(config)): void {
-    const names = new Set<string>();
-    for (const be of config.backends) {
-      if (names.has(be.name)) throw new Error(`duplicate backend ${be.name}`);
-      names.add(be.name);
-      if (!layout.backendIds.has(be.name)) throw new Error(`layout has no id for backend ${be.name}`);
-    }
-    for (const file of Object.keys(config.maps)) {
-      if (!layout.maps.some((m) => m.file === file)) throw new Error(`layout does not reference map file ${file}`);
-    }
-    for (const m of layout.maps) checkMapValues(m, config.maps[m.file] ?? []);
-    this.pending = { config, layout, loadedAtS: this.clockS() };
+  load(config: HaproxyConfig, layout?: CfgLayout, opts: { trusted?: boolean } = {}): void {
+    if (opts.trusted !== true) checkConfig(config, layout ?? this.layoutOf(config));
+    this.running = emptyRunning(config, this.clockS(), layout);
     this.loads++;
     this.lastLoaded = { config, layout };
   }
 
-  private materialize(): void {
-    const p = this.pending;
-    if (p === undefined) return;
-    this.pending = undefined;
-    const { config, layout, loadedAtS } = p;
-    const backendList: MockBackend[] = [];
-    const backendsByName = new Map<string, MockBackend>();
-    for (const be of config.backends) {
-      const state = backendFromConfig(be, layout.backendIds.get(be.name)!, loadedAtS);
-      backendList.push(state);
-      backendsByName.set(be.name, state);
+  private layout(): CfgLayout {
+    const r = this.running;
+    r.layout ??= this.layoutOf(r.config);
+    return r.layout;
+  }
+
+  backend(name: string): MockBackend | undefined {
+    const r = this.running;
+    let be = r.backends.get(name);
+    if (be !== undefined) return be;
+    if (r.configByName === undefined) {
+      r.configByName = new Map();
+      for (const c of r.config.backends) r.configByName.set(c.name, c);
     }
-    const mapList: MockMap[] = [];
-    const mapsByPath = new Map<string, MockMap>();
-    for (const m of layout.maps) {
-      const state = mapFromLayout(m, config.maps[m.file] ?? [], this.pointers);
-      mapList.push(state);
-      mapsByPath.set(m.path, state);
-    }
-    this.backendListState = backendList;
-    this.backendsByNameState = backendsByName;
-    this.mapListState = mapList;
-    this.mapsByPathState = mapsByPath;
+    const cfg = r.configByName.get(name);
+    if (cfg === undefined) return undefined;
+    be = backendFromConfig(cfg, this.layout().backendIds.get(name)!, r.loadedAtS);
+    r.backends.set(name, be);
+    return be;
+  }
+
+  map(path: string): MockMap | undefined {
+    const r = this.running;
+    let m = r.maps.get(path);
+    if (m !== undefined) return m;
+    const layout = this.layout().maps.find((l) => l.path === path);
+    if (layout === undefined) return undefined;
+    m = mapFromLayout(layout, r.config.maps[layout.file] ?? [], this.pointers);
+    r.maps.set(path, m);
+    return m;
   }
 
   /**
@@ -142,7 +137,7 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
    */
   restart(): void {
     if (this.lastLoaded === undefined) throw new Error('restart before any load');
-    this.load(this.lastLoaded.config, this.lastLoaded.layout);
+    this.load(this.lastLoaded.config, this.lastLoaded.layout, { trusted: true });
   }
 
   /**
@@ -187,18 +182,10 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
     return { ok: true, reply: this.execute(line) };
   }
 
-  backend(name: string): MockBackend | undefined {
-    return this.backendsByName.get(name);
-  }
-
-  map(path: string): MockMap | undefined {
-    return this.mapsByPath.get(path);
-  }
-
   /** The map loaded from the file with this base name (`os_http_be.map`). */
   mapByFile(file: string): MockMap | undefined {
-    for (const m of this.mapList) if (m.file === file) return m;
-    return undefined;
+    const layout = this.layout().maps.find((m) => m.file === file);
+    return layout === undefined ? undefined : this.map(layout.path);
   }
 
   /** The reply, or undefined for `quit` (which closes the connection without a word). */
@@ -254,4 +241,43 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
         return undefined;
     }
   }
+}
+
+/** One HAProxy process's life between two reloads: its config, and what of it has been built so far. */
+interface Running {
+  config: HaproxyConfig;
+  layout: CfgLayout | undefined;
+  loadedAtS: number;
+  configByName: Map<string, BackendConfig> | undefined;
+  backends: Map<string, MockBackend>;
+  maps: Map<string, MockMap>;
+  backendList: MockBackend[] | undefined;
+  mapList: MockMap[] | undefined;
+}
+
+function emptyRunning(config: HaproxyConfig | undefined, loadedAtS: number, layout?: CfgLayout): Running {
+  return {
+    config: config ?? { backends: [], maps: {} },
+    layout,
+    loadedAtS,
+    configByName: undefined,
+    backends: new Map(),
+    maps: new Map(),
+    backendList: undefined,
+    mapList: undefined,
+  };
+}
+
+/** What HAProxy refuses to start on: duplicate backends, and map files whose values the converter cannot read. */
+function checkConfig(config: HaproxyConfig, layout: CfgLayout): void {
+  const names = new Set<string>();
+  for (const be of config.backends) {
+    if (names.has(be.name)) throw new Error(`duplicate backend ${be.name}`);
+    names.add(be.name);
+    if (!layout.backendIds.has(be.name)) throw new Error(`layout has no id for backend ${be.name}`);
+  }
+  for (const file of Object.keys(config.maps)) {
+    if (!layout.maps.some((m) => m.file === file)) throw new Error(`layout does not reference map file ${file}`);
+  }
+  for (const m of layout.maps) checkMapValues(m, config.maps[m.file] ?? []);
 }

@@ -20,7 +20,7 @@ import { findServerKeyword, suggestServerKeyword } from './server-keywords.ts';
  */
 export interface ServerRuntime {
   readonly backendList: readonly MockBackend[];
-  readonly backendsByName: ReadonlyMap<string, MockBackend>;
+  backend(name: string): MockBackend | undefined;
   nowS(): number;
 }
 
@@ -41,7 +41,7 @@ function lookupServer(rt: ServerRuntime, arg: string | undefined, terse = false)
   const slash = arg === undefined ? -1 : arg.indexOf('/');
   const end = terse ? '\n' : '\n\n';
   if (arg === undefined || slash < 0) return { ok: false, reply: `Require 'backend/server'.${end}` };
-  const be = rt.backendsByName.get(arg.slice(0, slash));
+  const be = rt.backend(arg.slice(0, slash));
   if (be === undefined) return { ok: false, reply: `No such backend.${end}` };
   const srv = be.byName.get(arg.slice(slash + 1));
   if (srv === undefined) return { ok: false, reply: `No such server.${end}` };
@@ -56,7 +56,7 @@ export function showBackend(rt: ServerRuntime): string {
 
 export function showServersState(rt: ServerRuntime, backend: string | undefined): string {
   if (backend !== undefined && backend !== '') {
-    const be = rt.backendsByName.get(backend);
+    const be = rt.backend(backend);
     if (be === undefined) return "Can't find backend.\n\n";
     return `${SERVERS_STATE_HEADER}${serverRows(be, rt.nowS())}\n`;
   }
@@ -227,7 +227,7 @@ export function addServer(rt: ServerRuntime, w: readonly string[]): string {
   const arg = w[2];
   const slash = arg === undefined ? -1 : arg.indexOf('/');
   if (arg === undefined || slash < 0) return "Require 'backend/server'.\n";
-  const be = rt.backendsByName.get(arg.slice(0, slash));
+  const be = rt.backend(arg.slice(0, slash));
   if (be === undefined) return 'No such backend.\n';
   if (!be.dynamicLb) return 'Backend must use a dynamic load balancing to support dynamic servers.\n';
   const name = arg.slice(slash + 1);
@@ -323,7 +323,7 @@ export function delServer(rt: ServerRuntime, w: readonly string[]): string {
 export function setDynamicCookieKey(rt: ServerRuntime, w: readonly string[]): string {
   const name = w[3];
   if (name === undefined || name === '') return 'A backend name is expected.\n\n';
-  const be = rt.backendsByName.get(name);
+  const be = rt.backend(name);
   if (be === undefined) return NO_BACKEND;
   const key = w[4];
   if (key === undefined || key === '') return 'String value expected.\n\n';
@@ -335,7 +335,7 @@ export function setDynamicCookieKey(rt: ServerRuntime, w: readonly string[]): st
 export function enableDisableDynamicCookie(rt: ServerRuntime, w: readonly string[], enable: boolean): string {
   const name = w[3];
   if (name === undefined || name === '') return 'A backend name is expected.\n\n';
-  const be = rt.backendsByName.get(name);
+  const be = rt.backend(name);
   if (be === undefined) return NO_BACKEND;
   be.dynamicCookieEnabled = enable;
   return '\n';

@@ -1,0 +1,100 @@
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect, it } from 'vitest';
+import type { ChurnEvent } from '../events.ts';
+import type { Route } from '../route.ts';
+import { applyChurn, emptyRouterState } from '../router-state.ts';
+import { ConfigRenderer, renderRouterConfig } from './config-renderer.ts';
+import type { RenderOptions } from './render.ts';
+
+const names = ['a', 'b', 'c', 'd'];
+const services = ['s0', 's1'];
+
+const routeArb: fc.Arbitrary<Route> = fc
+  .record({
+    ns: fc.constantFrom('n1', 'n2'),
+    name: fc.constantFrom(...names),
+    service: fc.constantFrom(...services),
+    termination: fc.constantFrom(undefined, 'edge', 'passthrough', 'reencrypt'),
+    path: fc.constantFrom(undefined, '/x'),
+  })
+  .map(({ ns, name, service, termination, path }) => ({
+    namespace: ns,
+    name,
+    host: `${name}.example.com`,
+    service,
+    ...(path !== undefined && { path }),
+    ...(termination !== undefined && { tls: { termination } }),
+  }));
+
+const eventArb: fc.Arbitrary<ChurnEvent> = fc.oneof(
+  routeArb.map((route) => ({ at: 0, type: 'route.upsert' as const, route })),
+  fc.record({ ns: fc.constantFrom('n1', 'n2'), name: fc.constantFrom(...names) }).map(({ ns, name }) => ({ at: 0, type: 'route.delete' as const, namespace: ns, name })),
+  fc
+    .record({ ns: fc.constantFrom('n1', 'n2'), service: fc.constantFrom(...services), members: fc.subarray([1, 2, 3, 4]), notReady: fc.subarray([1, 2, 3, 4]) })
+    .map(({ ns, service, members, notReady }) => ({
+      at: 0,
+      type: 'endpoints.set' as const,
+      namespace: ns,
+      service,
+      endpoints: members.map((i) => ({ ip: `10.0.0.${i}`, port: 8080, name: `${service}-${i}`, ...(notReady.includes(i) && { ready: false }) })),
+    })),
+  fc.record({ ns: fc.constantFrom('n1', 'n2'), service: fc.constantFrom(...services) }).map(({ ns, service }) => ({ at: 0, type: 'endpoints.delete' as const, namespace: ns, service })),
+);
+
+const pools: Route[][] = [
+  [],
+  [{ namespace: '_hapcm_blueprint_pool', name: '_blueprint-http-route-1', host: '', service: '_hapcm_blueprint_pool.svc' }],
+];
+
+const optionsArb: fc.Arbitrary<RenderOptions> = fc.constantFrom<RenderOptions>(
+  { maxDynamicServers: 0, manager: 'none' },
+  { maxDynamicServers: 2, manager: 'slots' },
+  { maxDynamicServers: 0, manager: 'add-del', allowWildcardRoutes: true },
+);
+
+describe('ConfigRenderer', () => {
+  // Steps are (event, render now?, which pool): renders come at random points, as reloads do under churn.
+  test.prop([optionsArb, fc.array(fc.tuple(eventArb, fc.boolean(), fc.integer({ min: 0, max: 1 })), { maxLength: 40 })], { numRuns: 300 })(
+    'renders after any churn exactly what a fresh full render of the same state gives',
+    (opts, steps) => {
+      const state = emptyRouterState();
+      const renderer = new ConfigRenderer(opts);
+      for (const [event, renderNow, pool] of steps) {
+        const change = applyChurn(state, event);
+        if (change !== null) renderer.note(change);
+        if (!renderNow) continue;
+        const incremental = renderer.render(state, pools[pool]);
+        expect(incremental).toEqual(renderRouterConfig(state, { ...opts, extraBackends: pools[pool]! }));
+        for (const r of state.routes.values()) expect(renderer.renderedRoute(`${r.namespace}/${r.name}`)).toBe(r);
+      }
+    },
+  );
+
+  it('reuses unchanged backends and maps, and re-renders only the service whose endpoints changed', () => {
+    const state = emptyRouterState();
+    const renderer = new ConfigRenderer({ maxDynamicServers: 0 });
+    const events: ChurnEvent[] = [
+      { at: 0, type: 'route.upsert', route: { namespace: 'n', name: 'a', host: 'a.example.com', service: 's0' } },
+      { at: 0, type: 'route.upsert', route: { namespace: 'n', name: 'b', host: 'b.example.com', service: 's1' } },
+    ];
+    for (const e of events) applyChurn(state, e);
+    const first = renderer.render(state);
+    const change = applyChurn(state, { at: 1, type: 'endpoints.set', namespace: 'n', service: 's1', endpoints: [{ ip: '10.0.0.1', port: 80 }] });
+    renderer.note(change!);
+    const second = renderer.render(state);
+    expect(second.backends[0]).toBe(first.backends[0]);
+    expect(second.backends[1]).not.toBe(first.backends[1]);
+    expect(second.backends[1]!.servers.map((s) => s.address)).toEqual(['10.0.0.1']);
+    expect(second.maps).toBe(first.maps);
+  });
+
+  it('renders a different state object whole (nothing noted about it)', () => {
+    const renderer = new ConfigRenderer({ maxDynamicServers: 0 });
+    const one = emptyRouterState();
+    applyChurn(one, { at: 0, type: 'route.upsert', route: { namespace: 'n', name: 'a', host: 'a.example.com', service: 's0' } });
+    renderer.render(one);
+    const two = emptyRouterState();
+    applyChurn(two, { at: 0, type: 'route.upsert', route: { namespace: 'n', name: 'z', host: 'z.example.com', service: 's0' } });
+    expect(renderer.render(two).backends.map((b) => b.name)).toEqual(['be_http:n:z']);
+  });
+});
