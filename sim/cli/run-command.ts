@@ -130,7 +130,8 @@ async function runTasks(tasks: RunTask[], names: string[]): Promise<RunTaskResul
   }
 }
 
-function buildOverrides(opts: RunOptions): InputOverrides {
+/** deployment < --env < --set, warnings to stderr. Exported for `sweep`, which takes the same router env flags. */
+export function buildOverrides(opts: RunOptions): InputOverrides {
   const set: Record<string, string> = {};
   const warn = (w: string): void => void process.stderr.write(`warning: ${w}\n`);
   if (opts.routerDeployment !== undefined) {

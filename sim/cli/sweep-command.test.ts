@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'routerbench.js');
 const SCENARIO = join(import.meta.dirname, '..', '..', 'scenarios', 'route-burst.yaml');
+const DEPLOYMENT = join(import.meta.dirname, '..', 'sweep', 'testdata', 'router-deployment.yaml');
 const dir = mkdtempSync(join(tmpdir(), 'rb-sweep-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -59,5 +60,64 @@ describe('routerbench sweep exit codes', () => {
     expect(rows.length).toBe(sweep.runs.completed);
     expect(rows.length).toBeGreaterThanOrEqual(4);
     expect(rows.length).toBeLessThan(40);
+  }, 120_000);
+});
+
+describe('routerbench sweep --env and --router-deployment', () => {
+  const read = (out: string, name: string): string => readFileSync(join(out, name), 'utf8');
+  const small = ['--grid', 'router.blueprintPoolSize=11,12', '--seeds', '2', '--no-progress'];
+
+  it('--env ROUTER_MAX_DYNAMIC_SERVERS=2 on worker threads gives the runs of --set router.maxDynamicServers=2; the reproduce line carries it', () => {
+    const env = join(dir, 'env');
+    const set = join(dir, 'set');
+    const a = cli('sweep', SCENARIO, ...small, '--env', 'ROUTER_MAX_DYNAMIC_SERVERS=2', '--workers', '2', '--out', env);
+    const b = cli('sweep', SCENARIO, ...small, '--set', 'router.maxDynamicServers=2', '--workers', '0', '--out', set);
+    expect([a.code, b.code], a.err + b.err).toEqual([0, 0]);
+    expect(read(env, 'runs.json')).toBe(read(set, 'runs.json'));
+    expect(read(env, 'runs.csv')).toBe(read(set, 'runs.csv'));
+    const sweep = JSON.parse(read(env, 'sweep.json'));
+    expect(sweep.definition.env).toEqual({ vars: ['ROUTER_MAX_DYNAMIC_SERVERS=2'], settings: { 'router.maxDynamicServers': '2' } });
+    expect(sweep.reproduce).toContain('--env ROUTER_MAX_DYNAMIC_SERVERS=2');
+    expect(a.out).toContain('--env ROUTER_MAX_DYNAMIC_SERVERS=2');
+  }, 120_000);
+
+  it('--router-deployment reads the manifest (a grid key wins over its value); its warnings print once', () => {
+    const out = join(dir, 'deploy');
+    const r = cli('sweep', SCENARIO, ...small, '--router-deployment', DEPLOYMENT, '--workers', '0', '--out', out);
+    expect(r.code, r.err).toBe(0);
+    const warning = 'warning: ROUTER_SERVICE_NAMESPACE: valueFrom is not resolved offline; treated as unset\n';
+    expect(r.err.split(warning).length - 1).toBe(1);
+    const sweep = JSON.parse(read(out, 'sweep.json'));
+    expect(sweep.definition.env).toMatchObject({
+      deployment: { path: DEPLOYMENT },
+      settings: { 'router.strategy': 'dcm-slots', 'router.maxDynamicServers': '2', 'router.blueprintPoolSize': '10', 'router.reloadIntervalMs': '5000' },
+    });
+    expect(sweep.reproduce).toContain(`--router-deployment ${DEPLOYMENT}`);
+    // The manifest's pool of 10 gives way to the grid's 11 and 12; its 2 slots reach every run.
+    const rows = JSON.parse(read(out, 'runs.json')) as Array<{ point: Record<string, number>; reproduce: string }>;
+    expect(rows.map((row) => row.point['router.blueprintPoolSize'])).toEqual([11, 11, 12, 12]);
+    for (const row of rows) expect(row.reproduce).toMatch(/--set router\.maxDynamicServers=2 .*--set router\.blueprintPoolSize=1[12]/);
+    expect(sweep.recommendation.settings).toEqual({ 'router.blueprintPoolSize': 12 });
+  }, 120_000);
+
+  it('a garbage value warns once, as run documents, and the router default applies', () => {
+    const out = join(dir, 'garbage');
+    const r = cli('sweep', SCENARIO, ...small, '--env', 'ROUTER_MAX_DYNAMIC_SERVERS=lots', '--workers', '0', '--out', out);
+    expect(r.code, r.err).toBe(0);
+    const warning = 'warning: ROUTER_MAX_DYNAMIC_SERVERS=lots: not a 32-bit integer; the router uses its default 5\n';
+    expect(r.err.split(warning).length - 1).toBe(1);
+    expect(JSON.parse(read(out, 'sweep.json')).definition.env.settings).toEqual({ 'router.maxDynamicServers': '5' });
+  }, 120_000);
+
+  it('2 for a missing deployment file or a malformed --env, nothing written', () => {
+    const out = join(dir, 'missing');
+    const missing = cli('sweep', SCENARIO, ...small, '--router-deployment', join(dir, 'no-such-deploy.yaml'), '--out', out);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toContain('no-such-deploy.yaml: cannot read the Deployment manifest');
+    const malformed = cli('sweep', SCENARIO, ...small, '--env', 'ROUTER_MAX_DYNAMIC_SERVERS', '--out', out);
+    expect(malformed.code).toBe(2);
+    expect(malformed.err).toContain("--env: expected NAME=VALUE, got 'ROUTER_MAX_DYNAMIC_SERVERS'");
+    expect(existsSync(out)).toBe(false);
+    expect(cli('sweep', '--help').out).toMatch(/--env <NAME=VALUE>[\s\S]*--router-deployment <file>/);
   }, 120_000);
 });

@@ -11,6 +11,7 @@ import { buildSweepResult, type SweepJson, type SweepResult } from '../sweep/out
 import { DEFAULT_COST_MODEL, defineSweep, describePoint, parseShard, shardTasks, type Statistic } from '../sweep/plan.ts';
 import { EXIT } from './exit-codes.ts';
 import { registerMergeCommand } from './merge-command.ts';
+import { buildOverrides } from './run-command.ts';
 import { collectList, collectSet, parseSeed } from './scenario-options.ts';
 import { writeFileAtomic } from './write-outputs.ts';
 
@@ -27,6 +28,8 @@ interface SweepOptions {
   workers?: number;
   out?: string;
   set?: Record<string, string>;
+  env?: string[];
+  routerDeployment?: string;
   shard?: string;
   bytesPerBackend?: number;
   bytesPerServer?: number;
@@ -57,6 +60,8 @@ export function registerSweepCommand(program: Command): Command {
     .option('--workers <n>', `worker threads (default: all cores, ${availableParallelism()} here; 0 runs in this thread)`, parseWhole('--workers'))
     .option('--out <dir>', 'write runs.csv, runs.json, sweep.json and sweep.html here')
     .option('--set <key=value>', 'a setting for every point, as with run (repeatable)', collectSet)
+    .option('--env <NAME=VALUE>', 'a router environment variable for every point, parsed as the router does, as with run (ROUTER_MAX_DYNAMIC_SERVERS=3; repeatable); --set and the grid win over it', collectList)
+    .option('--router-deployment <file>', 'take router settings for every point from a Deployment manifest, as with run; --env, --set and the grid win over it')
     .option('--shard <i/n>', 'run only shard i of n (0-based; e.g. $JOB_COMPLETION_INDEX/$N); combine with routerbench merge')
     .option('--bytes-per-backend <n>', `memory estimate per pool backend (default ${DEFAULT_COST_MODEL.perBackendBytes})`, parseWhole('--bytes-per-backend'))
     .option('--bytes-per-server <n>', `memory estimate per empty slot server (default ${DEFAULT_COST_MODEL.perServerBytes})`, parseWhole('--bytes-per-server'))
@@ -72,12 +77,23 @@ export async function sweepCommand(file: string, opts: SweepOptions): Promise<nu
   const statistic: Statistic = opts.confidence !== undefined ? { kind: 'confidence', level: opts.confidence } : { kind: 'quantile', q: opts.quantile ?? 0.95 };
   const shard = opts.shard === undefined ? undefined : parseShard(opts.shard);
   if (shard !== undefined && opts.out === undefined) throw new InputError('--shard', 'a shard is only useful written out: give --out DIR for routerbench merge');
+  const grid = parseGrid(opts.grid ?? []);
+  // Parsed once, here, by run's own code (its warnings print once); every run gets the resolved settings.
+  const routerEnv =
+    opts.env === undefined && opts.routerDeployment === undefined
+      ? undefined
+      : {
+          ...(opts.routerDeployment !== undefined && { deployment: opts.routerDeployment }),
+          vars: opts.env ?? [],
+          settings: buildOverrides({ env: opts.env, routerDeployment: opts.routerDeployment }).set ?? {},
+        };
   const def = defineSweep({
     file,
-    grid: parseGrid(opts.grid ?? []),
+    grid,
     seeds: opts.seeds,
     ...(opts.seed !== undefined && { firstSeed: opts.seed }),
     set: opts.set ?? {},
+    ...(routerEnv !== undefined && { routerEnv }),
     budgets: opts.budget ?? [],
     statistic,
     cost: {

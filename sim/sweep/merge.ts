@@ -56,7 +56,8 @@ export function indexOfRow(def: SweepDefinition, row: RunRow): number | undefine
 }
 
 function firstDifference(a: SweepDefinition, b: SweepDefinition): string {
-  for (const k of Object.keys(a) as Array<keyof SweepDefinition>) {
+  // Both sides' keys: an optional field (env) may be in one definition only.
+  for (const k of new Set([...Object.keys(a), ...Object.keys(b)]) as Set<keyof SweepDefinition>) {
     if (JSON.stringify(a[k]) !== JSON.stringify(b[k])) return `${k}: ${JSON.stringify(a[k])} vs ${JSON.stringify(b[k])}`;
   }
   return 'definition';

@@ -29,6 +29,8 @@ export interface SweepDefinition {
   /** Seeds in run order: the scenario's seed (or --seed) and the ones after it. */
   seeds: number[];
   set: Record<string, string>;
+  /** `--router-deployment` and `--env`, when given (absent otherwise: a sweep without them writes what it did before them). */
+  env?: SweepEnv;
   /** Budgets judged across seeds: the scenario's own and the --budget flags, canonical text. */
   budgets: string[];
   /** Extra budgets from --budget only (passed to every run; the scenario's come with the file). */
@@ -39,12 +41,29 @@ export interface SweepDefinition {
   cost: CostModel;
 }
 
+/**
+ * The router's environment for every run: `--router-deployment FILE` and `--env NAME=VALUE` as given, and the
+ * settings they resolve to (parsed by `routerbench run`'s own code, sim/cli/run-command.ts). Precedence, low
+ * to high: the scenario file, the deployment, `--env`, `--set`, the grid point. The grid point wins over the
+ * env for the keys it sweeps; a key both set with `--set` and swept stays an error.
+ */
+export interface SweepEnv {
+  /** The manifest's path as given and its SHA-256: shards must read the same file. */
+  deployment?: { path: string; sha256: string };
+  /** The `--env` flags, `NAME=VALUE`, in command-line order. */
+  vars: string[];
+  /** What they set, as dotted `router.*` keys and text values (what `--set` takes). */
+  settings: Record<string, string>;
+}
+
 export interface SweepRequest {
   file: string;
   grid: GridAxis[];
   seeds: number;
   firstSeed?: number;
   set: Record<string, string>;
+  /** The router env, already parsed (its warnings printed once, by the caller). */
+  routerEnv?: { deployment?: string; vars: string[]; settings: Record<string, string> };
   budgets: string[];
   statistic: Statistic;
   cost: CostModel;
@@ -61,7 +80,9 @@ export function defineSweep(req: SweepRequest): SweepDefinition {
     if (Object.hasOwn(req.set, a.key)) throw new InputError('--grid', `'${a.key}' is both swept and set with --set; drop one`, undefined, a.key);
   }
   if (!Number.isInteger(req.seeds) || req.seeds < 1) throw new InputError('--seeds', 'expected a whole number of seeds, at least 1');
-  const base = loadRunInput(req.file, { ...(req.firstSeed !== undefined && { seed: req.firstSeed }), set: req.set, budgets: req.budgets });
+  const env = sweepEnvOf(req.routerEnv);
+  const set = fixedSettings(env, req.set);
+  const base = loadRunInput(req.file, { ...(req.firstSeed !== undefined && { seed: req.firstSeed }), set, budgets: req.budgets });
   const first = base.settings.seed;
   if (first + req.seeds - 1 > 2 ** 32 - 1) throw new InputError('--seeds', `seeds ${first}..${first + req.seeds - 1} run past 4294967295`);
   const points = pointCount(req.grid);
@@ -69,7 +90,7 @@ export function defineSweep(req: SweepRequest): SweepDefinition {
   for (let p = 0; p < points; p++) {
     const values = pointAt(req.grid, p);
     try {
-      loadRunInput(req.file, { seed: first, set: setOf(req.set, req.grid, values) });
+      loadRunInput(req.file, { seed: first, set: setOf(set, req.grid, values) });
     } catch (err) {
       if (!(err instanceof InputError)) throw err;
       throw new InputError('--grid', `at ${describePoint(pointSettings(req.grid, values))}: ${err.message}`);
@@ -81,6 +102,7 @@ export function defineSweep(req: SweepRequest): SweepDefinition {
     grid: req.grid,
     seeds: Array.from({ length: req.seeds }, (_, i) => first + i),
     set: req.set,
+    ...(env !== undefined && { env }),
     // The same budget from the file and a flag is judged once.
     budgets: [...new Set(base.budgets)],
     extraBudgets: req.budgets,
@@ -90,11 +112,28 @@ export function defineSweep(req: SweepRequest): SweepDefinition {
   };
 }
 
+function sweepEnvOf(env: SweepRequest['routerEnv']): SweepEnv | undefined {
+  if (env === undefined) return undefined;
+  if (env.deployment === undefined) return { vars: env.vars, settings: env.settings };
+  let sha256: string;
+  try {
+    sha256 = sha256Of(env.deployment);
+  } catch {
+    throw new InputError(env.deployment, 'cannot read the Deployment manifest');
+  }
+  return { deployment: { path: env.deployment, sha256 }, vars: env.vars, settings: env.settings };
+}
+
 function sha256Of(file: string): string {
   return createHash('sha256').update(readFileSync(file)).digest('hex');
 }
 
-/** `--set` values with a point's values laid over them, as text (what `routerbench run --set` takes). */
+/** The settings every point shares: `--set` over the router env's. */
+function fixedSettings(env: SweepEnv | undefined, set: Record<string, string>): Record<string, string> {
+  return { ...env?.settings, ...set };
+}
+
+/** Those settings with a point's values laid over them, as text (what `routerbench run --set` takes). */
 export function setOf(set: Record<string, string>, grid: readonly GridAxis[], values: readonly GridValue[]): Record<string, string> {
   const out = { ...set };
   grid.forEach((a, i) => (out[a.key] = String(values[i])));
@@ -110,7 +149,7 @@ export function taskAt(def: SweepDefinition, k: number): { task: SweepTask; poin
   const n = def.seeds.length;
   const values = pointAt(def.grid, Math.floor(k / n));
   return {
-    task: { index: k, file: def.scenario.path, set: setOf(def.set, def.grid, values), seed: def.seeds[k % n]!, budgets: def.extraBudgets },
+    task: { index: k, file: def.scenario.path, set: setOf(fixedSettings(def.env, def.set), def.grid, values), seed: def.seeds[k % n]!, budgets: def.extraBudgets },
     point: pointSettings(def.grid, values),
   };
 }
@@ -152,6 +191,8 @@ export function sweepCommand(def: SweepDefinition): string {
   const parts = ['routerbench', 'sweep', shellQuote(def.scenario.path)];
   for (const a of def.grid) parts.push('--grid', shellQuote(`${a.key}=${a.spec}`));
   parts.push('--seeds', String(def.seeds.length), '--seed', String(def.seeds[0]));
+  if (def.env?.deployment !== undefined) parts.push('--router-deployment', shellQuote(def.env.deployment.path));
+  for (const e of def.env?.vars ?? []) parts.push('--env', shellQuote(e));
   for (const [k, v] of Object.entries(def.set)) parts.push('--set', shellQuote(`${k}=${v}`));
   for (const b of def.extraBudgets) parts.push('--budget', shellQuote(b));
   if (def.statistic.kind === 'quantile') parts.push('--quantile', String(def.statistic.q));

@@ -11,7 +11,11 @@ export interface SweepTask {
   /** Position in the canonical order (point-major, then seed): rows are stored by it. */
   index: number;
   file: string;
-  /** `--set` overrides with the grid point's values laid over them. */
+  /**
+   * Every setting the command line gives this run, resolved in the main thread: the router env's settings
+   * (`--router-deployment`, `--env`), `--set` over them, the grid point's values over both. Workers never
+   * parse the env again (so its warnings print once).
+   */
   set: Record<string, string>;
   seed: number;
   /** `--budget` flags (the scenario's own budgets come with the file). */
