@@ -120,8 +120,46 @@ export function backendShape(route: Route, name: string, manager: 'none' | 'slot
   };
 }
 
-/** The backend block: the shape with the service's ready endpoints as static servers, then the slots. */
+/**
+ * The backend block: the shape with the service's ready endpoints as static servers, then the slots. The
+ * server list is built when first read: under churn most rendered backends are replaced by the next reload
+ * before anything (the mock, a cfg writer) looks at them. Endpoint lists are never mutated, so holding one
+ * is a snapshot.
+ */
 export function backendWithEndpoints(shape: BackendShape, endpoints: readonly Endpoint[]): BackendConfig {
+  return new RenderedBackend(shape, endpoints);
+}
+
+class RenderedBackend implements BackendConfig {
+  readonly name: string;
+  readonly mode: 'http' | 'tcp';
+  readonly balance: Balance;
+  declare readonly hashType?: 'consistent';
+  declare readonly cookieName?: string;
+  declare readonly dynamicCookieKey?: string;
+  #shape: BackendShape;
+  #endpoints: readonly Endpoint[];
+  #servers: ServerConfig[] | undefined;
+
+  constructor(shape: BackendShape, endpoints: readonly Endpoint[]) {
+    this.name = shape.name;
+    this.mode = shape.mode;
+    this.balance = shape.balance;
+    const self = this as { hashType?: string; cookieName?: string; dynamicCookieKey?: string };
+    if (shape.hashType !== undefined) self.hashType = shape.hashType;
+    if (shape.cookieName !== undefined) self.cookieName = shape.cookieName;
+    if (shape.dynamicCookieKey !== undefined) self.dynamicCookieKey = shape.dynamicCookieKey;
+    this.#shape = shape;
+    this.#endpoints = endpoints;
+  }
+
+  get servers(): ServerConfig[] {
+    this.#servers ??= serversOf(this.#shape, this.#endpoints);
+    return this.#servers;
+  }
+}
+
+function serversOf(shape: BackendShape, endpoints: readonly Endpoint[]): ServerConfig[] {
   const served = servedEndpoints(shape.service, endpoints);
   // One service per route: with endpoints it is the single active service unit, whose weight the router
   // reduces to 1 (calculateServiceWeights); without endpoints it has no weight entry and no servers.
@@ -136,12 +174,7 @@ export function backendWithEndpoints(shape: BackendShape, endpoints: readonly En
       : { name: e.id, address: e.ip, port: e.port, weight, disabled: false, check };
   }
   for (let i = 0; i < shape.slotServers.length; i++) servers[served.length + i] = shape.slotServers[i]!;
-
-  const backend: BackendConfig = { name: shape.name, mode: shape.mode, balance: shape.balance, servers };
-  if (shape.hashType !== undefined) backend.hashType = shape.hashType;
-  if (shape.cookieName !== undefined) backend.cookieName = shape.cookieName;
-  if (shape.dynamicCookieKey !== undefined) backend.dynamicCookieKey = shape.dynamicCookieKey;
-  return backend;
+  return servers;
 }
 
 /**
