@@ -11,15 +11,17 @@ export const MAX_ATTEMPTS = 3;
 export const BACKOFF_INITIAL_MS = 10;
 export const BACKOFF_FACTOR = 2;
 
-/** Base of every client error: a dynamic change that failed, so the router must reload. */
-export class RuntimeApiError extends Error {
+/**
+ * Base of every client error: a dynamic change that failed, so the router must reload. These are answers,
+ * not faults: the managers catch every one, and under churn they come by the hundred thousand, so they are
+ * plain objects without the stack trace an Error would capture.
+ */
+export class RuntimeApiError {
+  name = 'RuntimeApiError';
   constructor(
-    message: string,
+    readonly message: string,
     readonly command: string,
-  ) {
-    super(message);
-    this.name = 'RuntimeApiError';
-  }
+  ) {}
 }
 
 /** The socket could not be used (after retries, for refused/reset). */

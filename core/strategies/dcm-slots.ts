@@ -42,13 +42,12 @@ interface Entry {
 }
 
 /** A dynamic change could not be made: the router falls back to a reload for this reason. */
-class Fallback extends Error {
+class Fallback {
+  // A plain object, not an Error: it is control flow, thrown and caught within this file (see RuntimeApiError).
   constructor(
     readonly reason: ReloadReason,
     readonly detail: string,
-  ) {
-    super(detail);
-  }
+  ) {}
 }
 
 /**

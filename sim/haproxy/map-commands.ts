@@ -5,9 +5,26 @@ import { compileMapRegex, entryCount, isIntValue, parseVersion, versionAfter, ty
  * ends with the CLI's closing "\n".
  */
 export interface MapRuntime {
-  readonly mapList: readonly MockMap[];
+  /** Every map in id order, as `show map` lists it, without building any map's entries. */
+  mapListing(): readonly MapListing[];
   map(path: string): MockMap | undefined;
   readonly pointers: PointerSource;
+}
+
+export interface MapListing {
+  id: number;
+  path: string;
+  cfgFile: string;
+  line: number;
+  currVer: number;
+  nextVer: number;
+  /** `entry_cnt` as printed. */
+  entryCount: string;
+}
+
+/** A built map's line in `show map`. */
+export function listingOf(m: MockMap): MapListing {
+  return { id: m.id, path: m.path, cfgFile: m.cfgFile, line: m.line, currVer: m.currVer, nextVer: m.nextVer, entryCount: entryCount(m) };
 }
 
 const UNKNOWN_MAP = 'Unknown map identifier. Please use #<id> or <file>.\n\n';
@@ -24,7 +41,7 @@ function lookupMap(rt: MapRuntime, ref: string | undefined): MockMap | undefined
     if (c < 0x30 || c > 0x39) return undefined;
     id = id * 10 + (c - 0x30);
   }
-  for (const m of rt.mapList) if (m.id === id) return m;
+  for (const m of rt.mapListing()) if (m.id === id) return rt.map(m.path);
   return undefined;
 }
 
@@ -36,10 +53,10 @@ export function showMap(rt: MapRuntime, w: readonly string[]): string {
     at++;
   } else if (w[at] === undefined) {
     let out = '# id (file) description\n';
-    for (const m of rt.mapList) {
+    for (const m of rt.mapListing()) {
       out +=
         `${m.id} (${m.path}) pattern loaded from file '${m.path}' used by map at file '${m.cfgFile}' line ${m.line}. ` +
-        `curr_ver=${m.currVer} next_ver=${m.nextVer} entry_cnt=${entryCount(m)}\n`;
+        `curr_ver=${m.currVer} next_ver=${m.nextVer} entry_cnt=${m.entryCount}\n`;
     }
     return `${out}\n`;
   }

@@ -4,7 +4,7 @@ import { backendFromConfig, type MockBackend, type MockServer } from './backend-
 import { usageReply } from './cli-help.ts';
 import { parseCliRequest, splitRequests, type CliCommand } from './cli-line.ts';
 import { defaultLayout, type CfgLayout } from './haproxy-cfg.ts';
-import { addMap, clearMap, commitMap, delMap, prepareMap, setMap, showMap, type MapRuntime } from './map-commands.ts';
+import { addMap, clearMap, commitMap, delMap, listingOf, prepareMap, setMap, showMap, type MapListing, type MapRuntime } from './map-commands.ts';
 import { checkMapValues, mapFromLayout, PointerSource, type MockMap } from './map-state.ts';
 import {
   addServer,
@@ -75,6 +75,23 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
     const r = this.running;
     if (r.mapList === undefined) r.mapList = this.layout().maps.map((m) => this.map(m.path)!);
     return r.mapList;
+  }
+
+  mapListing(): readonly MapListing[] {
+    const r = this.running;
+    return this.layout().maps.map((l) => {
+      const built = r.maps.get(l.path);
+      if (built !== undefined) return listingOf(built);
+      const n = r.config.maps[l.file]?.length ?? 0;
+      return { id: l.id, path: l.path, cfgFile: l.cfgFile, line: l.line, currVer: 0, nextVer: 0, entryCount: String(n) };
+    });
+  }
+
+  /** Backend names in config order; a process cannot add backends at runtime, so one listing serves a load. */
+  backendNames(): readonly string[] {
+    const r = this.running;
+    r.backendNames ??= r.config.backends.map((b) => b.name);
+    return r.backendNames;
   }
 
   nowS(): number {
@@ -252,6 +269,7 @@ interface Running {
   backends: Map<string, MockBackend>;
   maps: Map<string, MockMap>;
   backendList: MockBackend[] | undefined;
+  backendNames: string[] | undefined;
   mapList: MockMap[] | undefined;
 }
 
@@ -264,6 +282,7 @@ function emptyRunning(config: HaproxyConfig | undefined, loadedAtS: number, layo
     backends: new Map(),
     maps: new Map(),
     backendList: undefined,
+    backendNames: undefined,
     mapList: undefined,
   };
 }

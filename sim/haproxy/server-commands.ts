@@ -20,6 +20,8 @@ import { findServerKeyword, suggestServerKeyword } from './server-keywords.ts';
  */
 export interface ServerRuntime {
   readonly backendList: readonly MockBackend[];
+  /** The names alone, without building any backend's state. */
+  backendNames(): readonly string[];
   backend(name: string): MockBackend | undefined;
   nowS(): number;
 }
@@ -50,7 +52,7 @@ function lookupServer(rt: ServerRuntime, arg: string | undefined, terse = false)
 
 export function showBackend(rt: ServerRuntime): string {
   let out = '# name\n';
-  for (const be of rt.backendList) out += `${be.name}\n`;
+  for (const name of rt.backendNames()) out += `${name}\n`;
   return `${out}\n`;
 }
 
