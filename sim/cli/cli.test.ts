@@ -78,4 +78,18 @@ describe('routerbench CLI exit codes', () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toEqual(JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')));
   });
+
+  it('2 for a --router-deployment that is not a Deployment or not YAML, naming the file', () => {
+    const notDeploy = join(dir, 'configmap.yaml');
+    writeFileSync(notDeploy, 'kind: ConfigMap\ndata:\n  a: b\n');
+    const r = cli('run', good, '--router-deployment', notDeploy, '--out', join(dir, 'nd'));
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`${notDeploy}: not a Deployment`);
+    const broken = join(dir, 'broken.yaml');
+    writeFileSync(broken, 'spec:\n  template: [\n');
+    const b = cli('run', good, '--router-deployment', broken, '--out', join(dir, 'nb'));
+    expect(b.code).toBe(2);
+    expect(b.err).toContain(broken);
+    expect(existsSync(join(dir, 'nd'))).toBe(false);
+  });
 });

@@ -141,7 +141,14 @@ export function buildOverrides(opts: RunOptions): InputOverrides {
     } catch {
       throw new InputError(opts.routerDeployment, 'cannot read the Deployment manifest');
     }
-    const r = parseRouterDeployment(text);
+    let r: ReturnType<typeof parseRouterDeployment>;
+    try {
+      r = parseRouterDeployment(text);
+    } catch (err) {
+      // Not YAML, or not a Deployment: the user's file, so a located input error (exit 2), not an internal one.
+      const line = (err as { linePos?: { line: number }[] }).linePos?.[0]?.line;
+      throw new InputError(opts.routerDeployment, (err as Error).message.split('\n')[0]!, line);
+    }
     r.warnings.forEach(warn);
     for (const [k, v] of Object.entries(r.settings)) set[`router.${k}`] = String(v);
   }
