@@ -1,10 +1,11 @@
 import { dynamicMapEntries, MAP_EDGE_REENCRYPT, MAP_HTTP, MAP_TCP, renderedMapEntries } from '../core/haproxy/map-entries.ts';
 import { backendNameOf, servedEndpoints } from '../core/haproxy/names.ts';
 import { POOL_NAMESPACE } from '../core/dcm/blueprints.ts';
-import { routeKey } from '../core/route.ts';
+import { routeKey, type Route } from '../core/route.ts';
+import type { Endpoint } from '../core/endpoint.ts';
 import { endpointsOf, type RouterState } from '../core/router-state.ts';
 import type { MockHaproxy } from './haproxy/mock-haproxy.ts';
-import { probeRequests, resolveRoute } from './haproxy/route-resolver.ts';
+import { MapSnapshot, probeRequests, resolveRoute } from './haproxy/route-resolver.ts';
 
 /**
  * What a request would see, compared with the desired state (issue 3's invariants):
@@ -23,7 +24,7 @@ export function checkInvariants(state: RouterState, haproxy: MockHaproxy): strin
   const violations: string[] = [];
   const claims = new Map<string, number>();
   for (const r of state.routes.values()) {
-    const c = `${r.host}\u0000${r.path ?? ''}`;
+    const c = facts(r).claim;
     claims.set(c, (claims.get(c) ?? 0) + 1);
   }
 
@@ -31,39 +32,39 @@ export function checkInvariants(state: RouterState, haproxy: MockHaproxy): strin
   const liveKeys = new Map<string, Set<string>>();
   for (const file of [MAP_HTTP, MAP_EDGE_REENCRYPT, MAP_TCP]) liveKeys.set(file, new Set());
 
+  // Nothing changes HAProxy while the check runs, so one indexed view of its maps serves every probe.
+  const maps = new MapSnapshot(haproxy);
   for (const r of state.routes.values()) {
-    for (const e of renderedMapEntries(r, '')) liveKeys.get(e.map)?.add(e.key);
-    for (const e of dynamicMapEntries(r, '')) liveKeys.get(e.map)?.add(e.key);
+    const f = facts(r);
+    for (const e of f.mapKeys) liveKeys.get(e.map)?.add(e.key);
     if (r.host.length === 0) continue;
-    if ((claims.get(`${r.host}\u0000${r.path ?? ''}`) ?? 0) > 1) continue;
+    if ((claims.get(f.claim) ?? 0) > 1) continue;
 
-    const expected = servedEndpoints(r.service, endpointsOf(state, r.namespace, r.service))
-      .map((e) => `${e.ip}:${e.port}`)
-      .sort();
-    for (const probe of probeRequests(r)) {
+    const expected = expectedServers(r.service, endpointsOf(state, r.namespace, r.service));
+    for (const probe of f.probes) {
       const req = probe.request;
-      const where = `${routeKey(r)} via ${req.scheme}://${req.host}${req.path ?? ''}`;
-      const res = resolveRoute(haproxy, req);
+      const where = (): string => `${f.key} via ${req.scheme}://${req.host}${req.path ?? ''}`;
+      const res = resolveRoute(haproxy, req, maps);
       if (probe.expect === 'redirect') {
-        if (res.kind !== 'redirect') violations.push(`${where}: expected a redirect to https, got ${res.kind}`);
+        if (res.kind !== 'redirect') violations.push(`${where()}: expected a redirect to https, got ${res.kind}`);
         continue;
       }
       if (res.kind !== 'backend') {
-        violations.push(`${where}: ${res.kind === 'unknown-backend' ? `map names unknown backend ${res.backend}` : res.kind}`);
+        violations.push(`${where()}: ${res.kind === 'unknown-backend' ? `map names unknown backend ${res.backend}` : res.kind}`);
         continue;
       }
       const owner = backendOwner.get(res.backend);
-      if (owner !== undefined && owner !== routeKey(r)) {
+      if (owner !== undefined && owner !== f.key) {
         const what = res.backend.includes(`:${POOL_NAMESPACE}:`) ? 'pool slot' : 'backend';
-        violations.push(`${routeKey(r)} and ${owner} share ${what} ${res.backend}`);
+        violations.push(`${f.key} and ${owner} share ${what} ${res.backend}`);
       }
-      backendOwner.set(res.backend, routeKey(r));
+      backendOwner.set(res.backend, f.key);
       const actual = res.servers.map((s) => `${s.address}:${s.port}`).sort();
-      if (actual.join(',') !== expected.join(',')) {
-        violations.push(`${where}: backend ${res.backend} serves [${actual.join(', ')}], expected [${expected.join(', ')}]`);
+      if (actual.join(',') !== expected.joined) {
+        violations.push(`${where()}: backend ${res.backend} serves [${actual.join(', ')}], expected [${expected.list.join(', ')}]`);
       }
-      if (!res.backend.includes(`:${POOL_NAMESPACE}:`) && res.backend !== backendNameOf(r)) {
-        violations.push(`${where}: resolves to ${res.backend}, another route's backend`);
+      if (res.backend !== f.backend && !res.backend.includes(`:${POOL_NAMESPACE}:`)) {
+        violations.push(`${where()}: resolves to ${res.backend}, another route's backend`);
       }
     }
   }
@@ -77,4 +78,55 @@ export function checkInvariants(state: RouterState, haproxy: MockHaproxy): strin
     }
   }
   return violations;
+}
+
+/**
+ * What the check needs of a route that depends on the route alone. Routes are immutable and checked after
+ * every settled change, so this (regexps built by quoting the host, probes, names) is kept per route object.
+ */
+interface RouteFacts {
+  key: string;
+  backend: string;
+  /** Host and path: two live routes with the same claim are not checked (see above). */
+  claim: string;
+  /** Every (map, key) the route may own, at reload or at runtime. */
+  mapKeys: readonly { map: string; key: string }[];
+  probes: ReturnType<typeof probeRequests>;
+}
+
+const factsByRoute = new WeakMap<Route, RouteFacts>();
+
+function facts(r: Route): RouteFacts {
+  let f = factsByRoute.get(r);
+  if (f === undefined) {
+    f = {
+      key: routeKey(r),
+      backend: backendNameOf(r),
+      claim: `${r.host}\u0000${r.path ?? ''}`,
+      mapKeys: [...renderedMapEntries(r, ''), ...dynamicMapEntries(r, '')].map((e) => ({ map: e.map, key: e.key })),
+      probes: probeRequests(r),
+    };
+    factsByRoute.set(r, f);
+  }
+  return f;
+}
+
+/** The addresses a route's backend should serve, sorted; endpoint lists are immutable, so kept per list. */
+const expectedByEndpoints = new WeakMap<readonly Endpoint[], Map<string, { list: string[]; joined: string }>>();
+
+function expectedServers(service: string, endpoints: readonly Endpoint[]): { list: string[]; joined: string } {
+  let perService = expectedByEndpoints.get(endpoints);
+  if (perService === undefined) {
+    perService = new Map();
+    expectedByEndpoints.set(endpoints, perService);
+  }
+  let e = perService.get(service);
+  if (e === undefined) {
+    const list = servedEndpoints(service, endpoints)
+      .map((x) => `${x.ip}:${x.port}`)
+      .sort();
+    e = { list, joined: list.join(',') };
+    perService.set(service, e);
+  }
+  return e;
 }

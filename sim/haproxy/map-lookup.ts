@@ -1,0 +1,59 @@
+import { compileMapRegex, literalPrefixOf, type MockMap, type MockMapEntry } from './map-state.ts';
+
+/**
+ * A map's first-match lookup, as the frontends do it (`map_reg` tries entries in order, `map` compares
+ * keys exactly), indexed for many lookups against an unchanging map. HAProxy walks a regex map entry by
+ * entry; the invariant checker resolves every route after every settled change, which that walk makes
+ * quadratic in the routes. A regex entry can only match inputs that start with its literal prefix, so
+ * entries are grouped by prefix and only the groups of the input's own prefixes are tried, in entry order.
+ * Build a new one whenever the map may have changed.
+ */
+export class MapLookup {
+  private readonly exact = new Map<string, MockMapEntry>();
+  private readonly byPrefix = new Map<string, number[]>();
+  /** The distinct prefix lengths, ascending. */
+  private readonly lengths: number[] = [];
+  private readonly live: MockMapEntry[] = [];
+
+  constructor(private readonly map: MockMap) {
+    const lengths = new Set<number>();
+    for (const e of map.entries) {
+      if (e.version !== map.currVer) continue;
+      if (map.match === 'str') {
+        if (!this.exact.has(e.key)) this.exact.set(e.key, e);
+        continue;
+      }
+      const i = this.live.push(e) - 1;
+      const prefix = literalPrefixOf(e.key);
+      const group = this.byPrefix.get(prefix);
+      if (group === undefined) this.byPrefix.set(prefix, [i]);
+      else group.push(i);
+      lengths.add(prefix.length);
+    }
+    this.lengths = [...lengths].sort((a, b) => a - b);
+  }
+
+  first(input: string): MockMapEntry | undefined {
+    if (this.map.match === 'str') return this.exact.get(input);
+    let candidates: number[] | undefined;
+    let merged = false;
+    for (const n of this.lengths) {
+      if (n > input.length) break;
+      const group = this.byPrefix.get(input.slice(0, n));
+      if (group === undefined) continue;
+      if (candidates === undefined) candidates = group;
+      else {
+        candidates = candidates.concat(group);
+        merged = true;
+      }
+    }
+    if (candidates === undefined) return undefined;
+    if (merged) candidates.sort((a, b) => a - b);
+    for (const i of candidates) {
+      const e = this.live[i]!;
+      const re = compileMapRegex(e.key);
+      if (!(re instanceof Error) && re.test(input)) return e;
+    }
+    return undefined;
+  }
+}
