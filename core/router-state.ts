@@ -17,7 +17,15 @@ export type StateChange =
   | { kind: 'route.added'; route: Route }
   | { kind: 'route.modified'; before: Route; after: Route }
   | { kind: 'route.removed'; route: Route }
-  | { kind: 'endpoints.changed'; namespace: string; service: string; before: readonly Endpoint[]; after: readonly Endpoint[] }
+  | {
+      kind: 'endpoints.changed';
+      namespace: string;
+      service: string;
+      /** `serviceKey(namespace, service)`, made once: every consumer of the change looks it up. */
+      key: string;
+      before: readonly Endpoint[];
+      after: readonly Endpoint[];
+    }
   | { kind: 'blueprint.changed'; before: Route | undefined; after: Route | undefined };
 
 export function emptyRouterState(): RouterState {
@@ -52,7 +60,7 @@ export function applyChurn(state: RouterState, e: ChurnEvent): StateChange | nul
       const before = state.endpoints.get(key) ?? NO_ENDPOINTS;
       if (sameEndpoints(before, e.endpoints)) return null;
       state.endpoints.set(key, e.endpoints);
-      return { kind: 'endpoints.changed', namespace: e.namespace, service: e.service, before, after: e.endpoints };
+      return { kind: 'endpoints.changed', namespace: e.namespace, service: e.service, key, before, after: e.endpoints };
     }
     case 'endpoints.delete': {
       const key = serviceKey(e.namespace, e.service);
@@ -60,7 +68,7 @@ export function applyChurn(state: RouterState, e: ChurnEvent): StateChange | nul
       if (before === undefined) return null;
       state.endpoints.delete(key);
       if (before.length === 0) return null;
-      return { kind: 'endpoints.changed', namespace: e.namespace, service: e.service, before, after: NO_ENDPOINTS };
+      return { kind: 'endpoints.changed', namespace: e.namespace, service: e.service, key, before, after: NO_ENDPOINTS };
     }
     case 'blueprint.upsert': {
       const key = routeKey(e.route);

@@ -77,7 +77,7 @@ export class ConfigRenderer {
         this.dirtyRoutes.add(routeKey(change.after));
         return;
       case 'endpoints.changed':
-        this.dirtyServices.add(serviceKey(change.namespace, change.service));
+        this.dirtyServices.add(change.key);
         return;
       case 'blueprint.changed':
         // Blueprints reach the config only as the pool routes the caller passes as `extra`.

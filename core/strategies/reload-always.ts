@@ -41,7 +41,7 @@ export class ReloadAlwaysStrategy implements RouterStrategy {
         ctx.requestReload('route-change');
         return;
       case 'endpoints.changed': {
-        if (this.index.routesOf(change.namespace, change.service).length === 0) return;
+        if (this.index.routesOfKey(change.key).length === 0) return;
         if (sameServedEndpoints(change.service, change.before, change.after)) return;
         ctx.requestReload('endpoints-change');
         return;

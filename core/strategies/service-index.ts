@@ -39,7 +39,12 @@ export class ServiceIndex {
   }
 
   routesOf(namespace: string, service: string): readonly string[] {
-    return this.byService.get(serviceKey(namespace, service)) ?? EMPTY;
+    return this.routesOfKey(serviceKey(namespace, service));
+  }
+
+  /** The same, by `serviceKey(namespace, service)`. */
+  routesOfKey(key: string): readonly string[] {
+    return this.byService.get(key) ?? EMPTY;
   }
 }
 
