@@ -135,46 +135,106 @@ export interface ServerStateRow {
  */
 export function parseServersState(reply: string, command = 'show servers state'): ServerStateRow[] {
   const rows: ServerStateRow[] = [];
+  scanServersState(reply, command, () => {
+    rows.push({
+      backendId: numberAt(reply, 0),
+      backendName: fieldAt(reply, 1),
+      id: numberAt(reply, 2),
+      name: fieldAt(reply, 3),
+      address: fieldAt(reply, 4),
+      opState: numberAt(reply, 5),
+      adminState: numberAt(reply, 6),
+      weight: numberAt(reply, 7),
+      initialWeight: numberAt(reply, 8),
+      port: numberAt(reply, 18),
+    });
+  });
+  return rows;
+}
+
+/**
+ * The fields of `show servers state` the 2018 manager caches per server, each row handed to `make`
+ * (`weightText` is the weight as the manager prints it back, String(weight)). The same reading as
+ * parseServersState, without the row objects: the manager reads a backend's servers on every endpoint change.
+ */
+export function readServersState<T>(
+  reply: string,
+  command: string,
+  make: (name: string, address: string, weight: number, weightText: string, port: number) => T,
+): T[] {
+  const out: T[] = [];
+  scanServersState(reply, command, () => {
+    const weight = numberAt(reply, 7);
+    out.push(make(fieldAt(reply, 3), fieldAt(reply, 4), weight, numberText(weight), numberAt(reply, 18)));
+  });
+  return out;
+}
+
+/** Start and end of fields 0..18 of the row being read; shared, since rows are read one at a time. */
+const FIELD_BOUNDS = new Int32Array(38);
+
+/**
+ * Walks the rows by index (no line or field substrings): each row's field bounds are in FIELD_BOUNDS when
+ * `row` runs. Fields are single-space separated, so two spaces make an empty field (Number('') is 0).
+ * A row needs at least 19 fields; more are ignored.
+ */
+function scanServersState(reply: string, command: string, row: () => void): void {
+  const n = reply.length;
   let start = 0;
   let sawVersion = false;
-  while (start < reply.length) {
+  while (start < n) {
     let end = reply.indexOf('\n', start);
-    if (end < 0) end = reply.length;
-    const line = reply.slice(start, end);
+    if (end < 0) end = n;
+    const lineStart = start;
     start = end + 1;
-    if (line.length === 0 || line.charCodeAt(0) === 35 /* # */) continue;
+    if (end === lineStart || reply.charCodeAt(lineStart) === 35 /* # */) continue;
     if (!sawVersion) {
       sawVersion = true;
-      if (line.trim() === '1') continue;
+      if (reply.slice(lineStart, end).trim() === '1') continue;
       throw new UnexpectedReplyError(command, reply);
     }
-    // Fields 0..8 and 18 (srv_port) only, without splitting all 25 (this runs on every dynamic change).
-    const f: string[] = [];
-    let from = 0;
+    // indexOf finds the blanks natively; the bound is the line's end, so a row that is short on fields
+    // does not borrow the next line's.
+    let from = lineStart;
     for (let k = 0; k <= 18; k++) {
-      const sp = line.indexOf(' ', from);
-      if (k <= 8 || k === 18) f.push(sp < 0 ? line.slice(from) : line.slice(from, sp));
+      let sp = reply.indexOf(' ', from);
+      if (sp < 0 || sp > end) sp = -1;
+      FIELD_BOUNDS[2 * k] = from;
+      FIELD_BOUNDS[2 * k + 1] = sp < 0 ? end : sp;
       if (sp < 0) {
         if (k < 18) throw new UnexpectedReplyError(command, reply);
         break;
       }
       from = sp + 1;
     }
-    rows.push({
-      backendId: Number(f[0]),
-      backendName: f[1]!,
-      id: Number(f[2]),
-      name: f[3]!,
-      address: f[4]!,
-      opState: Number(f[5]),
-      adminState: Number(f[6]),
-      weight: Number(f[7]),
-      initialWeight: Number(f[8]),
-      port: Number(f[9]),
-    });
+    row();
   }
   if (!sawVersion) throw new UnexpectedReplyError(command, reply);
-  return rows;
+}
+
+function fieldAt(reply: string, k: number): string {
+  return reply.slice(FIELD_BOUNDS[2 * k]!, FIELD_BOUNDS[2 * k + 1]!);
+}
+
+/** Number(field), read from the digits in place when the field is plain decimal (it always is from HAProxy). */
+function numberAt(reply: string, k: number): number {
+  const from = FIELD_BOUNDS[2 * k]!;
+  const to = FIELD_BOUNDS[2 * k + 1]!;
+  if (to === from || to - from > 15) return Number(reply.slice(from, to));
+  let v = 0;
+  for (let i = from; i < to; i++) {
+    const d = reply.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return Number(reply.slice(from, to));
+    v = v * 10 + d;
+  }
+  return v;
+}
+
+const SMALL_NUMBER_TEXT: readonly string[] = Array.from({ length: 1024 }, (_, i) => String(i));
+
+/** String(n), from a table for the small integers weights are. */
+export function numberText(n: number): string {
+  return n >= 0 && n < 1024 && Number.isInteger(n) ? SMALL_NUMBER_TEXT[n]! : String(n);
 }
 
 /** `show backend`: a `# name` header then one backend name per line. */

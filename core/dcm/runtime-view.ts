@@ -6,10 +6,10 @@ import {
   isAcceptedAddrReply,
   mapBaseName,
   NotFoundError,
-  parseServersState,
   parseShowBackend,
   parseShowMap,
   parseShowMapList,
+  readServersState,
   runCommand,
   UnexpectedReplyError,
   type MapListRow,
@@ -32,10 +32,16 @@ export interface CachedServer {
   port: number;
   /** srv_uweight as read; compared as text with the staged weight, as upstream does. */
   weight: number;
+  /** String(weight). */
+  readonly weightText: string;
   nextAddress: string;
   nextPort: number;
   nextWeight: string;
   nextState: ServerAdminState | null;
+}
+
+function newCachedServer(name: string, address: string, weight: number, weightText: string, port: number): CachedServer {
+  return { name, address, port, weight, weightText, nextAddress: address, nextPort: port, nextWeight: weightText, nextState: null };
 }
 
 interface CachedMap {
@@ -70,17 +76,7 @@ export class RuntimeView {
     const cached = this.servers.get(backend);
     if (cached !== undefined && cached.length > 0) return cached;
     const line = cmd.showServersState(backend);
-    const rows = parseServersState(yield* runCommand(line), line);
-    const list: CachedServer[] = rows.map((r) => ({
-      name: r.name,
-      address: r.address,
-      port: r.port,
-      weight: r.weight,
-      nextAddress: r.address,
-      nextPort: r.port,
-      nextWeight: String(r.weight),
-      nextState: null,
-    }));
+    const list = readServersState(yield* runCommand(line), line, newCachedServer);
     this.servers.set(backend, list);
     return list;
   }
@@ -95,7 +91,7 @@ export class RuntimeView {
           const reply = yield* runCommand(line);
           if (!isAcceptedAddrReply(reply)) throw new UnexpectedReplyError(line, reply);
         }
-        if (s.nextWeight !== String(s.weight)) {
+        if (s.nextWeight !== s.weightText) {
           const line = cmd.setServerWeight(backend, s.name, s.nextWeight);
           const reply = yield* runCommand(line);
           if (!isAcceptedAddrReply(reply)) throw new UnexpectedReplyError(line, reply);

@@ -187,8 +187,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
   }
 
   /** Register(): the entry for a route, created from the route as the router currently has it. */
-  private entryOf(route: Route): Entry {
-    const key = routeKey(route);
+  private entryOf(route: Route, key = routeKey(route)): Entry {
     let e = this.entries.get(key);
     if (e === undefined || e.route !== route) {
       e = { route, backendName: backendNameOf(route), poolSlot: null, mapEntries: null, slotMap: new Map(), pendingReason: null };
@@ -281,7 +280,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
     for (const key of keys) {
       const route = state.routes.get(key);
       if (route === undefined) continue;
-      const ok = yield* this.guard(ctx, this.replaceEndpoints(this.entryOf(route), oldServed, newServed, ctx));
+      const ok = yield* this.guard(ctx, this.replaceEndpoints(this.entryOf(route, key), oldServed, newServed, ctx));
       if (!ok) return;
     }
   }

@@ -61,18 +61,76 @@ export interface MockServer {
   checkHealth: number;
 }
 
-export interface MockBackend {
-  id: number;
-  name: string;
-  mode: 'http' | 'tcp';
-  balance: Balance;
+/** Up to this many servers a name is found by scanning; larger backends keep a name index. */
+const SCAN_MAX = 16;
+
+export class MockBackend {
+  readonly id: number;
+  readonly name: string;
+  readonly mode: 'http' | 'tcp';
+  readonly balance: Balance;
   /** Weights can change and servers can be added only with a dynamic algorithm (BE_LB_PROP_DYN). */
-  dynamicLb: boolean;
-  servers: MockServer[];
-  byName: Map<string, MockServer>;
-  cookieName?: string;
-  dynamicCookieKey?: string;
+  readonly dynamicLb: boolean;
+  readonly servers: MockServer[];
+  declare cookieName?: string;
+  declare dynamicCookieKey?: string;
   dynamicCookieEnabled: boolean;
+  /**
+   * Name → server, the later of two servers of the same name winning, as a Map filled in server order
+   * does. Built up front only when the config repeats a name (a scan from the end then would disagree
+   * once one of them is deleted); otherwise on first need, and only for backends too large to scan.
+   */
+  private names: Map<string, MockServer> | undefined;
+  private head: string | undefined;
+
+  constructor(id: number, cfg: BackendConfig, servers: MockServer[], uniqueNames: boolean) {
+    this.id = id;
+    this.name = cfg.name;
+    this.mode = cfg.mode;
+    this.balance = cfg.balance;
+    this.dynamicLb = isDynamicBalance(cfg.balance);
+    this.servers = servers;
+    this.dynamicCookieEnabled = cfg.cookieName !== undefined;
+    if (cfg.cookieName !== undefined) this.cookieName = cfg.cookieName;
+    if (cfg.dynamicCookieKey !== undefined) this.dynamicCookieKey = cfg.dynamicCookieKey;
+    this.names = uniqueNames ? undefined : nameIndex(servers);
+  }
+
+  /** `<be_id> <be_name> `, the start of each of its `show servers state` rows. */
+  rowHead(): string {
+    this.head ??= `${this.id} ${this.name} `;
+    return this.head;
+  }
+
+  get byName(): ReadonlyMap<string, MockServer> {
+    this.names ??= nameIndex(this.servers);
+    return this.names;
+  }
+
+  server(name: string): MockServer | undefined {
+    if (this.names !== undefined) return this.names.get(name);
+    const list = this.servers;
+    if (list.length > SCAN_MAX) return this.byName.get(name);
+    for (let i = list.length - 1; i >= 0; i--) if (list[i]!.name === name) return list[i];
+    return undefined;
+  }
+
+  add(s: MockServer): void {
+    this.servers.push(s);
+    this.names?.set(s.name, s);
+  }
+
+  remove(s: MockServer): void {
+    this.names?.delete(s.name);
+    const i = this.servers.indexOf(s);
+    if (i >= 0) this.servers.splice(i, 1);
+  }
+}
+
+function nameIndex(servers: readonly MockServer[]): Map<string, MockServer> {
+  const m = new Map<string, MockServer>();
+  for (const s of servers) m.set(s.name, s);
+  return m;
 }
 
 /** source/uri/hdr hashing is map-based (static) unless `hash-type consistent`, which the model does not carry. */
@@ -81,20 +139,17 @@ export function isDynamicBalance(b: Balance): boolean {
 }
 
 export function backendFromConfig(cfg: BackendConfig, id: number, nowS: number): MockBackend {
-  const be: MockBackend = {
-    id,
-    name: cfg.name,
-    mode: cfg.mode,
-    balance: cfg.balance,
-    dynamicLb: isDynamicBalance(cfg.balance),
-    servers: [],
-    byName: new Map(),
-    dynamicCookieEnabled: cfg.cookieName !== undefined,
-  };
-  if (cfg.cookieName !== undefined) be.cookieName = cfg.cookieName;
-  if (cfg.dynamicCookieKey !== undefined) be.dynamicCookieKey = cfg.dynamicCookieKey;
-  cfg.servers.forEach((s, i) => addServerToBackend(be, serverFromConfig(s, i + 1, nowS)));
-  return be;
+  const source = cfg.servers;
+  const servers: MockServer[] = new Array(source.length);
+  let uniqueNames = true;
+  for (let i = 0; i < source.length; i++) {
+    const s = serverFromConfig(source[i]!, i + 1, nowS);
+    servers[i] = s;
+    // Quadratic, but only over the small backends that are scanned; larger ones are checked by a set.
+    if (uniqueNames && i <= SCAN_MAX) for (let j = 0; j < i; j++) if (servers[j]!.name === s.name) uniqueNames = false;
+  }
+  if (uniqueNames && servers.length > SCAN_MAX) uniqueNames = new Set(servers.map((s) => s.name)).size === servers.length;
+  return new MockBackend(id, cfg, servers, uniqueNames);
 }
 
 function serverFromConfig(s: ServerConfig, id: number, nowS: number): MockServer {
@@ -121,14 +176,11 @@ function serverFromConfig(s: ServerConfig, id: number, nowS: number): MockServer
 }
 
 export function addServerToBackend(be: MockBackend, s: MockServer): void {
-  be.servers.push(s);
-  be.byName.set(s.name, s);
+  be.add(s);
 }
 
 export function removeServerFromBackend(be: MockBackend, s: MockServer): void {
-  be.byName.delete(s.name);
-  const i = be.servers.indexOf(s);
-  if (i >= 0) be.servers.splice(i, 1);
+  be.remove(s);
 }
 
 /** Smallest id no server of the backend uses: HAProxy reuses the ids of deleted servers. */
@@ -166,11 +218,16 @@ export function setAdminState(s: MockServer, admin: number, nowS: number): void 
 
 /** `srv_check_status srv_check_result srv_check_health srv_check_state srv_agent_state`, as the mock models them. */
 export function checkColumns(s: MockServer): string {
+  return `1 0 ${s.checkHealth} ${checkStateOf(s)} 0`;
+}
+
+/** `srv_check_state`. */
+export function checkStateOf(s: MockServer): number {
   let state = 0;
   if (s.checkConfigured) state |= CHECK_CONFIGURED;
   if (s.checkEnabled) state |= CHECK_ENABLED;
   if (s.checkEnabled && (s.adminState & ADMIN_IN_MAINT) !== 0) state |= CHECK_PAUSED;
-  return `1 0 ${s.checkHealth} ${state} 0`;
+  return state;
 }
 
 export function newDynamicServer(

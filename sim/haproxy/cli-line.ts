@@ -17,11 +17,10 @@ const BACKSLASH = 0x5c;
 const SEMICOLON = 0x3b;
 const SPACE = 0x20;
 const TAB = 0x09;
+const NEWLINE = 0x0a;
 
 /** Up to this many words are parsed; the rest of a command is ignored (MAX_CLI_ARGS). */
 const WORDS_MAX = 64;
-
-const BLANKS = /[ \t]+/;
 
 /** Length of the first complete request in `buffered` (a line, or a `<<` line and its payload), or -1. */
 export function completeRequestLength(buffered: string): number {
@@ -56,9 +55,8 @@ export function splitRequests(text: string): string[] {
 
 export function parseCliRequest(request: string): CliCommand[] {
   // The simulation's hot path: one plain command, nothing to unescape.
-  if (request.indexOf('\\') < 0 && request.indexOf(';') < 0 && request.indexOf('\n') < 0 && !request.endsWith('<<')) {
-    return [{ words: splitPlain(request) }];
-  }
+  const plain = plainWords(request);
+  if (plain !== undefined) return [{ words: plain }];
   let line = request;
   let payload: string[] | undefined;
   const nl = request.indexOf('\n');
@@ -91,10 +89,30 @@ export function parseCliRequest(request: string): CliCommand[] {
   return commands;
 }
 
-function splitPlain(line: string): string[] {
-  const words = line.split(BLANKS);
-  if (words[0] === '') words.shift();
-  if (words.length > 0 && words[words.length - 1] === '') words.pop();
+/**
+ * The words of a request that is one plain command (no backslash, `;`, newline or `<<` payload), as the
+ * general parser would cut it; undefined for any other request. One pass, no regular expression: every
+ * simulated command comes this way.
+ */
+export function plainWords(request: string): string[] | undefined {
+  const n = request.length;
+  if (n >= 2 && request.charCodeAt(n - 1) === 0x3c && request.charCodeAt(n - 2) === 0x3c) return undefined;
+  const words: string[] = [];
+  let start = -1;
+  for (let i = 0; i < n; i++) {
+    const c = request.charCodeAt(i);
+    if (c === SPACE || c === TAB) {
+      if (start >= 0) {
+        words.push(request.slice(start, i));
+        start = -1;
+      }
+    } else if (c === BACKSLASH || c === SEMICOLON || c === NEWLINE) {
+      return undefined;
+    } else if (start < 0) {
+      start = i;
+    }
+  }
+  if (start >= 0) words.push(request.slice(start));
   if (words.length > WORDS_MAX) words.length = WORDS_MAX;
   return words;
 }

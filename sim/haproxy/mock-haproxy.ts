@@ -2,7 +2,7 @@ import type { BackendConfig, HaproxyConfig } from '../../core/haproxy/config-mod
 import type { TransportResult } from '../../core/runtime-effect.ts';
 import { backendFromConfig, type MockBackend, type MockServer } from './backend-state.ts';
 import { usageReply } from './cli-help.ts';
-import { parseCliRequest, splitRequests, type CliCommand } from './cli-line.ts';
+import { parseCliRequest, plainWords, splitRequests, type CliCommand } from './cli-line.ts';
 import { defaultLayout, type CfgLayout } from './haproxy-cfg.ts';
 import { addMap, clearMap, commitMap, delMap, listingOf, prepareMap, setMap, showMap, type MapListing, type MapRuntime } from './map-commands.ts';
 import { checkMapValues, mapFromLayout, PointerSource, type MockMap } from './map-state.ts';
@@ -175,6 +175,12 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
 
   private executeRequest(line: string): string {
     this.quitRequested = false;
+    const words = plainWords(line);
+    if (words !== undefined) {
+      const reply = this.runWords(words, undefined);
+      if (reply === undefined) this.quitRequested = true;
+      return reply ?? '';
+    }
     const commands = parseCliRequest(line);
     if (commands.length === 1) {
       const reply = this.run(commands[0]!);
@@ -207,8 +213,11 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
 
   /** The reply, or undefined for `quit` (which closes the connection without a word). */
   private run(c: CliCommand): string | undefined {
-    const w = c.words;
-    const reply = this.dispatch(w, c.payload);
+    return this.runWords(c.words, c.payload);
+  }
+
+  private runWords(w: readonly string[], payload: readonly string[] | undefined): string | undefined {
+    const reply = this.dispatch(w, payload);
     if (reply !== undefined) return reply;
     if (w[0] === 'quit' && w.length === 1) return undefined;
     return usageReply(w.length === 0 ? [''] : w);

@@ -4,6 +4,7 @@ import {
   ADMIN_IN_MAINT,
   addServerToBackend,
   checkColumns,
+  checkStateOf,
   newDynamicServer,
   removeServerFromBackend,
   setAdminState,
@@ -45,7 +46,7 @@ function lookupServer(rt: ServerRuntime, arg: string | undefined, terse = false)
   if (arg === undefined || slash < 0) return { ok: false, reply: `Require 'backend/server'.${end}` };
   const be = rt.backend(arg.slice(0, slash));
   if (be === undefined) return { ok: false, reply: `No such backend.${end}` };
-  const srv = be.byName.get(arg.slice(slash + 1));
+  const srv = be.server(arg.slice(slash + 1));
   if (srv === undefined) return { ok: false, reply: `No such server.${end}` };
   return { ok: true, be, srv };
 }
@@ -70,12 +71,62 @@ export function showServersState(rt: ServerRuntime, backend: string | undefined)
 
 function serverRows(be: MockBackend, nowS: number): string {
   let out = '';
+  const head = be.rowHead();
   for (const s of be.servers) {
-    out +=
-      `${be.id} ${be.name} ${s.id} ${s.name} ${s.address} ${s.opState} ${s.adminState} ${s.uweight} ${s.iweight} ` +
-      `${Math.max(0, Math.floor(nowS - s.lastChangeS))} ${checkColumns(s)} 0 0 ${s.fqdn} ${s.port} - ${s.useSsl ? 1 : 0} ${s.checkPort} - - ${s.checkPort}\n`;
+    out += `${head}${idText(s.id)}${s.name} ${s.address}${stateText(s)}${Math.max(0, Math.floor(nowS - s.lastChangeS))}${checkText(s)}`;
   }
   return out;
+}
+
+/*
+ * Row fragments that recur across servers and backends, by the numbers they print: a reply is rebuilt on
+ * every read and is most of what the mock allocates, so each row is a few pieces rather than one per column.
+ */
+const FRAGMENT_MAX = 4096;
+const ID_TEXT: readonly string[] = Array.from({ length: 256 }, (_, i) => `${i} `);
+const STATE_TEXT = new Map<number, string>();
+const CHECK_TEXT = new Map<number, string>();
+
+function isSmall(n: number, limit: number): boolean {
+  return Number.isInteger(n) && n >= 0 && n < limit;
+}
+
+/** `<srv_id> ` */
+function idText(id: number): string {
+  return isSmall(id, ID_TEXT.length) ? ID_TEXT[id]! : `${id} `;
+}
+
+/** ` <srv_op_state> <srv_admin_state> <srv_uweight> <srv_iweight> ` */
+function stateText(s: MockServer): string {
+  const { opState, adminState, uweight, iweight } = s;
+  if (!(isSmall(opState, 4) && isSmall(adminState, 64) && isSmall(uweight, 512) && isSmall(iweight, 512))) {
+    return ` ${opState} ${adminState} ${uweight} ${iweight} `;
+  }
+  const key = ((opState * 64 + adminState) * 512 + uweight) * 512 + iweight;
+  let text = STATE_TEXT.get(key);
+  if (text === undefined) {
+    text = ` ${opState} ${adminState} ${uweight} ${iweight} `;
+    if (STATE_TEXT.size >= FRAGMENT_MAX) STATE_TEXT.clear();
+    STATE_TEXT.set(key, text);
+  }
+  return text;
+}
+
+/** ` <check columns> 0 0 <srv_fqdn> <srv_port> - <srv_use_ssl> <srv_check_port> - - <srv_agent_port>\n` */
+function checkText(s: MockServer): string {
+  const { checkHealth, port, checkPort } = s;
+  const ssl = s.useSsl ? 1 : 0;
+  if (s.fqdn !== '-' || !(isSmall(checkHealth, 16) && isSmall(port, 65536) && isSmall(checkPort, 65536))) {
+    return ` ${checkColumns(s)} 0 0 ${s.fqdn} ${port} - ${ssl} ${checkPort} - - ${checkPort}\n`;
+  }
+  const key = (((checkStateOf(s) * 16 + checkHealth) * 2 + ssl) * 65536 + port) * 65536 + checkPort;
+  let text = CHECK_TEXT.get(key);
+  if (text === undefined) {
+    text = ` ${checkColumns(s)} 0 0 - ${port} - ${ssl} ${checkPort} - - ${checkPort}\n`;
+    if (CHECK_TEXT.size >= FRAGMENT_MAX) CHECK_TEXT.clear();
+    CHECK_TEXT.set(key, text);
+  }
+  return text;
 }
 
 /** `set server <be>/<srv> ...` */
@@ -266,7 +317,7 @@ export function addServer(rt: ServerRuntime, w: readonly string[]): string {
   if (opts.check && opts.checkPort === 0 && target.portMap && ip !== undefined) {
     return `config: backend '${be.name}': server '${name}' has neither service port nor check port nor tcp_check rule 'connect' with port information.\n\n`;
   }
-  if (be.byName.has(name)) return 'Already exists a server with the same name in backend.\n\n';
+  if (be.server(name) !== undefined) return 'Already exists a server with the same name in backend.\n\n';
   const fqdn = ip === undefined ? target.host : '-';
   const srv = newDynamicServer(be, name, ip ?? '-', fqdn, target.port, opts, rt.nowS());
   addServerToBackend(be, srv);
