@@ -61,9 +61,20 @@ export class NotFoundError extends RuntimeApiError {
 
 /** Sends one command line; resolves with the raw reply (read to EOF). Throws TransportError. */
 export function* runCommand(line: string): RuntimeProgram<string> {
+  const first = yield { kind: 'command', line };
+  return first !== undefined && first.ok ? first.reply : yield* retryCommand(line, first);
+}
+
+/**
+ * runCommand after its first attempt, which did not deliver: the retries, or the error. Hot paths send the
+ * first attempt themselves and come here only on failure, which spares a generator per command:
+ * `const r = yield { kind: 'command', line }; const reply = r?.ok ? r.reply : yield* retryCommand(line, r);`
+ */
+export function* retryCommand(line: string, first: TransportResult | undefined): RuntimeProgram<string> {
+  let result = first;
   let delayMs = BACKOFF_INITIAL_MS;
   for (let attempt = 1; ; attempt++) {
-    const result = (yield { kind: 'command', line }) as TransportResult | undefined;
+    if (attempt > 1) result = yield { kind: 'command', line };
     if (result === undefined) throw new TransportError(line, 'reset', attempt);
     if (result.ok) return result.reply;
     const retriable = result.error === 'refused' || result.error === 'reset';

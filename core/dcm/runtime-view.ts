@@ -10,6 +10,7 @@ import {
   parseShowMap,
   parseShowMapList,
   readServersState,
+  retryCommand,
   runCommand,
   UnexpectedReplyError,
   type MapListRow,
@@ -38,6 +39,10 @@ export interface CachedServer {
   nextPort: number;
   nextWeight: string;
   nextState: ServerAdminState | null;
+}
+
+function checkAccepted(line: string, reply: string): void {
+  if (!isAcceptedAddrReply(reply)) throw new UnexpectedReplyError(line, reply);
 }
 
 function newCachedServer(name: string, address: string, weight: number, weightText: string, port: number): CachedServer {
@@ -76,34 +81,45 @@ export class RuntimeView {
     const cached = this.servers.get(backend);
     if (cached !== undefined && cached.length > 0) return cached;
     const line = cmd.showServersState(backend);
-    const list = readServersState(yield* runCommand(line), line, newCachedServer);
+    const r = yield { kind: 'command', line };
+    const reply = r !== undefined && r.ok ? r.reply : yield* retryCommand(line, r);
+    const list = readServersState(reply, line, newCachedServer);
     this.servers.set(backend, list);
     return list;
   }
 
-  /** Backend.Commit: per server, `addr` (with `port` only if it changed), `weight` if changed, `state` if staged. */
+  /**
+   * Backend.Commit: per server, `addr` (with `port` only if it changed), `weight` if changed, `state` if
+   * staged; each reply must be an accepted one. The commands are sent inline, not through runCommand, to
+   * spare a generator per command (see retryCommand).
+   */
   *commit(backend: string): RuntimeProgram<void> {
     const list = this.servers.get(backend);
     if (list !== undefined) {
       for (const s of list) {
         if (s.nextAddress !== s.address || s.nextPort !== s.port) {
           const line = cmd.setServerAddr(backend, s.name, s.nextAddress, s.nextPort !== s.port ? s.nextPort : undefined);
-          const reply = yield* runCommand(line);
-          if (!isAcceptedAddrReply(reply)) throw new UnexpectedReplyError(line, reply);
+          const r = yield { kind: 'command', line };
+          checkAccepted(line, r !== undefined && r.ok ? r.reply : yield* retryCommand(line, r));
         }
         if (s.nextWeight !== s.weightText) {
           const line = cmd.setServerWeight(backend, s.name, s.nextWeight);
-          const reply = yield* runCommand(line);
-          if (!isAcceptedAddrReply(reply)) throw new UnexpectedReplyError(line, reply);
+          const r = yield { kind: 'command', line };
+          checkAccepted(line, r !== undefined && r.ok ? r.reply : yield* retryCommand(line, r));
         }
         if (s.nextState !== null) {
           const line = cmd.setServerState(backend, s.name, s.nextState);
-          const reply = yield* runCommand(line);
-          if (!isAcceptedAddrReply(reply)) throw new UnexpectedReplyError(line, reply);
+          const r = yield { kind: 'command', line };
+          checkAccepted(line, r !== undefined && r.ok ? r.reply : yield* retryCommand(line, r));
         }
       }
     }
     this.servers.delete(backend);
+  }
+
+  /** Whether the cached backend list has this backend; false also when there is no list yet (see findBackend). */
+  knowsBackend(name: string): boolean {
+    return this.backends !== null && this.backends.has(name);
   }
 
   /**

@@ -100,8 +100,15 @@ export class DcmSlotsStrategy implements RouterStrategy {
         this.index.add(change.after);
         // A modify is remove + add; both are attempted whatever the first one's outcome (router.go AddRoute).
         return this.modifyRoute(change.before, change.after, state, ctx);
-      case 'endpoints.changed':
-        return this.replaceServiceEndpoints(change.namespace, change.service, change.before, change.after, state, ctx);
+      case 'endpoints.changed': {
+        const keys = this.index.routesOfKey(change.key);
+        if (keys.length === 0) return;
+        const oldServed = servedEndpoints(change.service, change.before);
+        const newServed = servedEndpoints(change.service, change.after);
+        if (sameServed(oldServed, newServed)) return;
+        if (ctx.reloadInProgress) return this.refuseServiceEndpoints(keys, state, ctx);
+        return this.replaceServiceEndpoints(keys, oldServed, newServed, state, ctx);
+      }
     }
   }
 
@@ -265,18 +272,12 @@ export class DcmSlotsStrategy implements RouterStrategy {
 
   /** AddEndpoints → dynamicallyReplaceEndpoints: every route of the service, stopping at the first failure. */
   private *replaceServiceEndpoints(
-    namespace: string,
-    service: string,
-    before: readonly Endpoint[],
-    after: readonly Endpoint[],
+    keys: readonly string[],
+    oldServed: readonly ServedEndpoint[],
+    newServed: readonly ServedEndpoint[],
     state: RouterState,
     ctx: StrategyContext,
   ): RuntimeProgram<void> {
-    const keys = this.index.routesOf(namespace, service);
-    if (keys.length === 0) return;
-    const oldServed = servedEndpoints(service, before);
-    const newServed = servedEndpoints(service, after);
-    if (sameServed(oldServed, newServed)) return;
     for (const key of keys) {
       const route = state.routes.get(key);
       if (route === undefined) continue;
@@ -285,16 +286,31 @@ export class DcmSlotsStrategy implements RouterStrategy {
     }
   }
 
+  /**
+   * replaceServiceEndpoints while a reload runs, without a program: the first route's replace is refused
+   * before it sends anything, and its failure ends the walk.
+   */
+  private refuseServiceEndpoints(keys: readonly string[], state: RouterState, ctx: StrategyContext): void {
+    for (const key of keys) {
+      const route = state.routes.get(key);
+      if (route === undefined) continue;
+      this.fallBack(ctx, reloadRefusal(this.entryOf(route, key)));
+      return;
+    }
+  }
+
   /** ReplaceRouteEndpoints on the route's current backend (its pool slot while pooled). */
   private *replaceEndpoints(entry: Entry, oldServed: readonly ServedEndpoint[], newServed: readonly ServedEndpoint[], ctx: StrategyContext): RuntimeProgram<boolean> {
-    if (ctx.reloadInProgress) throw new Fallback('reload-in-progress', `reload in progress, cannot dynamically change endpoints of ${routeKey(entry.route)}`);
+    if (ctx.reloadInProgress) throw reloadRefusal(entry);
     // Passthrough backends take a relative weight: 100% (absolute weights hung the 2018 API).
     const weight = entry.route.tls?.termination === 'passthrough' ? '100%' : '1';
     const backend = entry.poolSlot ?? entry.backendName;
-    try {
-      yield* this.view.findBackend(backend);
-    } catch (e) {
-      throw this.missing(e, entry);
+    if (!this.view.knowsBackend(backend)) {
+      try {
+        yield* this.view.findBackend(backend);
+      } catch (e) {
+        throw this.missing(e, entry);
+      }
     }
     const servers = yield* this.view.serversOf(backend);
     const staged = stageEndpointReplace(servers, entry.slotMap, oldServed, newServed, weight);
@@ -322,3 +338,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
 }
 
 const NO_SERVED: readonly ServedEndpoint[] = [];
+
+function reloadRefusal(entry: Entry): Fallback {
+  return new Fallback('reload-in-progress', `reload in progress, cannot dynamically change endpoints of ${routeKey(entry.route)}`);
+}
