@@ -29,6 +29,7 @@ export function stageEndpointReplace(
   newEndpoints: readonly ServedEndpoint[],
   weight: string,
 ): StagedReplace {
+  if (oldEndpoints.length <= SMALL && newEndpoints.length <= SMALL) return stageSmall(servers, slotMap, oldEndpoints, newEndpoints, weight);
   const modified = new Map<string, ServedEndpoint>();
   for (const e of newEndpoints) modified.set(e.id, e);
   let deleted: Set<string> | null = null;
@@ -79,6 +80,96 @@ export function stageEndpointReplace(
     modified.delete(ep.id);
   }
   return { changed, remaining: modified.size };
+}
+
+/** Up to this many endpoints a side, the endpoint sets are arrays searched in place (no Map or Set per change). */
+const SMALL = 16;
+
+/**
+ * stageEndpointReplace over arrays: `modified` is an insertion-ordered list with a live flag per entry, read
+ * exactly as the Map would be (a repeated new ID keeps its first place and takes the later endpoint; a
+ * deleted entry is gone for good), and `deleted` a list of IDs.
+ */
+function stageSmall(
+  servers: readonly CachedServer[],
+  slotMap: Map<string, string>,
+  oldEndpoints: readonly ServedEndpoint[],
+  newEndpoints: readonly ServedEndpoint[],
+  weight: string,
+): StagedReplace {
+  const ids: string[] = [];
+  const eps: ServedEndpoint[] = [];
+  const live: boolean[] = [];
+  for (const e of newEndpoints) {
+    const i = ids.indexOf(e.id);
+    if (i >= 0) eps[i] = e;
+    else {
+      ids.push(e.id);
+      eps.push(e);
+      live.push(true);
+    }
+  }
+  let remaining = ids.length;
+  const find = (id: string): number => {
+    for (let i = 0; i < ids.length; i++) if (live[i] && ids[i] === id) return i;
+    return -1;
+  };
+  let deleted: string[] | null = null;
+  let changed = false;
+  for (const e of oldEndpoints) {
+    const i = find(e.id);
+    if (i >= 0) {
+      const n = eps[i]!;
+      if (n.ip === e.ip && n.port === e.port) {
+        live[i] = false;
+        remaining--;
+      }
+    } else {
+      (deleted ??= []).push(e.id);
+      changed = true;
+    }
+  }
+  if (remaining === 0 && deleted === null) return { changed, remaining: 0 };
+
+  const unused: CachedServer[] = [];
+  for (const s of servers) {
+    let related = s.name;
+    const dynamic = s.name.startsWith(DYNAMIC_SERVER_PREFIX);
+    if (dynamic) {
+      const mapped = slotMap.get(s.name);
+      if (mapped === undefined) {
+        unused.push(s);
+        continue;
+      }
+      related = mapped;
+    }
+    if (deleted !== null && deleted.includes(related)) {
+      changed = true;
+      s.nextState = 'maint';
+      if (dynamic) slotMap.delete(s.name);
+      continue;
+    }
+    const i = find(related);
+    if (i >= 0) {
+      changed = true;
+      stage(s, eps[i]!, weight);
+      live[i] = false;
+      remaining--;
+    }
+  }
+
+  let next = 0;
+  for (const s of unused) {
+    if (remaining === 0) break;
+    while (!live[next]) next++;
+    const ep = eps[next]!;
+    changed = true;
+    slotMap.set(s.name, ep.id);
+    stage(s, ep, weight);
+    live[next] = false;
+    remaining--;
+  }
+  return { changed, remaining };
 }
 
 /** UpdateServerInfo + EnableServer. */

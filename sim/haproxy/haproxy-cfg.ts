@@ -93,12 +93,17 @@ export function renderHaproxyCfg(config: HaproxyConfig, options: RenderOptions =
   return render(config, options, true);
 }
 
+/** The proxy id of the backend at this position of a rendered config (its `be_id`, whatever the options). */
+export function renderedBackendId(index: number): number {
+  return FIRST_PROXY_ID + FRONTEND_COUNT + index;
+}
+
 /**
  * The same walk without writing backends or map files: ids depend only on positions, so the mock (which
  * reloads thousands of times a run and never writes a file) gets its layout without rendering thousands of
  * server lines.
  */
-function render(config: HaproxyConfig, options: RenderOptions, withText: boolean): RenderedCfg {
+function render(config: HaproxyConfig, options: RenderOptions, withText: boolean, withBackendIds = true): RenderedCfg {
   assertLocalPorts(options);
   const lines: string[] = [];
   const mapPath = (file: string): string => `${options.mapDir}/${file}`;
@@ -183,10 +188,12 @@ function render(config: HaproxyConfig, options: RenderOptions, withText: boolean
   const maps: MapLayout[] = [...parsed, ...deferred.map((m) => ({ ...m, id: nextRefId++ }))];
 
   const backendIds = new Map<string, number>();
-  config.backends.forEach((be, i) => {
-    backendIds.set(be.name, FIRST_PROXY_ID + FRONTEND_COUNT + i);
-    if (withText) lines.push('', ...renderBackend(be, options.checkIntervalMs ?? 5000));
-  });
+  if (withText || withBackendIds) {
+    config.backends.forEach((be, i) => {
+      backendIds.set(be.name, renderedBackendId(i));
+      if (withText) lines.push('', ...renderBackend(be, options.checkIntervalMs ?? 5000));
+    });
+  }
   lines.push('');
 
   const mapFiles = new Map<string, string>();
@@ -197,6 +204,14 @@ function render(config: HaproxyConfig, options: RenderOptions, withText: boolean
 /** The layout the mock assumes when it is loaded without one: the default render of that config. */
 export function defaultLayout(config: HaproxyConfig): CfgLayout {
   return render(config, DEFAULT_RENDER_OPTIONS, false).layout;
+}
+
+/**
+ * The maps of `defaultLayout`, without its backend ids (those are positional, see renderedBackendId): the
+ * mock needs the maps after most reloads and would otherwise index a thousand backends each time.
+ */
+export function defaultMapLayouts(config: HaproxyConfig): readonly MapLayout[] {
+  return render(config, DEFAULT_RENDER_OPTIONS, false, false).layout.maps;
 }
 
 function renderBackend(be: BackendConfig, checkIntervalMs: number): string[] {

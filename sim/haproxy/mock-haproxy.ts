@@ -1,9 +1,9 @@
-import type { BackendConfig, HaproxyConfig } from '../../core/haproxy/config-model.ts';
+import type { HaproxyConfig } from '../../core/haproxy/config-model.ts';
 import type { TransportResult } from '../../core/runtime-effect.ts';
 import { backendFromConfig, type MockBackend, type MockServer } from './backend-state.ts';
 import { usageReply } from './cli-help.ts';
 import { parseCliRequest, plainWords, splitRequests, type CliCommand } from './cli-line.ts';
-import { defaultLayout, type CfgLayout } from './haproxy-cfg.ts';
+import { defaultLayout, defaultMapLayouts, renderedBackendId, type CfgLayout, type MapLayout } from './haproxy-cfg.ts';
 import { addMap, clearMap, commitMap, delMap, listingOf, prepareMap, setMap, showMap, type MapListing, type MapRuntime } from './map-commands.ts';
 import { checkMapValues, mapFromLayout, PointerSource, type MockMap } from './map-state.ts';
 import {
@@ -73,13 +73,13 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
   /** Every map in id order (builds them all). */
   get mapList(): readonly MockMap[] {
     const r = this.running;
-    if (r.mapList === undefined) r.mapList = this.layout().maps.map((m) => this.map(m.path)!);
+    if (r.mapList === undefined) r.mapList = this.mapLayouts().map((m) => this.map(m.path)!);
     return r.mapList;
   }
 
   mapListing(): readonly MapListing[] {
     const r = this.running;
-    return this.layout().maps.map((l) => {
+    return this.mapLayouts().map((l) => {
       const built = r.maps.get(l.path);
       if (built !== undefined) return listingOf(built);
       const n = r.config.maps[l.file]?.length ?? 0;
@@ -122,17 +122,32 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
     return r.layout;
   }
 
+  /** The default layout's backend ids are positions: a load with neither a layout nor a layout function has no id map to build. */
+  private positionalIds(): boolean {
+    return !this.running.layoutGiven && this.layoutOf === defaultLayout;
+  }
+
+  private mapLayouts(): readonly MapLayout[] {
+    const r = this.running;
+    if (r.layout !== undefined || !this.positionalIds()) return this.layout().maps;
+    r.mapLayouts ??= defaultMapLayouts(r.config);
+    return r.mapLayouts;
+  }
+
   backend(name: string): MockBackend | undefined {
     const r = this.running;
     let be = r.backends.get(name);
     if (be !== undefined) return be;
-    if (r.configByName === undefined) {
-      r.configByName = new Map();
-      for (const c of r.config.backends) r.configByName.set(c.name, c);
+    if (r.indexByName === undefined) {
+      // The last backend of a name wins, as in the layout's id map.
+      r.indexByName = new Map();
+      const list = r.config.backends;
+      for (let i = 0; i < list.length; i++) r.indexByName.set(list[i]!.name, i);
     }
-    const cfg = r.configByName.get(name);
-    if (cfg === undefined) return undefined;
-    be = backendFromConfig(cfg, this.layout().backendIds.get(name)!, r.loadedAtS);
+    const index = r.indexByName.get(name);
+    if (index === undefined) return undefined;
+    const id = this.positionalIds() ? renderedBackendId(index) : this.layout().backendIds.get(name)!;
+    be = backendFromConfig(r.config.backends[index]!, id, r.loadedAtS);
     r.backends.set(name, be);
     return be;
   }
@@ -141,7 +156,7 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
     const r = this.running;
     let m = r.maps.get(path);
     if (m !== undefined) return m;
-    const layout = this.layout().maps.find((l) => l.path === path);
+    const layout = this.mapLayouts().find((l) => l.path === path);
     if (layout === undefined) return undefined;
     m = mapFromLayout(layout, r.config.maps[layout.file] ?? [], this.pointers);
     r.maps.set(path, m);
@@ -207,7 +222,7 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
 
   /** The map loaded from the file with this base name (`os_http_be.map`). */
   mapByFile(file: string): MockMap | undefined {
-    const layout = this.layout().maps.find((m) => m.file === file);
+    const layout = this.mapLayouts().find((m) => m.file === file);
     return layout === undefined ? undefined : this.map(layout.path);
   }
 
@@ -274,7 +289,10 @@ interface Running {
   config: HaproxyConfig;
   layout: CfgLayout | undefined;
   loadedAtS: number;
-  configByName: Map<string, BackendConfig> | undefined;
+  /** Whether the load came with its layout (else it is derived from the config). */
+  layoutGiven: boolean;
+  mapLayouts: readonly MapLayout[] | undefined;
+  indexByName: Map<string, number> | undefined;
   backends: Map<string, MockBackend>;
   maps: Map<string, MockMap>;
   backendList: MockBackend[] | undefined;
@@ -286,8 +304,10 @@ function emptyRunning(config: HaproxyConfig | undefined, loadedAtS: number, layo
   return {
     config: config ?? { backends: [], maps: {} },
     layout,
+    layoutGiven: layout !== undefined,
+    mapLayouts: undefined,
     loadedAtS,
-    configByName: undefined,
+    indexByName: undefined,
     backends: new Map(),
     maps: new Map(),
     backendList: undefined,
