@@ -2,15 +2,18 @@ import { describe, expect, it } from 'vitest';
 import type { RuntimeEffect, TransportResult } from './runtime-effect.ts';
 import { driveSync } from './runtime-drive.ts';
 import {
+  checkShowMap,
   isAcceptedAddrReply,
   parsePrepareMap,
   parseServersState,
   parseShowBackend,
   parseShowMap,
   parseShowMapList,
+  readServersState,
   runCommand,
   runExpecting,
   runSilent,
+  showMapRefs,
   TransportError,
   UnexpectedReplyError,
 } from './runtime-client.ts';
@@ -98,6 +101,30 @@ describe('parsers', () => {
     ]);
     expect(() => parseShowMap('Unknown map identifier. Please use #<id> or <file>.\n\n')).toThrow(UnexpectedReplyError);
     expect(parsePrepareMap('New version created: 3\n\n')).toBe(3);
+  });
+
+  it('finds map rows by key as parseShowMap would, without its rows', () => {
+    const reply = '0x1 ^a$ be_x\n0x2 ^b$ be_y ^a$ tail\n0x3 ^a$ be_z\n0x4  empty\n\n';
+    checkShowMap(reply);
+    for (const key of ['^a$', '^b$', '', 'be_x', '^a$ be_x', 'nope']) {
+      expect(showMapRefs(reply, key)).toEqual(parseShowMap(reply).filter((r) => r.key === key).map((r) => r.ref));
+    }
+    expect(showMapRefs(reply, '^a$')).toEqual(['0x1', '0x3']);
+    expect(() => checkShowMap('Unknown map identifier. Please use #<id> or <file>.\n\n')).toThrow(UnexpectedReplyError);
+    expect(() => checkShowMap('0x1 k v\nbroken\n')).toThrow(UnexpectedReplyError);
+  });
+
+  it('reads the servers state fields the manager caches, as parseServersState does', () => {
+    const reply =
+      '1\n# be_id be_name srv_id srv_name srv_addr srv_op_state srv_admin_state srv_uweight srv_iweight srv_time_since_last_change srv_check_status srv_check_result srv_check_health srv_check_state srv_agent_state bk_f_forced_id srv_f_forced_id srv_fqdn srv_port srvrecord srv_use_ssl srv_check_port srv_check_addr srv_agent_addr srv_agent_port\n' +
+      '3 be_http:ns:r 1 pod:a:svc::10.0.0.1:8080 10.0.0.1 2 0 256 1 12 1 0 0 0 0 0 0 - 8080 - 0 0 - - 0\n' +
+      '3 be_http:ns:r 2 _dynamic-pod-1 172.4.0.4 0 5 007 1 12 1 0 0 14 0 0 0 - 8765\n\n';
+    const rows = readServersState(reply, 'show servers state', (name, address, weight, weightText, port) => ({ name, address, weight, weightText, port }));
+    expect(rows).toEqual(
+      parseServersState(reply).map((r) => ({ name: r.name, address: r.address, weight: r.weight, weightText: String(r.weight), port: r.port })),
+    );
+    expect(rows[1]).toEqual({ name: '_dynamic-pod-1', address: '172.4.0.4', weight: 7, weightText: '7', port: 8765 });
+    expect(() => readServersState('1\n3 be 1 s 10.0.0.1 2 0 1\n', 'x', () => 0)).toThrow(UnexpectedReplyError);
   });
 
   it('builds command text', () => {

@@ -315,6 +315,39 @@ export function parseShowMap(reply: string, command = 'show map'): MapRow[] {
   return out;
 }
 
+/**
+ * Checks a `show map <file>` reply as parseShowMap reads it (throws the same UnexpectedReplyError) without
+ * building its rows: the 2018 manager reads a whole map to find one key, and maps hold a row per route.
+ */
+export function checkShowMap(reply: string, command = 'show map'): void {
+  let start = 0;
+  while (start < reply.length) {
+    let end = reply.indexOf('\n', start);
+    if (end < 0) end = reply.length;
+    if (end > start) {
+      const a = reply.indexOf(' ', start);
+      const b = a < 0 || a >= end ? -1 : reply.indexOf(' ', a + 1);
+      if (a <= start || a >= end || b < 0 || b >= end || !reply.startsWith('0x', start)) throw new UnexpectedReplyError(command, reply);
+    }
+    start = end + 1;
+  }
+}
+
+/** The refs of the rows of a checked `show map <file>` reply whose key is `key`, in reply order. */
+export function showMapRefs(reply: string, key: string): string[] {
+  const refs: string[] = [];
+  // A key field never holds a blank or a newline, so such a key is in no row.
+  if (key.includes(' ') || key.includes('\n')) return refs;
+  const needle = ` ${key} `;
+  for (let p = reply.indexOf(needle); p >= 0; p = reply.indexOf(needle, p + 1)) {
+    // A row's key sits between its first two blanks; the same text later in a row (its value) is no match.
+    const lineStart = reply.lastIndexOf('\n', p) + 1;
+    if (reply.indexOf(' ', lineStart) !== p) continue;
+    refs.push(reply.slice(lineStart, p));
+  }
+  return refs;
+}
+
 /** `prepare map <file>` → `New version created: N`. */
 export function parsePrepareMap(reply: string, command = 'prepare map'): number {
   const r = reply.trim();

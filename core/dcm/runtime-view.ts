@@ -7,14 +7,14 @@ import {
   mapBaseName,
   NotFoundError,
   parseShowBackend,
-  parseShowMap,
+  checkShowMap,
+  showMapRefs,
   parseShowMapList,
   readServersState,
   retryCommand,
   runCommand,
   UnexpectedReplyError,
   type MapListRow,
-  type MapRow,
 } from '../runtime-client.ts';
 
 /**
@@ -52,7 +52,8 @@ function newCachedServer(name: string, address: string, weight: number, weightTe
 interface CachedMap {
   readonly file: string;
   dirty: boolean;
-  rows: MapRow[];
+  /** The last `show map <file>` reply, checked (see showMapRefs). */
+  reply: string;
 }
 
 export class RuntimeView {
@@ -147,7 +148,7 @@ export class RuntimeView {
   private *maps(): RuntimeProgram<CachedMap[]> {
     if (this.mapList === null || this.mapList.length === 0) {
       const rows: MapListRow[] = parseShowMapList(yield* runCommand(cmd.showMapList()));
-      this.mapList = rows.map((r) => ({ file: r.file, dirty: true, rows: [] }));
+      this.mapList = rows.map((r) => ({ file: r.file, dirty: true, reply: '' }));
     }
     return this.mapList;
   }
@@ -156,13 +157,15 @@ export class RuntimeView {
   private *deleteKey(m: CachedMap, key: string): RuntimeProgram<void> {
     if (m.dirty) {
       const line = cmd.showMap(m.file);
-      m.rows = parseShowMap(yield* runCommand(line), line);
+      const reply = yield* runCommand(line);
+      checkShowMap(reply, line);
+      m.reply = reply;
       m.dirty = false;
     }
-    const found = m.rows.filter((r) => r.key === key);
-    for (const r of found) {
+    const found = showMapRefs(m.reply, key);
+    for (const ref of found) {
       // Upstream ignores the reply text of `del map` (only transport errors count).
-      yield* runCommand(cmd.delMapRef(m.file, r.ref));
+      yield* runCommand(cmd.delMapRef(m.file, ref));
       m.dirty = true;
     }
   }

@@ -46,10 +46,26 @@ export function entryCount(m: MockMap): string {
  */
 export class PointerSource {
   private n = 0;
+  private high = -1;
+  private highText = '';
+
   next(): string {
-    return `0x${(0x55d0c0a00000 + this.n++ * 0x40).toString(16)}`;
+    // Every reload lists its maps' entries afresh, a pointer each: the high digits change once every 1024
+    // pointers and the low four come from a table, instead of a number-to-hex conversion per entry.
+    const value = POINTER_BASE + this.n++ * POINTER_STEP;
+    const high = Math.floor(value / 0x10000);
+    if (high !== this.high) {
+      this.high = high;
+      this.highText = `0x${high.toString(16)}`;
+    }
+    return this.highText + LOW_HEX[(value % 0x10000) / POINTER_STEP]!;
   }
 }
+
+const POINTER_BASE = 0x55d0c0a00000;
+/** The base's low 16 bits are zero, so a pointer's low 16 bits are a multiple of the step. */
+const POINTER_STEP = 0x40;
+const LOW_HEX: readonly string[] = Array.from({ length: 0x10000 / POINTER_STEP }, (_, i) => (i * POINTER_STEP).toString(16).padStart(4, '0'));
 
 /** An integer map value as HAProxy parses it: optional sign, decimal digits, nothing else. */
 export function isIntValue(value: string): boolean {
