@@ -110,14 +110,10 @@ function stageSmall(
     }
   }
   let remaining = ids.length;
-  const find = (id: string): number => {
-    for (let i = 0; i < ids.length; i++) if (live[i] && ids[i] === id) return i;
-    return -1;
-  };
   let deleted: string[] | null = null;
   let changed = false;
   for (const e of oldEndpoints) {
-    const i = find(e.id);
+    const i = liveIndex(ids, live, e.id);
     if (i >= 0) {
       const n = eps[i]!;
       if (n.ip === e.ip && n.port === e.port) {
@@ -149,7 +145,7 @@ function stageSmall(
       if (dynamic) slotMap.delete(s.name);
       continue;
     }
-    const i = find(related);
+    const i = liveIndex(ids, live, related);
     if (i >= 0) {
       changed = true;
       stage(s, eps[i]!, weight);
@@ -170,6 +166,11 @@ function stageSmall(
     remaining--;
   }
   return { changed, remaining };
+}
+
+function liveIndex(ids: readonly string[], live: readonly boolean[], id: string): number {
+  for (let i = 0; i < ids.length; i++) if (live[i] && ids[i] === id) return i;
+  return -1;
 }
 
 /** UpdateServerInfo + EnableServer. */
