@@ -1,4 +1,4 @@
-import type { HaproxyConfig } from '../../core/haproxy/config-model.ts';
+import type { BackendConfig, HaproxyConfig } from '../../core/haproxy/config-model.ts';
 import type { TransportResult } from '../../core/runtime-effect.ts';
 import { backendFromConfig, type MockBackend, type MockServer } from './backend-state.ts';
 import { usageReply } from './cli-help.ts';
@@ -53,6 +53,8 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
    * sends a command), so a reload stores the config and each backend or map is built on first use.
    */
   private running: Running = emptyRunning(undefined, 0);
+  /** The backend index of an earlier load, with the names it was built from (see indexBackends). */
+  private lastIndex: { names: readonly string[]; index: Map<string, number> } | undefined;
 
   constructor(options: MockHaproxyOptions = {}) {
     this.layoutOf = options.layout ?? defaultLayout;
@@ -138,18 +140,37 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
     const r = this.running;
     let be = r.backends.get(name);
     if (be !== undefined) return be;
-    if (r.indexByName === undefined) {
-      // The last backend of a name wins, as in the layout's id map.
-      r.indexByName = new Map();
-      const list = r.config.backends;
-      for (let i = 0; i < list.length; i++) r.indexByName.set(list[i]!.name, i);
-    }
+    r.indexByName ??= this.indexBackends(r.config.backends);
     const index = r.indexByName.get(name);
     if (index === undefined) return undefined;
     const id = this.positionalIds() ? renderedBackendId(index) : this.layout().backendIds.get(name)!;
     be = backendFromConfig(r.config.backends[index]!, id, r.loadedAtS);
     r.backends.set(name, be);
     return be;
+  }
+
+  /**
+   * Backend name → position. Consecutive reloads mostly list the same names in the same places (a reload
+   * re-renders what changed, in place), and then the previous index serves again: comparing names is far
+   * cheaper than filling a map of every backend.
+   */
+  private indexBackends(list: readonly BackendConfig[]): Map<string, number> {
+    const last = this.lastIndex;
+    if (last !== undefined && last.names.length === list.length) {
+      let same = true;
+      for (let i = 0; same && i < list.length; i++) same = last.names[i] === list[i]!.name;
+      if (same) return last.index;
+    }
+    // The last backend of a name wins, as in the layout's id map.
+    const index = new Map<string, number>();
+    const names: string[] = new Array(list.length);
+    for (let i = 0; i < list.length; i++) {
+      const name = list[i]!.name;
+      names[i] = name;
+      index.set(name, i);
+    }
+    this.lastIndex = { names, index };
+    return index;
   }
 
   map(path: string): MockMap | undefined {
