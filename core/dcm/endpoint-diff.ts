@@ -29,103 +29,21 @@ export function stageEndpointReplace(
   newEndpoints: readonly ServedEndpoint[],
   weight: string,
 ): StagedReplace {
-  if (oldEndpoints.length <= SMALL && newEndpoints.length <= SMALL) return stageSmall(servers, slotMap, oldEndpoints, newEndpoints, weight);
-  const modified = new Map<string, ServedEndpoint>();
-  for (const e of newEndpoints) modified.set(e.id, e);
-  let deleted: Set<string> | null = null;
-  let changed = false;
-  for (const e of oldEndpoints) {
-    const n = modified.get(e.id);
-    if (n !== undefined) {
-      if (n.ip === e.ip && n.port === e.port) modified.delete(e.id);
-    } else {
-      (deleted ??= new Set()).add(e.id);
-      changed = true;
-    }
-  }
-  if (modified.size === 0 && deleted === null) return { changed, remaining: 0 };
-
-  const unused: CachedServer[] = [];
-  for (const s of servers) {
-    let related = s.name;
-    const dynamic = s.name.startsWith(DYNAMIC_SERVER_PREFIX);
-    if (dynamic) {
-      const mapped = slotMap.get(s.name);
-      if (mapped === undefined) {
-        unused.push(s);
-        continue;
-      }
-      related = mapped;
-    }
-    if (deleted !== null && deleted.has(related)) {
-      changed = true;
-      s.nextState = 'maint';
-      if (dynamic) slotMap.delete(s.name);
-      continue;
-    }
-    const ep = modified.get(related);
-    if (ep !== undefined) {
-      changed = true;
-      stage(s, ep, weight);
-      modified.delete(related);
-    }
-  }
-
-  for (const s of unused) {
-    if (modified.size === 0) break;
-    const ep = modified.values().next().value as ServedEndpoint;
-    changed = true;
-    slotMap.set(s.name, ep.id);
-    stage(s, ep, weight);
-    modified.delete(ep.id);
-  }
-  return { changed, remaining: modified.size };
-}
-
-/** Up to this many endpoints a side, the endpoint sets are arrays searched in place (no Map or Set per change). */
-const SMALL = 16;
-
-/**
- * stageEndpointReplace over arrays: `modified` is an insertion-ordered list with a live flag per entry, read
- * exactly as the Map would be (a repeated new ID keeps its first place and takes the later endpoint; a
- * deleted entry is gone for good), and `deleted` a list of IDs.
- */
-function stageSmall(
-  servers: readonly CachedServer[],
-  slotMap: Map<string, string>,
-  oldEndpoints: readonly ServedEndpoint[],
-  newEndpoints: readonly ServedEndpoint[],
-  weight: string,
-): StagedReplace {
-  const ids: string[] = [];
-  const eps: ServedEndpoint[] = [];
-  const live: boolean[] = [];
-  for (const e of newEndpoints) {
-    const i = ids.indexOf(e.id);
-    if (i >= 0) eps[i] = e;
-    else {
-      ids.push(e.id);
-      eps.push(e);
-      live.push(true);
-    }
-  }
-  let remaining = ids.length;
+  const modified = new PendingEndpoints(newEndpoints);
   let deleted: string[] | null = null;
   let changed = false;
   for (const e of oldEndpoints) {
-    const i = liveIndex(ids, live, e.id);
+    const i = modified.find(e.id);
     if (i >= 0) {
-      const n = eps[i]!;
-      if (n.ip === e.ip && n.port === e.port) {
-        live[i] = false;
-        remaining--;
-      }
+      const n = modified.at(i);
+      if (n.ip === e.ip && n.port === e.port) modified.take(i);
     } else {
       (deleted ??= []).push(e.id);
       changed = true;
     }
   }
-  if (remaining === 0 && deleted === null) return { changed, remaining: 0 };
+  if (modified.remaining === 0 && deleted === null) return { changed, remaining: 0 };
+  const gone = deleted === null ? null : deleted.length > SMALL ? new Set(deleted) : deleted;
 
   const unused: CachedServer[] = [];
   for (const s of servers) {
@@ -139,38 +57,89 @@ function stageSmall(
       }
       related = mapped;
     }
-    if (deleted !== null && deleted.includes(related)) {
+    if (gone !== null && (Array.isArray(gone) ? gone.includes(related) : gone.has(related))) {
       changed = true;
       s.nextState = 'maint';
       if (dynamic) slotMap.delete(s.name);
       continue;
     }
-    const i = liveIndex(ids, live, related);
+    const i = modified.find(related);
     if (i >= 0) {
       changed = true;
-      stage(s, eps[i]!, weight);
-      live[i] = false;
-      remaining--;
+      stage(s, modified.at(i), weight);
+      modified.take(i);
     }
   }
 
-  let next = 0;
   for (const s of unused) {
-    if (remaining === 0) break;
-    while (!live[next]) next++;
-    const ep = eps[next]!;
+    const i = modified.first();
+    if (i < 0) break;
+    const ep = modified.at(i);
     changed = true;
     slotMap.set(s.name, ep.id);
     stage(s, ep, weight);
-    live[next] = false;
-    remaining--;
+    modified.take(i);
   }
-  return { changed, remaining };
+  return { changed, remaining: modified.remaining };
 }
 
-function liveIndex(ids: readonly string[], live: readonly boolean[], id: string): number {
-  for (let i = 0; i < ids.length; i++) if (live[i] && ids[i] === id) return i;
-  return -1;
+/** Up to this many IDs, sets are arrays searched in place: no Map or Set per change in the common case. */
+const SMALL = 16;
+
+/**
+ * Upstream's `modified` map (new endpoints by ID, insertion-ordered; a repeated ID keeps its first place and
+ * takes the later endpoint), with entries taken out as they are handled. Small sets are searched in place;
+ * larger ones keep an ID index.
+ */
+class PendingEndpoints {
+  private readonly ids: string[] = [];
+  private readonly eps: ServedEndpoint[] = [];
+  private readonly live: boolean[] = [];
+  private readonly index: Map<string, number> | null;
+  private cursor = 0;
+  remaining = 0;
+
+  constructor(endpoints: readonly ServedEndpoint[]) {
+    this.index = endpoints.length > SMALL ? new Map() : null;
+    for (const e of endpoints) {
+      const i = this.slotOf(e.id);
+      if (i >= 0) {
+        this.eps[i] = e;
+        continue;
+      }
+      this.index?.set(e.id, this.ids.length);
+      this.ids.push(e.id);
+      this.eps.push(e);
+      this.live.push(true);
+      this.remaining++;
+    }
+  }
+
+  /** The live entry for this ID, or -1 (absent, or already taken). */
+  find(id: string): number {
+    const i = this.slotOf(id);
+    return i >= 0 && this.live[i] ? i : -1;
+  }
+
+  at(i: number): ServedEndpoint {
+    return this.eps[i]!;
+  }
+
+  take(i: number): void {
+    this.live[i] = false;
+    this.remaining--;
+  }
+
+  /** The first live entry in insertion order, or -1. */
+  first(): number {
+    while (this.cursor < this.ids.length && !this.live[this.cursor]) this.cursor++;
+    return this.cursor < this.ids.length ? this.cursor : -1;
+  }
+
+  private slotOf(id: string): number {
+    if (this.index !== null) return this.index.get(id) ?? -1;
+    return this.ids.indexOf(id);
+  }
 }
 
 /** UpdateServerInfo + EnableServer. */

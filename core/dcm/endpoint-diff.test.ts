@@ -1,0 +1,90 @@
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect } from 'vitest';
+import type { ServedEndpoint } from '../haproxy/names.ts';
+import { DYNAMIC_SERVER_PREFIX, stageEndpointReplace, type StagedReplace } from './endpoint-diff.ts';
+import type { CachedServer } from './runtime-view.ts';
+
+/** The reference model: ReplaceRouteEndpoints written straight from upstream, with a Map and a Set. */
+function reference(servers: CachedServer[], slotMap: Map<string, string>, oldEps: readonly ServedEndpoint[], newEps: readonly ServedEndpoint[], weight: string): StagedReplace {
+  const modified = new Map<string, ServedEndpoint>();
+  for (const e of newEps) modified.set(e.id, e);
+  const deleted = new Set<string>();
+  let changed = false;
+  for (const e of oldEps) {
+    const n = modified.get(e.id);
+    if (n !== undefined) {
+      if (n.ip === e.ip && n.port === e.port) modified.delete(e.id);
+    } else {
+      deleted.add(e.id);
+      changed = true;
+    }
+  }
+  if (modified.size === 0 && deleted.size === 0) return { changed, remaining: 0 };
+  const stage = (s: CachedServer, ep: ServedEndpoint): void => {
+    s.nextAddress = ep.ip;
+    if (ep.port > 0) s.nextPort = ep.port;
+    s.nextWeight = weight;
+    s.nextState = 'ready';
+  };
+  const unused: CachedServer[] = [];
+  for (const s of servers) {
+    let related = s.name;
+    const dynamic = s.name.startsWith(DYNAMIC_SERVER_PREFIX);
+    if (dynamic) {
+      const mapped = slotMap.get(s.name);
+      if (mapped === undefined) {
+        unused.push(s);
+        continue;
+      }
+      related = mapped;
+    }
+    if (deleted.has(related)) {
+      changed = true;
+      s.nextState = 'maint';
+      if (dynamic) slotMap.delete(s.name);
+      continue;
+    }
+    const ep = modified.get(related);
+    if (ep !== undefined) {
+      changed = true;
+      stage(s, ep);
+      modified.delete(related);
+    }
+  }
+  for (const s of unused) {
+    if (modified.size === 0) break;
+    const ep = modified.values().next().value as ServedEndpoint;
+    changed = true;
+    slotMap.set(s.name, ep.id);
+    stage(s, ep);
+    modified.delete(ep.id);
+  }
+  return { changed, remaining: modified.size };
+}
+
+// Few IDs and addresses, lists up to 40 long: duplicates, moves and both the in-place and indexed sets occur.
+const endpointArb: fc.Arbitrary<ServedEndpoint> = fc
+  .record({ n: fc.integer({ min: 0, max: 30 }), ip: fc.constantFrom('10.0.0.1', '10.0.0.2'), port: fc.constantFrom(0, 8080) })
+  .map(({ n, ip, port }) => ({ id: `ep-${n}`, ip, port }));
+const listArb = fc.oneof(fc.array(endpointArb, { maxLength: 8 }), fc.array(endpointArb, { maxLength: 40 }));
+
+function server(name: string): CachedServer {
+  return { name, address: '172.4.0.4', port: 8765, weight: 1, weightText: '1', nextAddress: '172.4.0.4', nextPort: 8765, nextWeight: '1', nextState: null };
+}
+
+describe('stageEndpointReplace', () => {
+  test.prop([listArb, listArb, fc.integer({ min: 0, max: 6 }), fc.array(fc.tuple(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 30 })), { maxLength: 6 })], { numRuns: 1000 })(
+    'stages exactly what the Map-based reference stages',
+    (oldEps, newEps, slots, mapped) => {
+      const names = [...new Set(oldEps.map((e) => e.id))].concat(Array.from({ length: slots }, (_, i) => `_dynamic-pod-${i + 1}`));
+      const slotPairs = mapped.filter(([i]) => i <= slots).map(([i, n]): [string, string] => [`_dynamic-pod-${i}`, `ep-${n}`]);
+      const a = names.map(server);
+      const b = names.map(server);
+      const mapA = new Map(slotPairs);
+      const mapB = new Map(slotPairs);
+      expect(stageEndpointReplace(a, mapA, oldEps, newEps, '1')).toEqual(reference(b, mapB, oldEps, newEps, '1'));
+      expect(a).toEqual(b);
+      expect([...mapA]).toEqual([...mapB]);
+    },
+  );
+});
