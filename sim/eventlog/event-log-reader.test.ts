@@ -62,4 +62,44 @@ describe('event log v1 reader', () => {
     expect(err.message).toMatch(message);
     expect(err.message.startsWith(`churn.jsonl:${line}: `)).toBe(true);
   });
+
+  it('reads a file in chunks smaller than a line, multi-byte names across chunk edges, as it reads the text', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rb-'));
+    const file = join(dir, 'log.jsonl');
+    const named = '{"at":12,"type":"endpoints.set","namespace":"café","service":"w€b","endpoints":[{"ip":"10.0.0.1","port":80,"name":"pod-😀"}]}';
+    const text = [HEADER, route, eps, named, named].join('\r\n');
+    writeFileSync(file, text);
+    const expected = [...readEventLogText(text, file)];
+    expect(expected).toHaveLength(4);
+    expect(expected[3]).toMatchObject({ namespace: 'café', service: 'w€b', endpoints: [{ name: 'pod-😀' }] });
+    for (const chunkBytes of [1, 5, 7, 64, 1 << 20]) expect([...readEventLogFile(file, { chunkBytes })]).toEqual(expected);
+  });
+
+  it('counts lines across chunks when naming the line of an error', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rb-'));
+    const file = join(dir, 'log.jsonl');
+    writeFileSync(file, [HEADER, route, eps, '{"at":"ünïcödé","type":"network.heal"}'].join('\n') + '\n');
+    expect(() => [...readEventLogFile(file, { chunkBytes: 3 })]).toThrow(`${file}:4: field 'at': `);
+  });
+
+  it('stops for good after an early return or an error', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rb-'));
+    const file = join(dir, 'log.jsonl');
+    writeFileSync(file, [HEADER, route, eps, 'garbage', route].join('\n'));
+    const early = readEventLogFile(file)[Symbol.iterator]();
+    expect(early.next().done).toBe(false);
+    expect(early.return?.().done).toBe(true);
+    expect(early.next().done).toBe(true);
+    const failing = readEventLogFile(file)[Symbol.iterator]();
+    failing.next();
+    failing.next();
+    expect(() => failing.next()).toThrow(/not valid JSON/);
+    expect(failing.next().done).toBe(true);
+  });
+
+  it('reports a missing file only when reading starts', () => {
+    const events = readEventLogFile(join(tmpdir(), 'rb-no-such-dir', 'none.jsonl'));
+    const it = events[Symbol.iterator]();
+    expect(() => it.next()).toThrow(/ENOENT/);
+  });
 });

@@ -3,7 +3,7 @@ import type { InputEvent } from '../../core/events.ts';
 import { EventLogHeaderSchema, InputEventSchema } from './event-schema.ts';
 import { looksValid } from './fast-event-check.ts';
 import { InputError } from './input-error.ts';
-import { fileLines, textLines, type Line } from './line-source.ts';
+import { FileLineCursor, TextLineCursor, type LineCursor } from './line-source.ts';
 
 export interface EventLogHeader {
   routerbench: 'eventlog';
@@ -11,37 +11,78 @@ export interface EventLogHeader {
   [extra: string]: unknown;
 }
 
-/** Reads event log v1 from a file, lazily: events are validated as they are pulled. */
-export function readEventLogFile(path: string): Iterable<InputEvent> {
-  return { [Symbol.iterator]: () => parseEventLog(fileLines(path), path) };
+/**
+ * Reads event log v1 from a file, lazily: events are validated as they are pulled. `chunkBytes` (how much
+ * is read at a time) is there for tests of lines that straddle or outgrow a chunk.
+ */
+export function readEventLogFile(path: string, options: { chunkBytes?: number } = {}): Iterable<InputEvent> {
+  return { [Symbol.iterator]: () => new EventLogIterator(new FileLineCursor(path, options.chunkBytes), path) };
 }
 
 /** The same reader over text already in memory (scenario-embedded logs, tests). */
 export function readEventLogText(text: string, file: string): Iterable<InputEvent> {
-  return { [Symbol.iterator]: () => parseEventLog(textLines(text), file) };
+  return { [Symbol.iterator]: () => new EventLogIterator(new TextLineCursor(text), file) };
 }
 
 /** Reads only the header line (first line) of an event log file. */
 export function readEventLogHeader(path: string): EventLogHeader {
-  const lines = fileLines(path);
-  const first = lines.next();
-  lines.return(undefined);
-  return parseHeader(first.done ? undefined : first.value, path);
+  const lines = new FileLineCursor(path);
+  try {
+    return parseHeader(lines.next(), path);
+  } finally {
+    lines.close();
+  }
 }
 
-function* parseEventLog(lines: Iterator<Line>, file: string): Generator<InputEvent> {
-  const first = lines.next();
-  parseHeader(first.done ? undefined : first.value, file);
-  let lastAt = 0;
-  for (let next = lines.next(); !next.done; next = lines.next()) {
-    const { no, text } = next.value;
-    if (text.trim() === '') throw new InputError(file, 'empty line; every line after the header must be one JSON event', no);
-    const event = parseEventLine(text, file, no);
-    if (event.at < lastAt) {
-      throw new InputError(file, `time goes backwards: ${event.at} ms after ${lastAt} ms`, no, 'at');
+/**
+ * A hand-written iterator because a generator here measured 2-3% slower on the benchmark log. It behaves
+ * as the generator did: nothing is read before the first `next()`, the header is checked then, the file is
+ * closed at the end, on an error and on an early `return()`, and after any of those it only reports done.
+ */
+class EventLogIterator implements IterableIterator<InputEvent> {
+  private lastAt = 0;
+  private started = false;
+  private finished = false;
+
+  constructor(
+    private readonly lines: LineCursor,
+    private readonly file: string,
+  ) {}
+
+  [Symbol.iterator](): this {
+    return this;
+  }
+
+  next(): IteratorResult<InputEvent> {
+    if (this.finished) return { done: true, value: undefined };
+    try {
+      if (!this.started) {
+        this.started = true;
+        parseHeader(this.lines.next(), this.file);
+      }
+      const text = this.lines.next();
+      if (text === undefined) return this.return();
+      const no = this.lines.no;
+      // Only a line that does not open an object can be blank; the check stays off the common path.
+      if (text.charCodeAt(0) !== 123 && text.trim() === '') {
+        throw new InputError(this.file, 'empty line; every line after the header must be one JSON event', no);
+      }
+      const event = parseEventLine(text, this.file, no);
+      if (event.at < this.lastAt) {
+        throw new InputError(this.file, `time goes backwards: ${event.at} ms after ${this.lastAt} ms`, no, 'at');
+      }
+      this.lastAt = event.at;
+      return { done: false, value: event };
+    } catch (err) {
+      this.return();
+      throw err;
     }
-    lastAt = event.at;
-    yield event;
+  }
+
+  return(): IteratorResult<InputEvent> {
+    this.finished = true;
+    this.lines.close();
+    return { done: true, value: undefined };
   }
 }
 
@@ -58,11 +99,11 @@ export function parseEventLine(text: string, file: string, no: number): InputEve
   return parsed.data as InputEvent;
 }
 
-function parseHeader(line: Line | undefined, file: string): EventLogHeader {
-  if (line === undefined) throw new InputError(file, 'empty file; line 1 must be the header {"routerbench":"eventlog","version":1}', 1);
+function parseHeader(text: string | undefined, file: string): EventLogHeader {
+  if (text === undefined) throw new InputError(file, 'empty file; line 1 must be the header {"routerbench":"eventlog","version":1}', 1);
   let raw: unknown;
   try {
-    raw = JSON.parse(line.text);
+    raw = JSON.parse(text);
   } catch {
     throw new InputError(file, 'line 1 must be the header {"routerbench":"eventlog","version":1}', 1);
   }

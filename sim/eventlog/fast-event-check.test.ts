@@ -1,11 +1,12 @@
 import { fc, test } from '@fast-check/vitest';
-import { describe, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { InputEventSchema } from './event-schema.ts';
-import { looksValid } from './fast-event-check.ts';
+import { isIpv4, looksValid } from './fast-event-check.ts';
 
 const name = fc.oneof(fc.constantFrom('', 'a', 'shop', 'web-1'), fc.string({ maxLength: 4 }));
 const ip = fc.oneof(fc.ipV4(), fc.constantFrom('10.0.0', '256.1.1.1', '01.2.3.4', '::1', 'x', ''), fc.ipV6());
-const num = fc.oneof(fc.integer({ min: -2, max: 70000 }), fc.constantFrom(1.5, NaN, 0), fc.constant('80' as unknown as number));
+const num = fc.oneof(fc.integer({ min: -2, max: 70000 }), fc.constantFrom(1.5, NaN, 0, -0, 2 ** 53 - 1, 2 ** 53, 1e300), fc.constant('80' as unknown as number));
 const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
 const endpoint = fc.record(
   { ip, port: num, ready: maybe(fc.oneof(fc.boolean(), fc.constant('yes'))), name: maybe(name), extra: maybe(fc.constant(1)) },
@@ -41,4 +42,23 @@ describe('the fast event check', () => {
       expect(looksValid({ at: 5, type: 'endpoints.set', namespace: 'ns', service: 'svc', endpoints })).toBe(true);
     },
   );
+
+  const ipish = fc.array(fc.constantFrom('0', '1', '2', '5', '9', '.', '25', '255', '256', '00', 'a', ' '), { maxLength: 12 }).map((p) => p.join(''));
+  test.prop([fc.oneof(ipish, fc.ipV4(), fc.string({ maxLength: 16 }))], { numRuns: 5000 })('reads IPv4 exactly as the schema does', (s) => {
+    expect(isIpv4(s)).toBe(z.ipv4().safeParse(s).success);
+  });
+
+  // Corners too rare for the random events to reach: each is something the schema rejects.
+  it.each([
+    ['a time beyond the safe integers', '{"at":9007199254740992,"type":"endpoints.delete","namespace":"a","service":"b"}'],
+    ['a huge time', '{"at":1e300,"type":"route.delete","namespace":"a","name":"b"}'],
+    ['an own __proto__ field', '{"at":1,"type":"endpoints.delete","namespace":"a","service":"b","__proto__":{}}'],
+    ['an endpoint that is an array', '{"at":1,"type":"endpoints.set","namespace":"a","service":"b","endpoints":[["10.0.0.1",80]]}'],
+    ['a port of null', '{"at":1,"type":"endpoints.set","namespace":"a","service":"b","endpoints":[{"ip":"10.0.0.1","port":null}]}'],
+    ['a route path of null', '{"at":1,"type":"route.upsert","route":{"namespace":"a","name":"b","host":"h","service":"s","path":null}}'],
+  ])('rejects %s as the schema does', (_what, line) => {
+    const raw = JSON.parse(line);
+    expect(InputEventSchema.safeParse(raw).success).toBe(false);
+    expect(looksValid(raw)).toBe(false);
+  });
 });

@@ -6,16 +6,15 @@ import type { InputEvent } from '../../core/events.ts';
  * (false) for valid input — zod then decides and words the error — but it never accepts what the schema
  * rejects: a property test holds it to that.
  */
-const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
-
 export function looksValid(raw: unknown): raw is InputEvent {
   if (typeof raw !== 'object' || raw === null) return false;
   const e = raw as Record<string, unknown>;
   const at = e['at'];
-  if (typeof at !== 'number' || !Number.isInteger(at) || at < 0) return false;
+  // zod's int() means a safe integer: 2^53 or 1e300 must go to the schema, which rejects them.
+  if (typeof at !== 'number' || !Number.isSafeInteger(at) || at < 0) return false;
   switch (e['type']) {
     case 'endpoints.set':
-      return hasOnly(e, 5) && nonEmpty(e['namespace']) && nonEmpty(e['service']) && endpoints(e['endpoints']);
+      return nonEmpty(e['namespace']) && nonEmpty(e['service']) && endpoints(e['endpoints']) && hasOnly(e, 5);
     case 'endpoints.delete':
       return hasOnly(e, 4) && nonEmpty(e['namespace']) && nonEmpty(e['service']);
     case 'route.upsert':
@@ -42,22 +41,26 @@ function nonEmpty(v: unknown): boolean {
 
 function endpoints(v: unknown): boolean {
   if (!Array.isArray(v)) return false;
-  for (const ep of v) {
+  for (let i = 0; i < v.length; i++) {
+    const ep: unknown = v[i];
     if (typeof ep !== 'object' || ep === null) return false;
     const o = ep as Record<string, unknown>;
-    let n = 2;
-    if (typeof o['ip'] !== 'string' || !IPV4.test(o['ip'])) return false;
     const port = o['port'];
-    if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) return false;
-    if (o['ready'] !== undefined) {
-      if (typeof o['ready'] !== 'boolean') return false;
+    // In range first, so `| 0` is exact and NaN is already out.
+    if (typeof port !== 'number' || !(port >= 1 && port <= 65535) || (port | 0) !== port) return false;
+    let n = 2;
+    const ready = o['ready'];
+    if (ready !== undefined) {
+      if (ready !== true && ready !== false) return false;
       n++;
     }
-    if (o['name'] !== undefined) {
-      if (!nonEmpty(o['name'])) return false;
+    const name = o['name'];
+    if (name !== undefined) {
+      if (typeof name !== 'string' || name.length === 0) return false;
       n++;
     }
-    if (!hasOnly(o, n)) return false;
+    const ip = o['ip'];
+    if (typeof ip !== 'string' || !isIpv4(ip) || !hasOnly(o, n)) return false;
   }
   return true;
 }
@@ -73,4 +76,37 @@ function route(v: unknown): boolean {
     n++;
   }
   return hasOnly(r, n);
+}
+
+/**
+ * zod's IPv4 pattern by hand: four decimal octets 0..255 joined by dots, no leading zeros, nothing else.
+ * With an address per endpoint, the regular expression was the largest part of the check; this loop reads
+ * each character once and measured about a fifth faster. A property test holds it to zod's answers.
+ */
+export function isIpv4(s: string): boolean {
+  const len = s.length;
+  if (len < 7 || len > 15) return false;
+  let i = 0;
+  for (let octet = 1; ; octet++) {
+    let value = s.charCodeAt(i++) - 48;
+    if (!(value >= 0 && value <= 9)) return false;
+    // A leading 0 is the whole octet: "01" is not an address.
+    if (value !== 0 && i < len) {
+      let digit = s.charCodeAt(i) - 48;
+      if (digit >= 0 && digit <= 9) {
+        value = value * 10 + digit;
+        i++;
+        if (i < len) {
+          digit = s.charCodeAt(i) - 48;
+          if (digit >= 0 && digit <= 9) {
+            value = value * 10 + digit;
+            i++;
+            if (value > 255) return false;
+          }
+        }
+      }
+    }
+    if (octet === 4) return i === len;
+    if (i >= len || s.charCodeAt(i++) !== 46) return false;
+  }
 }

@@ -1,0 +1,104 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect, it } from 'vitest';
+import { FileLineCursor, fileLines, TextLineCursor, textLines } from './line-source.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'rb-lines-'));
+let files = 0;
+function fileWith(content: string | Buffer): string {
+  const file = join(dir, `f${files++}.txt`);
+  writeFileSync(file, content);
+  return file;
+}
+
+function readAll(cursor: { next(): string | undefined; no: number }): Array<[number, string]> {
+  const out: Array<[number, string]> = [];
+  for (let text = cursor.next(); text !== undefined; text = cursor.next()) out.push([cursor.no, text]);
+  return out;
+}
+
+/** What the reader promised before it read bytes: split on "\n", a final "\n" ends a line, "\r" before it dropped. */
+function expectedLines(text: string): Array<[number, string]> {
+  const parts = text.split('\n');
+  if (parts[parts.length - 1] === '') parts.pop();
+  return parts.map((p, i) => [i + 1, p.endsWith('\r') ? p.slice(0, -1) : p]);
+}
+
+describe('the file line cursor', () => {
+  it('decodes a multi-byte character that straddles a chunk boundary', () => {
+    // '€' is 3 bytes and '😀' 4: with 4-byte chunks every boundary position inside them occurs.
+    const text = '{"a":"x€y"}\n{"b":"😀"}\n€€€\n';
+    const file = fileWith(text);
+    for (let chunk = 1; chunk <= 12; chunk++) {
+      expect(readAll(new FileLineCursor(file, chunk)), `chunk ${chunk}`).toEqual(expectedLines(text));
+    }
+  });
+
+  it('reads a line longer than the chunk, however much longer', () => {
+    const long = 'é'.repeat(5000) + 'z';
+    const text = `short\n${long}\nafter\n${long}`;
+    expect(readAll(new FileLineCursor(fileWith(text), 16))).toEqual([
+      [1, 'short'],
+      [2, long],
+      [3, 'after'],
+      [4, long],
+    ]);
+  });
+
+  it('tolerates CRLF, keeps empty lines and reads a last line without a newline', () => {
+    const text = 'a\r\n\r\n\nb\r\nlast';
+    for (const chunk of [1, 2, 3, 1 << 20]) {
+      expect(readAll(new FileLineCursor(fileWith(text), chunk))).toEqual([
+        [1, 'a'],
+        [2, ''],
+        [3, ''],
+        [4, 'b'],
+        [5, 'last'],
+      ]);
+    }
+  });
+
+  it('gives nothing for an empty file and nothing more after the end or close', () => {
+    const empty = new FileLineCursor(fileWith(''));
+    expect(empty.next()).toBeUndefined();
+    expect(empty.next()).toBeUndefined();
+    const cursor = new FileLineCursor(fileWith('a\nb\n'));
+    expect(cursor.next()).toBe('a');
+    cursor.close();
+    expect(cursor.next()).toBeUndefined();
+  });
+
+  it('opens the file only when the first line is pulled', () => {
+    const cursor = new FileLineCursor(join(dir, 'missing.txt'));
+    expect(() => cursor.next()).toThrow(/ENOENT/);
+  });
+
+  it('decodes invalid UTF-8 as the whole-stream decoder did, one replacement character per bad byte', () => {
+    const bytes = Buffer.concat([Buffer.from('a'), Buffer.from([0xe2, 0x82]), Buffer.from('\nb'), Buffer.from([0xff]), Buffer.from('\n')]);
+    expect(readAll(new FileLineCursor(fileWith(bytes), 2)).map(([, t]) => t)).toEqual(expectedLines(bytes.toString('utf8')).map(([, t]) => t));
+  });
+
+  const piece = fc.constantFrom('a', '{', 'é', '€', '😀', '\n', '\r', '\r\n', ' ');
+  test.prop([fc.array(piece, { maxLength: 60 }).map((p) => p.join('')), fc.integer({ min: 1, max: 9 })])(
+    'splits any text as the text cursor does, whatever the chunk size',
+    (text, chunk) => {
+      const expected = expectedLines(text);
+      expect(readAll(new FileLineCursor(fileWith(text), chunk))).toEqual(expected);
+      expect(readAll(new TextLineCursor(text))).toEqual(expected);
+    },
+  );
+
+  it('still offers Line objects to for-of callers', () => {
+    const text = 'x\r\ny';
+    expect([...fileLines(fileWith(text), 1)]).toEqual([
+      { no: 1, text: 'x' },
+      { no: 2, text: 'y' },
+    ]);
+    expect([...textLines(text)]).toEqual([
+      { no: 1, text: 'x' },
+      { no: 2, text: 'y' },
+    ]);
+  });
+});
