@@ -15,12 +15,23 @@ const log = join(tmpdir(), `routerbench-bench-churn-${specHash}.jsonl`);
 const t0 = performance.now();
 writeBenchChurnLog(log);
 process.stderr.write(`churn log: ${log} (${(statSync(log).size / 2 ** 20).toFixed(0)} MiB, ready in ${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
-const strategies = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['reload-always', 'dcm-slots', 'dcm-add-del'];
+// `--rounds N` (default 3): each strategy replays N times and the fastest is shown; on a shared machine other
+// load only ever slows a replay down, so the best round is the figure closest to the program's own speed.
+const argv = process.argv.slice(2);
+const roundsAt = argv.indexOf('--rounds');
+const rounds = roundsAt >= 0 ? Math.max(1, Number(argv.splice(roundsAt, 2)[1]) || 1) : 3;
+const strategies = argv.length > 0 ? argv : ['reload-always', 'dcm-slots', 'dcm-add-del'];
 const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
+console.log(`best of ${rounds} replays per strategy`);
 console.log('strategy        events   events/s  sim/wall  peak RSS  reloads  runtime cmds');
 for (const s of strategies) {
-  const out = execFileSync(tsx, [join('bench', 'replay.ts'), log, s], { encoding: 'utf8', maxBuffer: 1 << 20 });
-  const r = JSON.parse(out.trim().split('\n').pop()!);
+  let r: { strategy: string; events: number; eventsPerSecond: number; simOverWall: number; peakRssMiB: number; reloads: number; commands: number } | undefined;
+  for (let i = 0; i < rounds; i++) {
+    const out = execFileSync(tsx, [join('bench', 'replay.ts'), log, s], { encoding: 'utf8', maxBuffer: 1 << 20 });
+    const round = JSON.parse(out.trim().split('\n').pop()!);
+    if (r === undefined || round.eventsPerSecond > r.eventsPerSecond) r = round;
+  }
+  if (r === undefined) continue;
   console.log(
     `${r.strategy.padEnd(14)} ${String(r.events).padStart(7)} ${String(r.eventsPerSecond).padStart(10)} ${String(r.simOverWall).padStart(8)}x ${String(r.peakRssMiB).padStart(6)} MiB ${String(r.reloads).padStart(8)} ${String(r.commands).padStart(13)}`,
   );
