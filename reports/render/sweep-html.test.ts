@@ -75,6 +75,21 @@ describe('sweep.html (static checks)', () => {
     expect(ours.includes('<img src=x')).toBe(false);
     expect(ours).toContain('&lt;/script&gt;&lt;script&gt;window.__pwned=1');
   });
+
+  test('shows the router env the runs had, escaped, and nothing when there was none', () => {
+    const input = fixture();
+    expect(renderSweepHtml(input)).not.toContain('Router env');
+    input.definition.env = {
+      deployment: { path: `deploy-${HOSTILE}.yaml`, sha256: 'ab'.repeat(32) },
+      vars: ['ROUTER_MAX_DYNAMIC_SERVERS=2', `X=${HOSTILE}`],
+      settings: { 'router.maxDynamicServers': '2' },
+    };
+    const html = renderSweepHtml(input).replace(chartJsBundle(), '');
+    expect(html).toContain('Router env: Deployment <code>deploy-&lt;/script&gt;');
+    expect(html).toContain('<code>--env ROUTER_MAX_DYNAMIC_SERVERS=2</code>');
+    expect(html).toContain('<code>router.maxDynamicServers=2</code>');
+    expect(html.includes('<script>window.__pwned')).toBe(false);
+  });
 });
 
 const haveChromium = existsSync(CHROMIUM);

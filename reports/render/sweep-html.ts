@@ -14,6 +14,8 @@ export interface SweepPageInput {
     statistic: { kind: 'quantile'; q: number } | { kind: 'confidence'; level: number };
     ciLevel: number;
     cost: { perBackendBytes: number; perServerBytes: number };
+    /** The router's own settings the sweep ran under (`--router-deployment`, `--env`), if any. */
+    env?: { deployment?: { path: string; sha256: string }; vars: readonly string[]; settings: Readonly<Record<string, string>> };
   };
   runs: { expected: number; completed: number };
   complete: boolean;
@@ -59,6 +61,16 @@ export function sweepChartData(input: SweepPageInput): SweepChartData {
   };
 }
 
+/** Which router env every run had: with it the page tells its reader the settings behind each row. */
+function envSection(env: SweepPageInput['definition']['env']): string {
+  if (env === undefined) return '';
+  const from: string[] = [];
+  if (env.deployment !== undefined) from.push(`Deployment <code>${h(env.deployment.path)}</code> (sha256 ${h(env.deployment.sha256.slice(0, 12))}…)`);
+  for (const v of env.vars) from.push(`<code>--env ${h(v)}</code>`);
+  const settings = Object.entries(env.settings).map(([k, v]) => `<code>${h(k)}=${h(v)}</code>`);
+  return `<p>Router env: ${from.join(', ')}${settings.length === 0 ? '' : ` → ${settings.join(' ')}`} (under every grid point; the grid wins for the keys it sweeps).</p>\n`;
+}
+
 /** sweep.html: self-contained (chart.js inlined, CSP forbids fetching); every input-derived string escaped. */
 export function renderSweepHtml(input: SweepPageInput): string {
   const d = input.definition;
@@ -74,7 +86,7 @@ export function renderSweepHtml(input: SweepPageInput): string {
 <h1>${h(title)}</h1>
 <p class="muted">${input.points.length} points × ${d.seeds.length} seeds (${d.seeds.length === 0 ? '' : `${d.seeds[0]}..${d.seeds[d.seeds.length - 1]}`}) · ${input.runs.completed} of ${input.runs.expected} runs${input.complete ? '' : ' · <span class="bad">incomplete</span>'} · budgets judged on the ${h(stat)}</p>
 <p>Reproduce: <code>${h(input.reproduce)}</code></p>
-${recommendationSection(input)}
+${envSection(d.env)}${recommendationSection(input)}
 <h2>Reloads against ${h(sweepChartData(input).xKey)}</h2>
 <p class="muted">Mean reloads across seeds, one line per setting of the other axes, with the ${formatNumber(d.ciLevel * 100)}% confidence interval of the mean as a band.</p>
 <div class="chart"><canvas id="reloads-chart" aria-label="Reloads against the swept setting"></canvas></div>
