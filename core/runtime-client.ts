@@ -250,18 +250,20 @@ export function numberText(n: number): string {
 
 /** `show backend`: a `# name` header then one backend name per line. */
 export function parseShowBackend(reply: string): string[] {
-  const out: string[] = [];
+  return rowsUnderHeader(reply, 'show backend').map((line) => line.trim());
+}
+
+/** The non-empty lines of a `show` reply that are not `#` headers; a reply without a header is no listing. */
+function rowsUnderHeader(reply: string, command: string): string[] {
+  const rows: string[] = [];
   let sawHeader = false;
   for (const line of reply.split('\n')) {
     if (line.length === 0) continue;
-    if (line.charCodeAt(0) === 35) {
-      sawHeader = true;
-      continue;
-    }
-    out.push(line.trim());
+    if (line.charCodeAt(0) === 35) sawHeader = true;
+    else rows.push(line);
   }
-  if (!sawHeader) throw new UnexpectedReplyError('show backend', reply);
-  return out;
+  if (!sawHeader) throw new UnexpectedReplyError(command, reply);
+  return rows;
 }
 
 /** One map in `show map`: its id and file path as HAProxy shows it (the router compares basenames). */
@@ -274,20 +276,11 @@ const MAP_LIST_ROW = /^-?([0-9]+) \(([^)]*)\)/;
 
 /** `show map`: `# id (file) description` then rows `<id> (<file>) <description>`. */
 export function parseShowMapList(reply: string): MapListRow[] {
-  const out: MapListRow[] = [];
-  let sawHeader = false;
-  for (const line of reply.split('\n')) {
-    if (line.length === 0) continue;
-    if (line.charCodeAt(0) === 35) {
-      sawHeader = true;
-      continue;
-    }
+  return rowsUnderHeader(reply, 'show map').map((line) => {
     const m = MAP_LIST_ROW.exec(line);
     if (m === null) throw new UnexpectedReplyError('show map', reply);
-    out.push({ id: m[1]!, file: m[2]! });
-  }
-  if (!sawHeader) throw new UnexpectedReplyError('show map', reply);
-  return out;
+    return { id: m[1]!, file: m[2]! };
+  });
 }
 
 export interface MapRow {
