@@ -5,7 +5,7 @@ import { routeKey, type Route } from '../core/route.ts';
 import type { Endpoint } from '../core/endpoint.ts';
 import { endpointsOf, type RouterState } from '../core/router-state.ts';
 import type { MockHaproxy } from './haproxy/mock-haproxy.ts';
-import { MapSnapshot, probeRequests, resolveRoute } from './haproxy/route-resolver.ts';
+import { MapSnapshot, probeRequests, resolveRoute, type RouteProbe } from './haproxy/route-resolver.ts';
 
 /**
  * What a request would see, compared with the desired state (issue 3's invariants):
@@ -32,7 +32,6 @@ export function checkInvariants(state: RouterState, haproxy: MockHaproxy): strin
   const liveKeys = new Map<string, Set<string>>();
   for (const file of [MAP_HTTP, MAP_EDGE_REENCRYPT, MAP_TCP]) liveKeys.set(file, new Set());
 
-  // Nothing changes HAProxy while the check runs, so one indexed view of its maps serves every probe.
   const maps = new MapSnapshot(haproxy);
   for (const r of state.routes.values()) {
     const f = facts(r);
@@ -43,14 +42,13 @@ export function checkInvariants(state: RouterState, haproxy: MockHaproxy): strin
     const expected = expectedServers(r.service, endpointsOf(state, r.namespace, r.service));
     for (const probe of f.probes) {
       const req = probe.request;
-      const where = (): string => `${f.key} via ${req.scheme}://${req.host}${req.path ?? ''}`;
       const res = resolveRoute(haproxy, req, maps);
       if (probe.expect === 'redirect') {
-        if (res.kind !== 'redirect') violations.push(`${where()}: expected a redirect to https, got ${res.kind}`);
+        if (res.kind !== 'redirect') violations.push(`${whereOf(f.key, req)}: expected a redirect to https, got ${res.kind}`);
         continue;
       }
       if (res.kind !== 'backend') {
-        violations.push(`${where()}: ${res.kind === 'unknown-backend' ? `map names unknown backend ${res.backend}` : res.kind}`);
+        violations.push(`${whereOf(f.key, req)}: ${res.kind === 'unknown-backend' ? `map names unknown backend ${res.backend}` : res.kind}`);
         continue;
       }
       const owner = backendOwner.get(res.backend);
@@ -61,10 +59,10 @@ export function checkInvariants(state: RouterState, haproxy: MockHaproxy): strin
       backendOwner.set(res.backend, f.key);
       const actual = res.servers.map((s) => `${s.address}:${s.port}`).sort();
       if (actual.join(',') !== expected.joined) {
-        violations.push(`${where()}: backend ${res.backend} serves [${actual.join(', ')}], expected [${expected.list.join(', ')}]`);
+        violations.push(`${whereOf(f.key, req)}: backend ${res.backend} serves [${actual.join(', ')}], expected [${expected.list.join(', ')}]`);
       }
       if (res.backend !== f.backend && !res.backend.includes(`:${POOL_NAMESPACE}:`)) {
-        violations.push(`${where()}: resolves to ${res.backend}, another route's backend`);
+        violations.push(`${whereOf(f.key, req)}: resolves to ${res.backend}, another route's backend`);
       }
     }
   }
@@ -78,6 +76,10 @@ export function checkInvariants(state: RouterState, haproxy: MockHaproxy): strin
     }
   }
   return violations;
+}
+
+function whereOf(key: string, req: RouteProbe['request']): string {
+  return `${key} via ${req.scheme}://${req.host}${req.path ?? ''}`;
 }
 
 /**

@@ -83,6 +83,7 @@ function addEntry(rt: MapRuntime, m: MockMap, key: string, value: string, versio
     }
   }
   m.entries.push({ ref: rt.pointers.next(), key, value, version });
+  m.rev++;
   return undefined;
 }
 
@@ -139,10 +140,12 @@ export function delMap(rt: MapRuntime, w: readonly string[]): string {
     const e = findByRef(m, target);
     if (e === undefined) return 'Key not found.\n\n';
     m.entries.splice(m.entries.indexOf(e), 1);
+    m.rev++;
     return '\n';
   }
   const before = m.entries.length;
   m.entries = m.entries.filter((e) => e.key !== target);
+  m.rev++;
   return m.entries.length === before ? 'Key not found.\n\n' : '\n';
 }
 
@@ -159,12 +162,14 @@ export function setMap(rt: MapRuntime, w: readonly string[]): string {
     const e = findByRef(m, target);
     if (e === undefined) return 'key or pattern not found.\n\n';
     if (accepted) e.value = value;
+    m.rev++;
     return '\n';
   }
   let found = false;
   for (const e of m.entries) {
     if (e.key === target) {
       if (accepted) e.value = value;
+      m.rev++;
       found = true;
     }
   }
@@ -184,6 +189,7 @@ export function clearMap(rt: MapRuntime, w: readonly string[]): string {
   if (m === undefined) return UNKNOWN_MAP;
   const v = version ?? m.currVer;
   m.entries = m.entries.filter((e) => e.version !== v);
+  m.rev++;
   return '\n';
 }
 
@@ -191,6 +197,7 @@ export function prepareMap(rt: MapRuntime, w: readonly string[]): string {
   const m = lookupMap(rt, w[2]);
   if (m === undefined) return UNKNOWN_MAP;
   m.nextVer = (m.nextVer + 1) >>> 0;
+  m.rev++;
   return `New version created: ${m.nextVer}\n\n`;
 }
 
@@ -203,6 +210,7 @@ export function commitMap(rt: MapRuntime, w: readonly string[]): string {
   const v = parseVersion(w[2]);
   if (!versionAfter(v, m.currVer) || versionAfter(v, m.nextVer)) return 'Version number out of range.\n\n';
   m.currVer = v;
+  m.rev++;
   m.entries = m.entries.filter((e) => !versionAfter(v, e.version));
   return '\n';
 }

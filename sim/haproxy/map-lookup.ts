@@ -6,7 +6,7 @@ import { compileMapRegex, literalPrefixOf, type MockMap, type MockMapEntry } fro
  * entry; the invariant checker resolves every route after every settled change, which that walk makes
  * quadratic in the routes. A regex entry can only match inputs that start with its literal prefix, so
  * entries are grouped by prefix and only the groups of the input's own prefixes are tried, in entry order.
- * Build a new one whenever the map may have changed.
+ * Valid while the map's `rev` stands: use `lookupOf`, which rebuilds it when a command changed the map.
  */
 export class MapLookup {
   private readonly exact = new Map<string, MockMapEntry>();
@@ -56,4 +56,15 @@ export class MapLookup {
     }
     return undefined;
   }
+}
+
+const lookups = new WeakMap<MockMap, { rev: number; lookup: MapLookup }>();
+
+/** The map's lookup, kept between calls until a command changes the map (its `rev` moves). */
+export function lookupOf(map: MockMap): MapLookup {
+  const hit = lookups.get(map);
+  if (hit !== undefined && hit.rev === map.rev) return hit.lookup;
+  const lookup = new MapLookup(map);
+  lookups.set(map, { rev: map.rev, lookup });
+  return lookup;
 }

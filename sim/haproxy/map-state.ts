@@ -32,6 +32,8 @@ export interface MockMap {
    * count and wraps around as an unsigned 64-bit number (measured).
    */
   entryCountSkew: number;
+  /** Bumped by every command that changes the entries or versions: derived indexes stay valid while it stands. */
+  rev: number;
 }
 
 /** `entry_cnt` as `show map` prints it. */
@@ -94,6 +96,7 @@ export function mapFromLayout(layout: MapLayout, entries: readonly MapEntry[], p
     nextVer: 0,
     entries: entries.map((e) => ({ ref: pointers.next(), key: e.key, value: e.value, version: 0 })),
     entryCountSkew: 0,
+    rev: 0,
   };
 }
 

@@ -3,7 +3,7 @@ import type { HaproxyConfig } from '../../core/haproxy/config-model.ts';
 import { DEFAULT_RENDER_OPTIONS } from './haproxy-cfg.ts';
 import { MockHaproxy } from './mock-haproxy.ts';
 import { literalPrefixOf } from './map-state.ts';
-import { baseOf, probeRequests, readyServers, resolveRoute } from './route-resolver.ts';
+import { baseOf, MapSnapshot, probeRequests, readyServers, resolveRoute } from './route-resolver.ts';
 
 const DIR = DEFAULT_RENDER_OPTIONS.mapDir;
 const hostKey = (host: string, path = ''): string => `^${host.replace(/\./g, '\\.')}\\.?(:[0-9]+)?${path}(/.*)?$`;
@@ -50,6 +50,26 @@ function loaded(): MockHaproxy {
 }
 
 describe('resolveRoute', () => {
+  it('through the indexed lookups, follows every kind of map change a command makes', () => {
+    const m = loaded();
+    const maps = new MapSnapshot(m);
+    // Keys go over the CLI with their backslashes doubled.
+    const cli = (key: string): string => key.replace(/\\/g, '\\\\');
+    const http = (path: string) => resolveRoute(m, { host: 'web.example.com', path, scheme: 'http' }, maps);
+    expect(http('/api/x')).toMatchObject({ backend: 'be_http:ns:api' });
+    // A key deleted: the lookup built before must not be used again.
+    expect(m.execute(`del map ${DIR}/os_http_be.map ${cli(hostKey('web.example.com', '/api'))}`)).toBe('\n');
+    expect(http('/api/x')).toMatchObject({ backend: 'be_http:ns:web' });
+    // A value set in place, then a new version committed without the entry.
+    expect(m.execute(`set map ${DIR}/os_http_be.map ${cli(hostKey('web.example.com'))} be_http:ns:api`)).toBe('\n');
+    expect(http('/')).toMatchObject({ backend: 'be_http:ns:api' });
+    expect(m.execute(`prepare map ${DIR}/os_http_be.map`)).toBe('New version created: 1\n\n');
+    expect(m.execute(`commit map @1 ${DIR}/os_http_be.map`)).toBe('\n');
+    expect(http('/')).toEqual({ kind: 'no-match' });
+    expect(m.execute(`add map ${DIR}/os_http_be.map ${cli(hostKey('web.example.com'))} be_http:ns:web`)).toBe('\n');
+    expect(http('/')).toMatchObject({ backend: 'be_http:ns:web' });
+  });
+
   it('matches Host header plus path against os_http_be.map, first match in file order', () => {
     const m = loaded();
     expect(resolveRoute(m, { host: 'web.example.com', path: '/api/v1?x=1', scheme: 'http' })).toMatchObject({ kind: 'backend', backend: 'be_http:ns:api' });

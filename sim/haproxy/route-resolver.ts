@@ -1,6 +1,6 @@
 import type { Route } from '../../core/route.ts';
 import { isReady } from './backend-state.ts';
-import { MapLookup } from './map-lookup.ts';
+import { lookupOf } from './map-lookup.ts';
 import { compileMapRegex, literalPrefixOf, type MockMap } from './map-state.ts';
 import type { MockHaproxy } from './mock-haproxy.ts';
 
@@ -45,39 +45,36 @@ const SNI_PASSTHROUGH_MAP = 'os_sni_passthrough.map';
 const TCP_MAP = 'os_tcp_be.map';
 
 /**
- * Indexed lookups over the mock's maps as they are now, for resolving many requests in a row (the
- * invariant checker). Valid only while no command changes a map: make a new one after any change.
+ * Resolves through indexed map lookups (map-lookup.ts) instead of walking each map: the invariant checker
+ * resolves every route after every settled change. The answers are the walk's.
  */
 export class MapSnapshot {
-  private readonly lookups = new Map<string, MapLookup | null>();
   constructor(private readonly haproxy: MockHaproxy) {}
 
   first(file: string, input: string): { key: string; value: string } | undefined {
-    let l = this.lookups.get(file);
-    if (l === undefined) {
-      const m = this.haproxy.mapByFile(file);
-      l = m === undefined ? null : new MapLookup(m);
-      this.lookups.set(file, l);
-    }
-    return l === null ? undefined : l.first(input);
+    const m = this.haproxy.mapByFile(file);
+    return m === undefined ? undefined : lookupOf(m).first(input);
   }
 }
 
 export function resolveRoute(haproxy: MockHaproxy, request: RouteRequest, snapshot?: MapSnapshot): Resolution {
-  const lookup = (file: string, input: string) => (snapshot !== undefined ? snapshot.first(file, input) : firstMatch(haproxy.mapByFile(file), input));
   if (request.scheme === 'sni-passthrough') {
     const sni = request.host.toLowerCase();
-    if (lookup(SNI_PASSTHROUGH_MAP, sni) === undefined) return { kind: 'no-match' };
-    return toBackend(haproxy, TCP_MAP, lookup(TCP_MAP, sni));
+    if (lookupIn(haproxy, snapshot, SNI_PASSTHROUGH_MAP, sni) === undefined) return { kind: 'no-match' };
+    return toBackend(haproxy, TCP_MAP, lookupIn(haproxy, snapshot, TCP_MAP, sni));
   }
   const base = baseOf(request);
   if (request.scheme === 'http') {
     // `map_reg_int(...) -m bool`: the first matching entry decides, and only a non-zero value redirects.
-    const redirect = lookup(HTTP_REDIRECT_MAP, base);
+    const redirect = lookupIn(haproxy, snapshot, HTTP_REDIRECT_MAP, base);
     if (redirect !== undefined && parseInt(redirect.value, 10) !== 0) return { kind: 'redirect', map: HTTP_REDIRECT_MAP, key: redirect.key };
-    return toBackend(haproxy, HTTP_MAP, lookup(HTTP_MAP, base));
+    return toBackend(haproxy, HTTP_MAP, lookupIn(haproxy, snapshot, HTTP_MAP, base));
   }
-  return toBackend(haproxy, TERMINATED_MAP, lookup(TERMINATED_MAP, base));
+  return toBackend(haproxy, TERMINATED_MAP, lookupIn(haproxy, snapshot, TERMINATED_MAP, base));
+}
+
+function lookupIn(haproxy: MockHaproxy, snapshot: MapSnapshot | undefined, file: string, input: string): { key: string; value: string } | undefined {
+  return snapshot !== undefined ? snapshot.first(file, input) : firstMatch(haproxy.mapByFile(file), input);
 }
 
 /** HAProxy's `base` after the frontends lowercase Host: host followed by the path up to the first `?`. */
