@@ -1,4 +1,3 @@
-import { endpointsOf, type RouterState } from '../router-state.ts';
 import type { Endpoint } from '../endpoint.ts';
 import type { Route } from '../route.ts';
 import type { Balance, BackendConfig, ServerConfig } from './config-model.ts';
@@ -40,17 +39,6 @@ const COOKIE_NAME_RE = /^[a-zA-Z0-9_-]+$/;
 
 export function slotServerName(i: number): string {
   return `${SLOT_NAME_PREFIX}${i}`;
-}
-
-/** The backend block for one route. Exported for strategies that need a single backend's shape. */
-export function renderBackend(
-  state: RouterState,
-  route: Route,
-  name: string,
-  manager: 'none' | 'slots' | 'add-del',
-  slots: number,
-): BackendConfig {
-  return backendWithEndpoints(backendShape(route, name, manager, slots), endpointsOf(state, route.namespace, route.service));
 }
 
 /**

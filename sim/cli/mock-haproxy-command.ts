@@ -43,7 +43,7 @@ export function registerMockHaproxyCommand(program: Command): void {
         server.listen(opts.socket, resolve);
       });
       process.stderr.write(
-        `mock-haproxy: serving ${opts.socket} (${mock.backendList.length} backends, ${mock.mapList.length} maps) from ${opts.config}\n`,
+        `mock-haproxy: serving ${opts.socket} (${mock.backendList.length} backends, ${mock.mapListing().length} maps) from ${opts.config}\n`,
       );
       const reload = (): void => {
         try {

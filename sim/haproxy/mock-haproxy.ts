@@ -72,13 +72,6 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
     return r.backendList;
   }
 
-  /** Every map in id order (builds them all). */
-  get mapList(): readonly MockMap[] {
-    const r = this.running;
-    if (r.mapList === undefined) r.mapList = this.mapLayouts().map((m) => this.map(m.path)!);
-    return r.mapList;
-  }
-
   mapListing(): readonly MapListing[] {
     const r = this.running;
     return this.mapLayouts().map((l) => {
@@ -318,7 +311,6 @@ interface Running {
   maps: Map<string, MockMap>;
   backendList: MockBackend[] | undefined;
   backendNames: string[] | undefined;
-  mapList: MockMap[] | undefined;
 }
 
 function emptyRunning(config: HaproxyConfig | undefined, loadedAtS: number, layout?: CfgLayout): Running {
@@ -333,7 +325,6 @@ function emptyRunning(config: HaproxyConfig | undefined, loadedAtS: number, layo
     maps: new Map(),
     backendList: undefined,
     backendNames: undefined,
-    mapList: undefined,
   };
 }
 
