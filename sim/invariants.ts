@@ -5,7 +5,8 @@ import { routeKey, type Route } from '../core/route.ts';
 import type { Endpoint } from '../core/endpoint.ts';
 import { endpointsOf, type RouterState } from '../core/router-state.ts';
 import type { MockHaproxy } from './haproxy/mock-haproxy.ts';
-import { MapSnapshot, probeRequests, resolveRoute, type RouteProbe } from './haproxy/route-resolver.ts';
+import { isReady, type MockBackend } from './haproxy/backend-state.ts';
+import { MapSnapshot, probeRequests, readyServers, resolveTarget, type RouteProbe } from './haproxy/route-resolver.ts';
 
 /**
  * What a request would see, compared with the desired state (issue 3's invariants):
@@ -41,14 +42,13 @@ export function checkInvariants(state: RouterState, haproxy: MockHaproxy): strin
 
     const expected = expectedServers(r.service, endpointsOf(state, r.namespace, r.service));
     for (const probe of f.probes) {
-      const req = probe.request;
-      const res = resolveRoute(haproxy, req, maps);
+      const res = resolveTarget(haproxy, probe.request.scheme, probe.key, maps);
       if (probe.expect === 'redirect') {
-        if (res.kind !== 'redirect') violations.push(`${whereOf(f.key, req)}: expected a redirect to https, got ${res.kind}`);
+        if (res.kind !== 'redirect') violations.push(`${whereOf(f.key, probe.request)}: expected a redirect to https, got ${res.kind}`);
         continue;
       }
       if (res.kind !== 'backend') {
-        violations.push(`${whereOf(f.key, req)}: ${res.kind === 'unknown-backend' ? `map names unknown backend ${res.backend}` : res.kind}`);
+        violations.push(`${whereOf(f.key, probe.request)}: ${res.kind === 'unknown-backend' ? `map names unknown backend ${res.backend}` : res.kind}`);
         continue;
       }
       const owner = backendOwner.get(res.backend);
@@ -57,12 +57,14 @@ export function checkInvariants(state: RouterState, haproxy: MockHaproxy): strin
         violations.push(`${f.key} and ${owner} share ${what} ${res.backend}`);
       }
       backendOwner.set(res.backend, f.key);
-      const actual = res.servers.map((s) => `${s.address}:${s.port}`).sort();
-      if (actual.join(',') !== expected.joined) {
-        violations.push(`${whereOf(f.key, req)}: backend ${res.backend} serves [${actual.join(', ')}], expected [${expected.list.join(', ')}]`);
+      if (!servesExactly(res.be, expected)) {
+        const actual = readyServers(haproxy, res.backend)
+          .map((s) => `${s.address}:${s.port}`)
+          .sort();
+        violations.push(`${whereOf(f.key, probe.request)}: backend ${res.backend} serves [${actual.join(', ')}], expected [${expected.list.join(', ')}]`);
       }
       if (res.backend !== f.backend && !res.backend.includes(`:${POOL_NAMESPACE}:`)) {
-        violations.push(`${whereOf(f.key, req)}: resolves to ${res.backend}, another route's backend`);
+        violations.push(`${whereOf(f.key, probe.request)}: resolves to ${res.backend}, another route's backend`);
       }
     }
   }
@@ -113,10 +115,18 @@ function facts(r: Route): RouteFacts {
   return f;
 }
 
-/** The addresses a route's backend should serve, sorted; endpoint lists are immutable, so kept per list. */
-const expectedByEndpoints = new WeakMap<readonly Endpoint[], Map<string, { list: string[]; joined: string }>>();
+/** The addresses a route's backend should serve: sorted, and indexed by address for `servesExactly`. */
+export interface ExpectedServers {
+  list: string[];
+  joined: string;
+  /** address → [port, bit] pairs, the bit one per expected server; undefined when a bit mask cannot tell them apart. */
+  byAddress: Map<string, Array<[number, number]>> | undefined;
+}
 
-function expectedServers(service: string, endpoints: readonly Endpoint[]): { list: string[]; joined: string } {
+/** Endpoint lists are immutable, so the expectation is kept per list. */
+const expectedByEndpoints = new WeakMap<readonly Endpoint[], Map<string, ExpectedServers>>();
+
+export function expectedServers(service: string, endpoints: readonly Endpoint[]): ExpectedServers {
   let perService = expectedByEndpoints.get(endpoints);
   if (perService === undefined) {
     perService = new Map();
@@ -124,11 +134,43 @@ function expectedServers(service: string, endpoints: readonly Endpoint[]): { lis
   }
   let e = perService.get(service);
   if (e === undefined) {
-    const list = servedEndpoints(service, endpoints)
-      .map((x) => `${x.ip}:${x.port}`)
-      .sort();
-    e = { list, joined: list.join(',') };
+    const served = servedEndpoints(service, endpoints);
+    const list = served.map((x) => `${x.ip}:${x.port}`).sort();
+    let byAddress: ExpectedServers['byAddress'] = new Map();
+    // Two endpoints at one address and port (different names) are two servers alike: the mask cannot count them.
+    if (new Set(list).size !== list.length || list.length > 30) byAddress = undefined;
+    else
+      served.forEach((x, i) => {
+        const ports = byAddress!.get(x.ip);
+        if (ports === undefined) byAddress!.set(x.ip, [[x.port, 1 << i]]);
+        else ports.push([x.port, 1 << i]);
+      });
+    e = { list, joined: list.join(','), byAddress };
     perService.set(service, e);
   }
   return e;
+}
+
+/**
+ * Whether the backend's ready servers are exactly the expected addresses, each once. Runs for every probe
+ * of every route after every settled change, so it compares in place: one bit per expected server.
+ */
+export function servesExactly(be: MockBackend, expected: ExpectedServers): boolean {
+  const index = expected.byAddress;
+  if (index === undefined) {
+    const actual: string[] = [];
+    for (const s of be.servers) if (isReady(s)) actual.push(`${s.address}:${s.port}`);
+    return actual.sort().join(',') === expected.joined;
+  }
+  let seen = 0;
+  for (const s of be.servers) {
+    if (!isReady(s)) continue;
+    const ports = index.get(s.address);
+    if (ports === undefined) return false;
+    let bit = 0;
+    for (const [port, b] of ports) if (port === s.port) bit = b;
+    if (bit === 0 || (seen & bit) !== 0) return false;
+    seen |= bit;
+  }
+  return seen === (expected.list.length === 0 ? 0 : 2 ** expected.list.length - 1);
 }

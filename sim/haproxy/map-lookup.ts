@@ -33,8 +33,19 @@ export class MapLookup {
     this.lengths = [...lengths].sort((a, b) => a - b);
   }
 
+  /** Answers already given: the checker asks the same inputs (its routes' keys) after every settled change. */
+  private readonly answers = new Map<string, MockMapEntry | null>();
+
   first(input: string): MockMapEntry | undefined {
     if (this.map.match === 'str') return this.exact.get(input);
+    const known = this.answers.get(input);
+    if (known !== undefined) return known ?? undefined;
+    const hit = this.walk(input);
+    this.answers.set(input, hit ?? null);
+    return hit;
+  }
+
+  private walk(input: string): MockMapEntry | undefined {
     let candidates: number[] | undefined;
     let merged = false;
     for (const n of this.lengths) {

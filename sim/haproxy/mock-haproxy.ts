@@ -236,8 +236,14 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
 
   /** The map loaded from the file with this base name (`os_http_be.map`). */
   mapByFile(file: string): MockMap | undefined {
-    const layout = this.mapLayouts().find((m) => m.file === file);
-    return layout === undefined ? undefined : this.map(layout.path);
+    const r = this.running;
+    // The invariant checker asks for the same few maps by file for every route it resolves.
+    let m = r.mapsByFile.get(file);
+    if (m !== undefined || r.mapsByFile.has(file)) return m;
+    const layout = this.mapLayouts().find((l) => l.file === file);
+    m = layout === undefined ? undefined : this.map(layout.path);
+    r.mapsByFile.set(file, m);
+    return m;
   }
 
   /** The reply, or undefined for `quit` (which closes the connection without a word). */
@@ -309,6 +315,8 @@ interface Running {
   indexByName: Map<string, number> | undefined;
   backends: Map<string, MockBackend>;
   maps: Map<string, MockMap>;
+  /** `mapByFile` answers: a map, once built, stays the same object until the next load. */
+  mapsByFile: Map<string, MockMap | undefined>;
   backendList: MockBackend[] | undefined;
   backendNames: string[] | undefined;
 }
@@ -323,6 +331,7 @@ function emptyRunning(config: HaproxyConfig | undefined, loadedAtS: number, layo
     indexByName: undefined,
     backends: new Map(),
     maps: new Map(),
+    mapsByFile: new Map(),
     backendList: undefined,
     backendNames: undefined,
   };

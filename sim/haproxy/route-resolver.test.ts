@@ -141,13 +141,16 @@ describe('resolveRoute', () => {
 
   it('probes a route the ways it is reachable', () => {
     const base = { namespace: 'ns', name: 'r', host: 'r.example.com', service: 's' };
-    expect(probeRequests({ ...base, path: '/api' })).toEqual([{ request: { host: 'r.example.com', path: '/api', scheme: 'http' }, expect: 'backend' }]);
+    // Each probe carries the key the frontend looks up: `base` (host + path) for http and https, the SNI for passthrough.
+    expect(probeRequests({ ...base, path: '/api' })).toEqual([{ request: { host: 'r.example.com', path: '/api', scheme: 'http' }, expect: 'backend', key: 'r.example.com/api' }]);
     expect(probeRequests({ ...base, tls: { termination: 'edge', insecureEdgeTerminationPolicy: 'Redirect' } })).toEqual([
-      { request: { host: 'r.example.com', path: '/', scheme: 'https' }, expect: 'backend' },
-      { request: { host: 'r.example.com', path: '/', scheme: 'http' }, expect: 'redirect' },
+      { request: { host: 'r.example.com', path: '/', scheme: 'https' }, expect: 'backend', key: 'r.example.com/' },
+      { request: { host: 'r.example.com', path: '/', scheme: 'http' }, expect: 'redirect', key: 'r.example.com/' },
     ]);
     expect(probeRequests({ ...base, tls: { termination: 'reencrypt', insecureEdgeTerminationPolicy: 'Allow' } }).map((p) => p.request.scheme)).toEqual(['https', 'http']);
-    expect(probeRequests({ ...base, tls: { termination: 'passthrough' } })).toEqual([{ request: { host: 'r.example.com', scheme: 'sni-passthrough' }, expect: 'backend' }]);
+    expect(probeRequests({ ...base, host: 'R.Example.com', tls: { termination: 'passthrough' } })).toEqual([
+      { request: { host: 'R.Example.com', scheme: 'sni-passthrough' }, expect: 'backend', key: 'r.example.com' },
+    ]);
   });
 });
 

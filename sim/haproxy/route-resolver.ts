@@ -1,5 +1,5 @@
 import type { Route } from '../../core/route.ts';
-import { isReady } from './backend-state.ts';
+import { isReady, type MockBackend } from './backend-state.ts';
 import { lookupOf } from './map-lookup.ts';
 import { compileMapRegex, literalPrefixOf, type MockMap } from './map-state.ts';
 import type { MockHaproxy } from './mock-haproxy.ts';
@@ -58,19 +58,36 @@ export class MapSnapshot {
 }
 
 export function resolveRoute(haproxy: MockHaproxy, request: RouteRequest, snapshot?: MapSnapshot): Resolution {
-  if (request.scheme === 'sni-passthrough') {
-    const sni = request.host.toLowerCase();
-    if (lookupIn(haproxy, snapshot, SNI_PASSTHROUGH_MAP, sni) === undefined) return { kind: 'no-match' };
-    return toBackend(haproxy, TCP_MAP, lookupIn(haproxy, snapshot, TCP_MAP, sni));
+  const target = resolveTarget(haproxy, request.scheme, lookupKeyOf(request), snapshot);
+  if (target.kind !== 'backend') return target;
+  return { kind: 'backend', backend: target.backend, map: target.map, key: target.key, servers: readyServers(haproxy, target.backend) };
+}
+
+/** A resolution that stops at the backend: the caller reads its servers (the invariant checker, without copies). */
+export type Target =
+  | { kind: 'backend'; backend: string; map: string; key: string; be: MockBackend }
+  | Exclude<Resolution, { kind: 'backend' }>;
+
+const NO_MATCH: Target = { kind: 'no-match' };
+
+/** What the frontend matches the maps against: the lowercased SNI for passthrough, `base` otherwise. */
+export function lookupKeyOf(request: RouteRequest): string {
+  return request.scheme === 'sni-passthrough' ? request.host.toLowerCase() : baseOf(request);
+}
+
+/** `key` is `lookupKeyOf(request)`, which a caller resolving the same request often may keep. */
+export function resolveTarget(haproxy: MockHaproxy, scheme: Scheme, key: string, snapshot?: MapSnapshot): Target {
+  if (scheme === 'sni-passthrough') {
+    if (lookupIn(haproxy, snapshot, SNI_PASSTHROUGH_MAP, key) === undefined) return NO_MATCH;
+    return toBackend(haproxy, TCP_MAP, lookupIn(haproxy, snapshot, TCP_MAP, key));
   }
-  const base = baseOf(request);
-  if (request.scheme === 'http') {
+  if (scheme === 'http') {
     // `map_reg_int(...) -m bool`: the first matching entry decides, and only a non-zero value redirects.
-    const redirect = lookupIn(haproxy, snapshot, HTTP_REDIRECT_MAP, base);
+    const redirect = lookupIn(haproxy, snapshot, HTTP_REDIRECT_MAP, key);
     if (redirect !== undefined && parseInt(redirect.value, 10) !== 0) return { kind: 'redirect', map: HTTP_REDIRECT_MAP, key: redirect.key };
-    return toBackend(haproxy, HTTP_MAP, lookupIn(haproxy, snapshot, HTTP_MAP, base));
+    return toBackend(haproxy, HTTP_MAP, lookupIn(haproxy, snapshot, HTTP_MAP, key));
   }
-  return toBackend(haproxy, TERMINATED_MAP, lookupIn(haproxy, snapshot, TERMINATED_MAP, base));
+  return toBackend(haproxy, TERMINATED_MAP, lookupIn(haproxy, snapshot, TERMINATED_MAP, key));
 }
 
 function lookupIn(haproxy: MockHaproxy, snapshot: MapSnapshot | undefined, file: string, input: string): { key: string; value: string } | undefined {
@@ -97,6 +114,8 @@ export function readyServers(haproxy: MockHaproxy, backend: string): ServerEndpo
 export interface RouteProbe {
   request: RouteRequest;
   expect: 'backend' | 'redirect';
+  /** `lookupKeyOf(request)`, kept: the checker resolves every probe after every settled change. */
+  key: string;
 }
 
 /**
@@ -108,19 +127,24 @@ export function probeRequests(route: Route): RouteProbe[] {
   const host = route.host;
   const path = route.path === undefined || route.path === '' ? '/' : route.path;
   const termination = route.tls?.termination;
-  if (termination === undefined) return [{ request: { host, path, scheme: 'http' }, expect: 'backend' }];
-  if (termination === 'passthrough') return [{ request: { host, scheme: 'sni-passthrough' }, expect: 'backend' }];
-  const probes: RouteProbe[] = [{ request: { host, path, scheme: 'https' }, expect: 'backend' }];
+  if (termination === undefined) return [probe({ host, path, scheme: 'http' }, 'backend')];
+  if (termination === 'passthrough') return [probe({ host, scheme: 'sni-passthrough' }, 'backend')];
+  const probes: RouteProbe[] = [probe({ host, path, scheme: 'https' }, 'backend')];
   const policy = route.tls?.insecureEdgeTerminationPolicy;
-  if (policy === 'Allow') probes.push({ request: { host, path, scheme: 'http' }, expect: 'backend' });
-  if (policy === 'Redirect') probes.push({ request: { host, path, scheme: 'http' }, expect: 'redirect' });
+  if (policy === 'Allow') probes.push(probe({ host, path, scheme: 'http' }, 'backend'));
+  if (policy === 'Redirect') probes.push(probe({ host, path, scheme: 'http' }, 'redirect'));
   return probes;
 }
 
-function toBackend(haproxy: MockHaproxy, map: string, hit: { key: string; value: string } | undefined): Resolution {
-  if (hit === undefined) return { kind: 'no-match' };
-  if (haproxy.backend(hit.value) === undefined) return { kind: 'unknown-backend', backend: hit.value, map, key: hit.key };
-  return { kind: 'backend', backend: hit.value, map, key: hit.key, servers: readyServers(haproxy, hit.value) };
+function probe(request: RouteRequest, expect: RouteProbe['expect']): RouteProbe {
+  return { request, expect, key: lookupKeyOf(request) };
+}
+
+function toBackend(haproxy: MockHaproxy, map: string, hit: { key: string; value: string } | undefined): Target {
+  if (hit === undefined) return NO_MATCH;
+  const be = haproxy.backend(hit.value);
+  if (be === undefined) return { kind: 'unknown-backend', backend: hit.value, map, key: hit.key };
+  return { kind: 'backend', backend: hit.value, map, key: hit.key, be };
 }
 
 export function firstMatch(map: MockMap | undefined, input: string): { key: string; value: string } | undefined {

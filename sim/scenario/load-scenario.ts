@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
-import { LineCounter, parseDocument } from 'yaml';
+import { type Document, LineCounter, parseDocument } from 'yaml';
 import type { InputEvent } from '../../core/events.ts';
 import { parseBudget } from '../../reports/budgets.ts';
 import type { ClusterConfig } from '../cluster/cluster-schema.ts';
@@ -49,24 +49,7 @@ let jsonSchemaCache: unknown;
 
 /** The same from text already read; `file` names it in messages and anchors relative event-log paths. */
 export function parseScenario(text: string, file: string, overrides: ScenarioOverrides = {}): ScenarioRunInput {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  const yamlError = doc.errors[0];
-  if (yamlError !== undefined) {
-    const pos = lines.linePos(yamlError.pos[0]);
-    throw new InputError(file, `YAML: ${firstLine(yamlError.message)}`, pos.line, undefined, pos.col);
-  }
-  const raw: unknown = doc.toJS({ maxAliasCount: 100 });
-  if (raw === null || raw === undefined) throw new InputError(file, 'empty scenario; expected a mapping with at least `events` or `generate`', 1, undefined, 1);
-  if (typeof raw !== 'object' || Array.isArray(raw)) {
-    throw new InputError(file, `a scenario is a mapping of keys (name, router, events, …), not ${Array.isArray(raw) ? 'a list' : 'a single value'}`, 1, undefined, 1);
-  }
-  const parsed = ScenarioSchema.safeParse(raw);
-  if (!parsed.success) {
-    jsonSchemaCache ??= scenarioJsonSchema();
-    throw issueToInputError(parsed.error, raw, file, doc, lines, jsonSchemaCache);
-  }
-  const scenario = parsed.data;
+  const { doc, lines, scenario } = validated(text, file);
   const at = (path: PropertyKey[], atKey = false) => positionOf(doc, lines, path, atKey);
 
   // A cluster alone is something to run: keepalived elects masters and adverts flow with no event at all.
@@ -109,6 +92,43 @@ export function parseScenario(text: string, file: string, overrides: ScenarioOve
   if (scenario.cluster !== undefined) result.cluster = scenario.cluster;
   if (generate !== undefined) result.generate = generate;
   return result;
+}
+
+/**
+ * The last text parsed and validated, deep-frozen. A sweep loads the same scenario for every run; the
+ * freeze makes sure no run can change what the next one reads.
+ */
+let lastValidated: { text: string; doc: Document.Parsed; lines: LineCounter; scenario: ScenarioFile } | undefined;
+
+function validated(text: string, file: string): { doc: Document.Parsed; lines: LineCounter; scenario: ScenarioFile } {
+  if (lastValidated !== undefined && lastValidated.text === text) return lastValidated;
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const yamlError = doc.errors[0];
+  if (yamlError !== undefined) {
+    const pos = lines.linePos(yamlError.pos[0]);
+    throw new InputError(file, `YAML: ${firstLine(yamlError.message)}`, pos.line, undefined, pos.col);
+  }
+  const raw: unknown = doc.toJS({ maxAliasCount: 100 });
+  if (raw === null || raw === undefined) throw new InputError(file, 'empty scenario; expected a mapping with at least `events` or `generate`', 1, undefined, 1);
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new InputError(file, `a scenario is a mapping of keys (name, router, events, …), not ${Array.isArray(raw) ? 'a list' : 'a single value'}`, 1, undefined, 1);
+  }
+  const parsed = ScenarioSchema.safeParse(raw);
+  if (!parsed.success) {
+    jsonSchemaCache ??= scenarioJsonSchema();
+    throw issueToInputError(parsed.error, raw, file, doc, lines, jsonSchemaCache);
+  }
+  lastValidated = { text, doc, lines, scenario: deepFreeze(parsed.data) };
+  return lastValidated;
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
 }
 
 function firstLine(s: string): string {

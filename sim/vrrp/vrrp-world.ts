@@ -312,15 +312,17 @@ export class VrrpWorld {
    * stall (a frozen process runs its overdue timers when it wakes).
    */
   private nodeTimer(node: NodeRt, atUs: number, epoch: number, fn: () => void) {
-    const run = (): void => {
-      if (node.epoch !== epoch) return;
-      if (node.stalledUntilUs > this.sched.nowUs) {
-        this.sched.at(node.stalledUntilUs, run);
-        return;
-      }
-      fn();
-    };
-    return this.sched.at(atUs, run);
+    // An unnamed closure: tsx keeps function names, and a named one costs a defineProperty per timer armed.
+    return this.sched.at(atUs, () => this.fireNodeTimer(node, epoch, fn));
+  }
+
+  private fireNodeTimer(node: NodeRt, epoch: number, fn: () => void): void {
+    if (node.epoch !== epoch) return;
+    if (node.stalledUntilUs > this.sched.nowUs) {
+      this.sched.at(node.stalledUntilUs, () => this.fireNodeTimer(node, epoch, fn));
+      return;
+    }
+    fn();
   }
 
   /**
