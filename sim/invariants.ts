@@ -23,20 +23,13 @@ import { MapSnapshot, probeRequests, readyServers, resolveTarget, type RouteProb
  */
 export function checkInvariants(state: RouterState, haproxy: MockHaproxy): string[] {
   const violations: string[] = [];
-  const claims = new Map<string, number>();
-  for (const r of state.routes.values()) {
-    const c = facts(r).claim;
-    claims.set(c, (claims.get(c) ?? 0) + 1);
-  }
-
-  const backendOwner = new Map<string, string>();
-  const liveKeys = new Map<string, Set<string>>();
-  for (const file of [MAP_HTTP, MAP_EDGE_REENCRYPT, MAP_TCP]) liveKeys.set(file, new Set());
+  const { claims, liveKeys, owners } = routeSetFacts(state);
+  // Owners are stamped per check instead of a map built per check: a backend whose stamp is old has no owner yet.
+  const stamp = ++checks;
 
   const maps = new MapSnapshot(haproxy);
   for (const r of state.routes.values()) {
     const f = facts(r);
-    for (const e of f.mapKeys) liveKeys.get(e.map)?.add(e.key);
     if (r.host.length === 0) continue;
     if ((claims.get(f.claim) ?? 0) > 1) continue;
 
@@ -51,12 +44,16 @@ export function checkInvariants(state: RouterState, haproxy: MockHaproxy): strin
         violations.push(`${whereOf(f.key, probe.request)}: ${res.kind === 'unknown-backend' ? `map names unknown backend ${res.backend}` : res.kind}`);
         continue;
       }
-      const owner = backendOwner.get(res.backend);
-      if (owner !== undefined && owner !== f.key) {
+      let owner = owners.get(res.backend);
+      if (owner === undefined) owners.set(res.backend, (owner = { stamp, key: f.key }));
+      else if (owner.stamp !== stamp) {
+        owner.stamp = stamp;
+        owner.key = f.key;
+      } else if (owner.key !== f.key) {
         const what = res.backend.includes(`:${POOL_NAMESPACE}:`) ? 'pool slot' : 'backend';
-        violations.push(`${f.key} and ${owner} share ${what} ${res.backend}`);
+        violations.push(`${f.key} and ${owner.key} share ${what} ${res.backend}`);
+        owner.key = f.key;
       }
-      backendOwner.set(res.backend, f.key);
       if (!servesExactly(res.be, expected)) {
         const actual = readyServers(haproxy, res.backend)
           .map((s) => `${s.address}:${s.port}`)
@@ -78,6 +75,47 @@ export function checkInvariants(state: RouterState, haproxy: MockHaproxy): strin
     }
   }
   return violations;
+}
+
+let checks = 0;
+
+/**
+ * What the check needs of the set of live routes as a whole: how many routes claim each host and path, and
+ * every map key a live route may own. Kept per state while the same route objects are live (routes are
+ * immutable: a changed route is a new object), so checks between route changes only compare identities.
+ */
+interface RouteSetFacts {
+  routes: Route[];
+  claims: Map<string, number>;
+  liveKeys: Map<string, Set<string>>;
+  /** Backend → the route that resolved to it in check `stamp`. */
+  owners: Map<string, { stamp: number; key: string }>;
+}
+
+const routeSets = new WeakMap<RouterState, RouteSetFacts>();
+
+function routeSetFacts(state: RouterState): RouteSetFacts {
+  const kept = routeSets.get(state);
+  if (kept !== undefined && sameRoutes(kept.routes, state.routes)) return kept;
+  const routes = [...state.routes.values()];
+  const claims = new Map<string, number>();
+  const liveKeys = new Map<string, Set<string>>();
+  for (const file of [MAP_HTTP, MAP_EDGE_REENCRYPT, MAP_TCP]) liveKeys.set(file, new Set());
+  for (const r of routes) {
+    const f = facts(r);
+    claims.set(f.claim, (claims.get(f.claim) ?? 0) + 1);
+    for (const e of f.mapKeys) liveKeys.get(e.map)?.add(e.key);
+  }
+  const made = { routes, claims, liveKeys, owners: kept?.owners ?? new Map() };
+  routeSets.set(state, made);
+  return made;
+}
+
+function sameRoutes(kept: readonly Route[], live: Map<string, Route>): boolean {
+  if (kept.length !== live.size) return false;
+  let i = 0;
+  for (const r of live.values()) if (r !== kept[i++]) return false;
+  return true;
 }
 
 function whereOf(key: string, req: RouteProbe['request']): string {
