@@ -31,6 +31,10 @@ export interface ScriptRt {
   spec: TrackSpec;
   status: TrackStatus;
   timer: TimerHandle | null;
+  /** The node's epoch when `timer` was armed. */
+  timerEpoch: number;
+  /** The timer's handler, made once: a check runs every interval for the whole run. */
+  onTimer: (() => void) | null;
 }
 
 export type VrrpSnapshot = SnapshotFrom<VrrpMachine>;
@@ -47,6 +51,10 @@ export interface InstanceRt {
   /** Cached Master_Down_Interval for ctx (priority, learned interval). */
   masterDownUs: number;
   advertTimer: TimerHandle | null;
+  /** The node's epoch when `advertTimer` was armed. */
+  advertEpoch: number;
+  /** `advertTimer`'s handler, made once: a master arms it every advert interval. */
+  onAdvertTimer: () => void;
   garpTimer: TimerHandle | null;
   /** A fast-path advert in flight (arrival time), −1 when none; applied or re-routed at the next event. */
   pendAtUs: number;

@@ -32,6 +32,8 @@ export interface VrrpCounters {
  * its next event of any kind (or re-routes it through a real delivery event if that next event comes first).
  * Since nothing else touches the instance in between, the result is the same as delivering it on time.
  */
+const NO_HANDLER = (): void => {};
+
 export class VrrpWorld {
   readonly nodes: NodeRt[] = [];
   readonly byName = new Map<string, NodeRt>();
@@ -85,7 +87,7 @@ export class VrrpWorld {
     };
     primeDoubleFields(node, ['stalledUntilUs']);
     c.instances.forEach((spec, vi) => {
-      for (const t of spec.track) if (!node.scripts.has(t.script)) node.scripts.set(t.script, { spec: t, status: { ok: true, streak: 0 }, timer: null });
+      for (const t of spec.track) if (!node.scripts.has(t.script)) node.scripts.set(t.script, { spec: t, status: { ok: true, streak: 0 }, timer: null, timerEpoch: 0, onTimer: null });
       const base = c.priorityFor(name, ip, vi);
       const { preempt, preemptDelayMs } = preemptionFor(spec, name);
       // = initialTransition(vrrpMachine, input), at a fraction of the cost (fast-path.test.ts checks it)
@@ -108,12 +110,16 @@ export class VrrpWorld {
         state: 'INIT',
         masterDownUs: contextMasterDownUs(snap.context),
         advertTimer: null,
+        advertEpoch: 0,
+        onAdvertTimer: NO_HANDLER,
         garpTimer: null,
         pendAtUs: -1,
         pendAdvert: NO_ADVERT,
         fastMinPriority: Infinity,
         fastIntervalUs: -1,
       };
+      const advertFired = (): void => this.advertTimerFired(inst);
+      inst.onAdvertTimer = () => this.fireNodeTimer(node, inst.advertEpoch, advertFired);
       primeDoubleFields(inst, ['pendAtUs']);
       primeDoubleFields(inst.ctx, ['downDeadlineUs', 'preemptAtUs']);
       node.instances[vi] = inst;
@@ -211,13 +217,18 @@ export class VrrpWorld {
     const intervalUs = s.spec.intervalMs * 1000;
     // The first periodic check lands at a phase drawn per node, so detection takes up to fall · interval.
     const delay = first ? 1 + this.streams.get(`vrrp/script-phase/${node.name}`).int(intervalUs) : intervalUs;
-    const epoch = node.epoch;
-    s.timer = this.nodeTimer(node, this.sched.nowUs + delay, epoch, () => {
-      const before = s.status.ok;
-      s.status = applyCheckResult(s.spec, s.status, this.checkSucceeds(node, script));
-      this.scheduleScript(node, s, script, false);
-      if (s.status.ok !== before) this.scriptChanged(node, script);
-    });
+    if (s.onTimer === null) {
+      const check = (): void => {
+        const before = s.status.ok;
+        s.status = applyCheckResult(s.spec, s.status, this.checkSucceeds(node, script));
+        this.scheduleScript(node, s, script, false);
+        if (s.status.ok !== before) this.scriptChanged(node, script);
+      };
+      s.onTimer = () => this.fireNodeTimer(node, s.timerEpoch, check);
+    }
+    // The handler reads the epoch the timer was armed in: re-arming always cancels the timer first.
+    s.timerEpoch = node.epoch;
+    s.timer = this.sched.at(this.sched.nowUs + delay, s.onTimer);
   }
 
   private priorityView(inst: InstanceRt) {
@@ -316,6 +327,7 @@ export class VrrpWorld {
     return this.sched.at(atUs, () => this.fireNodeTimer(node, epoch, fn));
   }
 
+  /** The epoch is the one the timer was armed in; a deferred run keeps it (it is no longer the instance's timer). */
   private fireNodeTimer(node: NodeRt, epoch: number, fn: () => void): void {
     if (node.epoch !== epoch) return;
     if (node.stalledUntilUs > this.sched.nowUs) {
@@ -365,7 +377,8 @@ export class VrrpWorld {
 
   private armAdvert(inst: InstanceRt, atUs: number): void {
     this.cancel(inst.advertTimer);
-    inst.advertTimer = this.nodeTimer(inst.node, atUs, inst.node.epoch, () => this.advertTimerFired(inst));
+    inst.advertEpoch = inst.node.epoch;
+    inst.advertTimer = this.sched.at(atUs, inst.onAdvertTimer);
   }
 
   /** MASTER's advert timer, fast path: the machine sends an advert at its priority and re-arms, nothing else. */
