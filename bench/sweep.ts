@@ -6,13 +6,18 @@
  *
  *   npx tsx bench/sweep.ts [--seeds 10] [--workers 1,2] [--rounds 3]
  *
- * Each pool is warmed up first (one run per worker: tsx registration and module loading happen once per
- * thread), so the figures are the steady rate a long sweep sees. The worker counts alternate over several
- * rounds and the best round of each is reported (on a shared machine other load only ever slows a round
- * down), with the CPU time the process got per wall second: the cores the sweep actually had.
+ * Each round of each worker count runs in a child process started as `routerbench sweep` would run it:
+ * under `node --single-threaded` when every core has a worker (sim/cli/single-threaded-v8.ts). Each pool is
+ * warmed up first (one run per worker: tsx registration and module loading happen once per thread), so the
+ * figures are the steady rate a long sweep sees. The worker counts alternate over several rounds and the
+ * best round of each is reported (on a shared machine other load only ever slows a round down), with the
+ * CPU time the process got per wall second: the cores the sweep actually had.
  */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { wantsSingleThreadedV8 } from '../sim/cli/single-threaded-v8.ts';
 import { executeSweep, poolExecutor } from '../sim/sweep/execute.ts';
 import { parseGrid } from '../sim/sweep/grid.ts';
 import { buildSweepResult } from '../sim/sweep/outputs.ts';
@@ -24,57 +29,87 @@ const opt = (name: string, dflt: string): string => {
   return i >= 0 && args[i + 1] !== undefined ? args[i + 1]! : dflt;
 };
 const seeds = Number(opt('seeds', '10'));
-const workerCounts = opt('workers', '1,2').split(',').map(Number);
-const rounds = Number(opt('rounds', '3'));
 
-const def = defineSweep({
-  file: fileURLToPath(new URL('../scenarios/churn-with-failover.yaml', import.meta.url)),
-  grid: parseGrid(['router.blueprintPoolSize=0..18:2', 'router.maxDynamicServers=1,2,5,10']),
-  seeds,
-  set: { 'router.strategy': 'dcm-slots' },
-  budgets: ['reloads.requests.pool-exhausted==0'],
-  statistic: { kind: 'quantile', q: 0.95 },
-  cost: DEFAULT_COST_MODEL,
-});
-const positions = shardTasks(def, undefined);
-console.log(`${def.scenario.name}: ${def.grid.map((a) => `${a.key} ${a.values.length}`).join(' × ')} × ${seeds} seeds = ${positions.length} runs; ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(1)}`);
+interface Round {
+  rate: number;
+  cores: number;
+  /** sha256 of runs.json + sweep.json: every worker count must give the same. */
+  outputs: string;
+}
 
-const best = new Map<number, { rate: number; cores: number }>();
-const outputs: string[][] = [];
-for (let round = 1; round <= rounds; round++) {
-  const inRound: string[] = [];
-  outputs.push(inRound);
-  for (const workers of workerCounts) {
-    const executor = poolExecutor(workers);
-    try {
-      const warm = taskAt(def, 0);
-      await Promise.all(Array.from({ length: workers }, () => executor.run(warm.task, warm.point)));
-      const cpu0 = process.cpuUsage();
-      const t0 = performance.now();
-      const { rows } = await executeSweep(def, { positions, executor });
-      const seconds = (performance.now() - t0) / 1000;
-      const cpu = process.cpuUsage(cpu0);
-      const cores = (cpu.user + cpu.system) / 1e6 / seconds;
-      const result = buildSweepResult(def, rows);
-      inRound.push(result.files['runs.json'] + result.files['sweep.json']);
-      const rate = positions.length / seconds;
-      if ((best.get(workers)?.rate ?? 0) < rate) best.set(workers, { rate, cores });
-      console.log(
-        `round ${round}, ${workers} worker${workers === 1 ? ' ' : 's'}: ${positions.length} runs in ${seconds.toFixed(1)} s = ${rate.toFixed(2)} runs/s, ${cores.toFixed(2)} cores busy (load average ${loadavg()[0]!.toFixed(1)})`,
-      );
-    } finally {
-      await executor.close();
-    }
+if (args.includes('--child')) {
+  process.stdout.write(JSON.stringify(await measure(Number(opt('workers', '1')))) + '\n');
+} else {
+  await main();
+}
+
+/** One pool of `workers` threads over the whole sweep, in this process. */
+async function measure(workers: number): Promise<Round> {
+  const def = defineSweep({
+    file: fileURLToPath(new URL('../scenarios/churn-with-failover.yaml', import.meta.url)),
+    grid: parseGrid(['router.blueprintPoolSize=0..18:2', 'router.maxDynamicServers=1,2,5,10']),
+    seeds,
+    set: { 'router.strategy': 'dcm-slots' },
+    budgets: ['reloads.requests.pool-exhausted==0'],
+    statistic: { kind: 'quantile', q: 0.95 },
+    cost: DEFAULT_COST_MODEL,
+  });
+  const positions = shardTasks(def, undefined);
+  const executor = poolExecutor(workers);
+  try {
+    const warm = taskAt(def, 0);
+    await Promise.all(Array.from({ length: workers }, () => executor.run(warm.task, warm.point)));
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    const { rows } = await executeSweep(def, { positions, executor });
+    const seconds = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    const result = buildSweepResult(def, rows);
+    return {
+      rate: positions.length / seconds,
+      cores: (cpu.user + cpu.system) / 1e6 / seconds,
+      outputs: createHash('sha256').update(result.files['runs.json'] + result.files['sweep.json']).digest('hex'),
+    };
+  } finally {
+    await executor.close();
   }
 }
-for (const [workers, b] of best) console.log(`best of ${rounds}, ${workers} worker${workers === 1 ? ' ' : 's'}: ${b.rate.toFixed(2)} runs/s (${b.cores.toFixed(2)} cores busy)`);
-if (workerCounts.length >= 2) {
-  const a = best.get(workerCounts[0]!)!;
-  const b = best.get(workerCounts[workerCounts.length - 1]!)!;
-  console.log(`speed-up ${workerCounts[workerCounts.length - 1]} vs ${workerCounts[0]} workers: ${(b.rate / a.rate).toFixed(2)}×`);
+
+async function main(): Promise<void> {
+  const workerCounts = opt('workers', '1,2').split(',').map(Number);
+  const rounds = Number(opt('rounds', '3'));
+  const runs = 40 * seeds;
+  console.log(`churn-with-failover: router.blueprintPoolSize 10 × router.maxDynamicServers 4 × ${seeds} seeds = ${runs} runs; ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(1)}`);
+  const self = fileURLToPath(import.meta.url);
+  const best = new Map<number, Round>();
+  const outputs: string[][] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const inRound: string[] = [];
+    outputs.push(inRound);
+    for (const workers of workerCounts) {
+      const v8 = wantsSingleThreadedV8(workers) ? ['--single-threaded'] : [];
+      const out = execFileSync(process.execPath, [...v8, ...process.execArgv, self, '--child', '--workers', String(workers), '--seeds', String(seeds)], { encoding: 'utf8' });
+      const r = JSON.parse(out.trim().split('\n').pop()!) as Round;
+      inRound.push(r.outputs);
+      if ((best.get(workers)?.rate ?? 0) < r.rate) best.set(workers, r);
+      console.log(
+        `round ${round}, ${label(workers)}: ${runs} runs in ${(runs / r.rate).toFixed(1)} s = ${r.rate.toFixed(2)} runs/s, ${r.cores.toFixed(2)} cores busy (load average ${loadavg()[0]!.toFixed(1)})`,
+      );
+    }
+  }
+  for (const [workers, b] of best) console.log(`best of ${rounds}, ${label(workers)}: ${b.rate.toFixed(2)} runs/s (${b.cores.toFixed(2)} cores busy)`);
+  if (workerCounts.length >= 2) {
+    const a = best.get(workerCounts[0]!)!;
+    const b = best.get(workerCounts[workerCounts.length - 1]!)!;
+    console.log(`speed-up ${workerCounts[workerCounts.length - 1]} vs ${workerCounts[0]} workers: ${(b.rate / a.rate).toFixed(2)}×`);
+  }
+  // Each child loads the sources afresh: if others change them during the bench, rounds may differ while each
+  // round's worker counts (run back to back) still agree.
+  const sameInRound = outputs.every((r) => new Set(r).size === 1);
+  const sameOverall = new Set(outputs.flat()).size === 1;
+  console.log(`same runs.json and sweep.json for every worker count within each round: ${sameInRound ? 'yes' : 'NO'}; across rounds: ${sameOverall ? 'yes' : 'no (did the sources change during the bench?)'}`);
 }
-// Each pool loads the sources afresh: if others change them during the bench, rounds may differ while each
-// round's worker counts (run back to back) still agree.
-const sameInRound = outputs.every((r) => new Set(r).size === 1);
-const sameOverall = new Set(outputs.flat()).size === 1;
-console.log(`same runs.json and sweep.json for every worker count within each round: ${sameInRound ? 'yes' : 'NO'}; across rounds: ${sameOverall ? 'yes' : 'no (did the sources change during the bench?)'}`);
+
+function label(workers: number): string {
+  return `${workers} worker${workers === 1 ? ' ' : 's'}${wantsSingleThreadedV8(workers) ? ' (V8 single-threaded)' : ''}`;
+}

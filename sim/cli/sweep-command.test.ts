@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,9 +39,14 @@ describe('routerbench sweep exit codes', () => {
     expect(readFileSync(join(out, 'sweep.html'), 'utf8')).toContain('No point of the grid meets the budget.');
   }, 120_000);
 
-  it('Ctrl-C stops cleanly, keeps the finished rows and exits 130', async () => {
-    const out = join(dir, 'stopped');
-    const child = spawn(process.execPath, [BIN, 'sweep', SCENARIO, '--grid', 'router.blueprintPoolSize=0..19', '--seeds', '2', '--workers', '1', '--out', out], {
+  // One worker runs in this process; a worker per core (at least 2) re-runs the sweep in a child node
+  // --single-threaded, which must hear the Ctrl-C once, through this process, and stop just the same.
+  it.each([
+    ['1', false],
+    [String(Math.max(2, availableParallelism())), true],
+  ])('Ctrl-C stops cleanly, keeps the finished rows and exits 130 (--workers %s)', async (workers, rerun) => {
+    const out = join(dir, `stopped-${workers}`);
+    const child = spawn(process.execPath, [BIN, 'sweep', SCENARIO, '--grid', 'router.blueprintPoolSize=0..19', '--seeds', '2', '--workers', workers, '--out', out], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
@@ -54,6 +60,7 @@ describe('routerbench sweep exit codes', () => {
     });
     expect(code).toBe(130);
     expect(stderr).toContain('stopping: keeping the finished runs');
+    expect(stderr.includes('V8 single-threaded')).toBe(rerun);
     const sweep = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8'));
     expect(sweep).toMatchObject({ interrupted: true, complete: false, verdict: 'incomplete' });
     const rows = JSON.parse(readFileSync(join(out, 'runs.json'), 'utf8')) as unknown[];

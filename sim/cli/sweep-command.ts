@@ -13,6 +13,7 @@ import { EXIT } from './exit-codes.ts';
 import { registerMergeCommand } from './merge-command.ts';
 import { buildOverrides } from './run-command.ts';
 import { collectList, collectSet, parseSeed } from './scenario-options.ts';
+import { rerunSingleThreadedV8, runsSingleThreadedV8, wantsSingleThreadedV8 } from './single-threaded-v8.ts';
 import { writeFileAtomic } from './write-outputs.ts';
 
 /** Exit code of a sweep stopped with Ctrl-C (128 + SIGINT), after it wrote the finished rows. */
@@ -35,6 +36,7 @@ interface SweepOptions {
   bytesPerServer?: number;
   json?: boolean;
   progress?: boolean;
+  singleThreadedV8?: boolean;
 }
 
 /** `sweep` and its companion `merge` (one entry in main.ts's command list). */
@@ -67,12 +69,19 @@ export function registerSweepCommand(program: Command): Command {
     .option('--bytes-per-server <n>', `memory estimate per empty slot server (default ${DEFAULT_COST_MODEL.perServerBytes})`, parseWhole('--bytes-per-server'))
     .option('--json', 'print sweep.json instead of the summary')
     .option('--no-progress', 'no progress output on stderr')
+    .option(
+      '--no-single-threaded-v8',
+      "keep V8's GC and compiler helper threads; by default a sweep with a worker on every core runs under node --single-threaded, as they would only compete with the workers",
+    )
     .action(async (input: string, opts: SweepOptions) => {
       process.exitCode = await sweepCommand(input, opts);
     });
 }
 
 export async function sweepCommand(file: string, opts: SweepOptions): Promise<number> {
+  if (opts.singleThreadedV8 !== false && wantsSingleThreadedV8(opts.workers ?? availableParallelism()) && !runsSingleThreadedV8()) {
+    return rerunSingleThreadedV8();
+  }
   if (opts.quantile !== undefined && opts.confidence !== undefined) throw new InputError('--confidence', 'give --quantile or --confidence, not both');
   const statistic: Statistic = opts.confidence !== undefined ? { kind: 'confidence', level: opts.confidence } : { kind: 'quantile', q: opts.quantile ?? 0.95 };
   const shard = opts.shard === undefined ? undefined : parseShard(opts.shard);
@@ -127,7 +136,7 @@ export async function sweepCommand(file: string, opts: SweepOptions): Promise<nu
   const result = buildSweepResult(def, rows, { ...(shard !== undefined && { shard }), interrupted });
   const seconds = (Date.now() - started) / 1000;
   process.stderr.write(
-    `${label}: ${result.json.runs.completed} of ${positions.length} runs in ${formatNumber(seconds)} s (${formatNumber(positions.length === 0 ? 0 : result.json.runs.completed / Math.max(seconds, 1e-3))} runs/s, ${workers === 0 ? 'in this thread' : `${workers} worker${workers === 1 ? '' : 's'}`})\n`,
+    `${label}: ${result.json.runs.completed} of ${positions.length} runs in ${formatNumber(seconds)} s (${formatNumber(positions.length === 0 ? 0 : result.json.runs.completed / Math.max(seconds, 1e-3))} runs/s, ${workers === 0 ? 'in this thread' : `${workers} worker${workers === 1 ? '' : 's'}`}${runsSingleThreadedV8() ? ', V8 single-threaded' : ''})\n`,
   );
   return finishSweep(result, opts);
 }
