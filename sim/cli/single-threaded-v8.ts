@@ -7,7 +7,7 @@ import { availableParallelism, constants } from 'node:os';
  * cores busy for one worker); with a worker on every core they have no idle core and take turns with the
  * workers. A sweep with at least one worker per core therefore runs under `node --single-threaded`, where
  * each thread collects its own garbage: 7–14% more runs/s with 2 workers on the 2-core bench machine
- * (README, "Sweep throughput"), and 20% fewer with 1 worker, hence only then.
+ * (docs/sweeps.md, "Parallelism"), and 20% fewer with 1 worker, hence only then.
  */
 export function wantsSingleThreadedV8(workers: number, cores = availableParallelism()): boolean {
   return workers > 1 && workers >= cores;
