@@ -6,7 +6,8 @@ import type { Endpoint } from '../core/endpoint.ts';
 import { endpointsOf, type RouterState } from '../core/router-state.ts';
 import type { MockHaproxy } from './haproxy/mock-haproxy.ts';
 import { isReady, type MockBackend } from './haproxy/backend-state.ts';
-import { MapSnapshot, probeRequests, readyServers, resolveTarget, type RouteProbe } from './haproxy/route-resolver.ts';
+import type { MockMap } from './haproxy/map-state.ts';
+import { mapsConsulted, MapSnapshot, probeRequests, readyServers, resolveTarget, type RouteProbe } from './haproxy/route-resolver.ts';
 
 /**
  * What a request would see, compared with the desired state (issue 3's invariants):
@@ -21,7 +22,8 @@ import { MapSnapshot, probeRequests, readyServers, resolveTarget, type RouteProb
  * Routes that share host and path with another live route are skipped for (1): the router admits only one
  * of them, which this model does not decide.
  */
-export function checkInvariants(state: RouterState, haproxy: MockHaproxy): string[] {
+export function checkInvariants(state: RouterState, haproxy: MockHaproxy, opts: { reuse?: boolean } = {}): string[] {
+  const reuse = opts.reuse !== false;
   const violations: string[] = [];
   const { claims, liveKeys, owners } = routeSetFacts(state);
   // Owners are stamped per check instead of a map built per check: a backend whose stamp is old has no owner yet.
@@ -35,24 +37,23 @@ export function checkInvariants(state: RouterState, haproxy: MockHaproxy): strin
 
     const expected = expectedServers(r.service, endpointsOf(state, r.namespace, r.service));
     for (const probe of f.probes) {
+      // A probe that passed stays passed while nothing it read moved: its maps, its backend's servers, the
+      // expected servers. Only the sharing of backends between routes is decided anew.
+      const kept = reuse ? passedProbes.get(probe) : undefined;
+      if (kept !== undefined && kept.expected === expected && stillHolds(kept, haproxy)) {
+        if (kept.backend !== undefined) claimBackend(owners, stamp, kept.backend, f.key, violations);
+        continue;
+      }
+      const before = violations.length;
       const res = resolveTarget(haproxy, probe.request.scheme, probe.key, maps);
       if (probe.expect === 'redirect') {
         if (res.kind !== 'redirect') violations.push(`${whereOf(f.key, probe.request)}: expected a redirect to https, got ${res.kind}`);
+        else if (reuse) remember(probe, expected, haproxy);
         continue;
       }
       if (res.kind !== 'backend') {
         violations.push(`${whereOf(f.key, probe.request)}: ${res.kind === 'unknown-backend' ? `map names unknown backend ${res.backend}` : res.kind}`);
         continue;
-      }
-      let owner = owners.get(res.backend);
-      if (owner === undefined) owners.set(res.backend, (owner = { stamp, key: f.key }));
-      else if (owner.stamp !== stamp) {
-        owner.stamp = stamp;
-        owner.key = f.key;
-      } else if (owner.key !== f.key) {
-        const what = res.backend.includes(`:${POOL_NAMESPACE}:`) ? 'pool slot' : 'backend';
-        violations.push(`${f.key} and ${owner.key} share ${what} ${res.backend}`);
-        owner.key = f.key;
       }
       if (!servesExactly(res.be, expected)) {
         const actual = readyServers(haproxy, res.backend)
@@ -63,6 +64,8 @@ export function checkInvariants(state: RouterState, haproxy: MockHaproxy): strin
       if (res.backend !== f.backend && !res.backend.includes(`:${POOL_NAMESPACE}:`)) {
         violations.push(`${whereOf(f.key, probe.request)}: resolves to ${res.backend}, another route's backend`);
       }
+      if (reuse && violations.length === before) remember(probe, expected, haproxy, res.be, res.backend);
+      claimBackend(owners, stamp, res.backend, f.key, violations);
     }
   }
 
@@ -116,6 +119,48 @@ function sameRoutes(kept: readonly Route[], live: Map<string, Route>): boolean {
   let i = 0;
   for (const r of live.values()) if (r !== kept[i++]) return false;
   return true;
+}
+
+/** Records that `key` resolved to `backend` in this check; a second route there is a violation. */
+function claimBackend(owners: RouteSetFacts['owners'], stamp: number, backend: string, key: string, violations: string[]): void {
+  const owner = owners.get(backend);
+  if (owner === undefined) owners.set(backend, { stamp, key });
+  else if (owner.stamp !== stamp) {
+    owner.stamp = stamp;
+    owner.key = key;
+  } else if (owner.key !== key) {
+    const what = backend.includes(`:${POOL_NAMESPACE}:`) ? 'pool slot' : 'backend';
+    violations.push(`${key} and ${owner.key} share ${what} ${backend}`);
+    owner.key = key;
+  }
+}
+
+/** What a passed probe read: the maps its scheme consults (object and revision), its backend and its `rev`. */
+interface PassedProbe {
+  expected: ExpectedServers;
+  files: readonly string[];
+  maps: Array<MockMap | undefined>;
+  revs: number[];
+  be: MockBackend | undefined;
+  beRev: number;
+  backend: string | undefined;
+}
+
+const passedProbes = new WeakMap<RouteProbe, PassedProbe>();
+
+function remember(probe: RouteProbe, expected: ExpectedServers, haproxy: MockHaproxy, be?: MockBackend, backend?: string): void {
+  const files = mapsConsulted(probe.request.scheme);
+  const maps = files.map((file) => haproxy.mapByFile(file));
+  passedProbes.set(probe, { expected, files, maps, revs: maps.map((m) => m?.rev ?? -1), be, beRev: be?.rev ?? -1, backend });
+}
+
+/** A reload builds new maps and backends, so object identity covers it; commands move `rev`. */
+function stillHolds(p: PassedProbe, haproxy: MockHaproxy): boolean {
+  for (let i = 0; i < p.files.length; i++) {
+    const m = haproxy.mapByFile(p.files[i]!);
+    if (m !== p.maps[i] || (m?.rev ?? -1) !== p.revs[i]) return false;
+  }
+  return p.be === undefined || p.be.rev === p.beRev;
 }
 
 function whereOf(key: string, req: RouteProbe['request']): string {

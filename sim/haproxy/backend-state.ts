@@ -76,6 +76,12 @@ export class MockBackend {
   declare dynamicCookieKey?: string;
   dynamicCookieEnabled: boolean;
   /**
+   * Moves whenever a server may have changed: a server added or removed, or a command that looked one up
+   * (every command that changes a server does). Readers that keep what they saw of the servers (the
+   * invariant checker) trust it while `rev` stands; a look that changed nothing only costs them a re-read.
+   */
+  rev = 0;
+  /**
    * Name → server, the later of two servers of the same name winning, as a Map filled in server order
    * does. Built up front only when the config repeats a name (a scan from the end then would disagree
    * once one of them is deleted); otherwise on first need, and only for backends too large to scan.
@@ -116,11 +122,13 @@ export class MockBackend {
   }
 
   add(s: MockServer): void {
+    this.rev++;
     this.servers.push(s);
     this.names?.set(s.name, s);
   }
 
   remove(s: MockServer): void {
+    this.rev++;
     this.names?.delete(s.name);
     const i = this.servers.indexOf(s);
     if (i >= 0) this.servers.splice(i, 1);

@@ -68,11 +68,20 @@ export type Target =
   | { kind: 'backend'; backend: string; map: string; key: string; be: MockBackend }
   | Exclude<Resolution, { kind: 'backend' }>;
 
+const SNI_MAPS = [SNI_PASSTHROUGH_MAP, TCP_MAP];
+const HTTP_MAPS = [HTTP_REDIRECT_MAP, HTTP_MAP];
+const TERMINATED_MAPS = [TERMINATED_MAP];
+
 const NO_MATCH: Target = { kind: 'no-match' };
 
 /** What the frontend matches the maps against: the lowercased SNI for passthrough, `base` otherwise. */
 export function lookupKeyOf(request: RouteRequest): string {
   return request.scheme === 'sni-passthrough' ? request.host.toLowerCase() : baseOf(request);
+}
+
+/** The map files `resolveTarget` reads for a scheme: its answer can change only when one of them does. */
+export function mapsConsulted(scheme: Scheme): readonly string[] {
+  return scheme === 'sni-passthrough' ? SNI_MAPS : scheme === 'http' ? HTTP_MAPS : TERMINATED_MAPS;
 }
 
 /** `key` is `lookupKeyOf(request)`, which a caller resolving the same request often may keep. */

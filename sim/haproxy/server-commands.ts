@@ -48,6 +48,8 @@ function lookupServer(rt: ServerRuntime, arg: string | undefined, terse = false)
   if (be === undefined) return { ok: false, reply: `No such backend.${end}` };
   const srv = be.server(arg.slice(slash + 1));
   if (srv === undefined) return { ok: false, reply: `No such server.${end}` };
+  // Every command that changes a server finds it here (get weight too: a spare re-read for the checker).
+  be.rev++;
   return { ok: true, be, srv };
 }
 

@@ -1,0 +1,90 @@
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect } from 'vitest';
+import type { ChurnEvent } from '../core/events.ts';
+import type { Route } from '../core/route.ts';
+import { createStrategy } from '../core/strategies/index.ts';
+import { Harness } from '../core/testing/harness.ts';
+import { MockHaproxy } from './haproxy/mock-haproxy.ts';
+import { checkInvariants } from './invariants.ts';
+import { RouterSettingsSchema } from './settings.ts';
+
+/**
+ * The checker keeps the probes that passed until something they read moves (sim/invariants.ts). Whatever
+ * runtime commands do to HAProxy between two checks, the second check must say what a check from scratch
+ * says: here random commands (servers to maintenance, re-addressed, re-weighted, deleted, added; map
+ * entries deleted, set, added, cleared) sabotage a consistent router between checks.
+ */
+const NAMES = ['a', 'b', 'c', 'd'];
+const TLS: Array<Route['tls']> = [undefined, { termination: 'edge', insecureEdgeTerminationPolicy: 'Redirect' }, { termination: 'edge', insecureEdgeTerminationPolicy: 'Allow' }, { termination: 'passthrough' }];
+
+const routeArb = fc.record({ name: fc.constantFrom(...NAMES), tls: fc.constantFrom(...TLS.keys()), pods: fc.integer({ min: 0, max: 3 }) });
+
+/** A command template; `pick` chooses the backend, server, map and entry among what the mock has. */
+const sabotageArb = fc.record({
+  kind: fc.constantFrom('maint', 'ready', 'addr', 'weight0', 'del-server', 'add-server', 'del-map', 'set-map', 'add-map', 'clear-map', 'get-weight'),
+  pick: fc.nat(),
+  pick2: fc.nat(),
+});
+
+function commandFor(mock: MockHaproxy, s: { kind: string; pick: number; pick2: number }): string {
+  const backends = mock.backendNames();
+  const be = backends[s.pick % backends.length]!;
+  const servers = mock.backend(be)!.servers;
+  const srv = servers.length === 0 ? 'none' : servers[s.pick2 % servers.length]!.name;
+  const maps = mock.mapListing();
+  const map = maps[s.pick % maps.length]!;
+  const entries = mock.mapByFile(map.path.split('/').pop()!)?.entries ?? [];
+  const key = entries.length === 0 ? 'nothing' : entries[s.pick2 % entries.length]!.key.replace(/\\/g, '\\\\');
+  switch (s.kind) {
+    case 'maint':
+      return `set server ${be}/${srv} state maint`;
+    case 'ready':
+      return `set server ${be}/${srv} state ready`;
+    case 'addr':
+      return `set server ${be}/${srv} addr 10.9.9.${s.pick2 % 4}`;
+    case 'weight0':
+      return `set weight ${be}/${srv} 0`;
+    case 'del-server':
+      return `set server ${be}/${srv} state maint; del server ${be}/${srv}`;
+    case 'add-server':
+      return `add server ${be}/extra${s.pick2 % 3} 10.1.0.${s.pick2 % 4}:8080`;
+    case 'del-map':
+      return `del map ${map.path} ${key}`;
+    case 'set-map':
+      return `set map ${map.path} ${key} ${backends[s.pick2 % backends.length]}`;
+    case 'add-map':
+      return `add map ${map.path} ${key} ${backends[s.pick2 % backends.length]}`;
+    case 'clear-map':
+      return `clear map ${map.path}`;
+    default:
+      return `get weight ${be}/${srv}`;
+  }
+}
+
+describe('checkInvariants, reusing passed probes', () => {
+  test.prop([fc.constantFrom('reload-always', 'dcm-slots', 'dcm-add-del'), fc.array(routeArb, { minLength: 1, maxLength: 6 }), fc.array(sabotageArb, { maxLength: 6 })], { numRuns: 150 })(
+    'agrees with a check from scratch after any runtime commands',
+    (strategy, routes, sabotage) => {
+      const mock = new MockHaproxy();
+      const h = new Harness(createStrategy(RouterSettingsSchema.parse({ strategy })), {
+        load: (c) => mock.load(c),
+        send: (line) => ({ ok: true, reply: mock.execute(line) }),
+      });
+      const events: ChurnEvent[] = [];
+      for (const r of routes) {
+        const route: Route = { namespace: 'ns', name: r.name, host: `${r.name}.example.com`, service: r.name, ...(TLS[r.tls] !== undefined && { tls: TLS[r.tls] }) };
+        events.push({ at: 0, type: 'route.upsert', route });
+        const endpoints = Array.from({ length: r.pods }, (_, i) => ({ ip: `10.1.0.${i}`, port: 8080, name: `${r.name}-${i}` }));
+        events.push({ at: 0, type: 'endpoints.set', namespace: 'ns', service: r.name, endpoints });
+      }
+      h.sync(events);
+      h.settle();
+      // The first check passes and remembers every probe; each command may break some of them.
+      expect(checkInvariants(h.state, mock)).toEqual(checkInvariants(h.state, mock, { reuse: false }));
+      for (const s of sabotage) {
+        mock.execute(commandFor(mock, s));
+        expect(checkInvariants(h.state, mock)).toEqual(checkInvariants(h.state, mock, { reuse: false }));
+      }
+    },
+  );
+});
