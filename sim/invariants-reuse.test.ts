@@ -21,7 +21,7 @@ const routeArb = fc.record({ name: fc.constantFrom(...NAMES), tls: fc.constantFr
 
 /** A command template; `pick` chooses the backend, server, map and entry among what the mock has. */
 const sabotageArb = fc.record({
-  kind: fc.constantFrom('maint', 'ready', 'addr', 'weight0', 'del-server', 'add-server', 'del-map', 'set-map', 'add-map', 'clear-map', 'get-weight'),
+  kind: fc.constantFrom('maint', 'ready', 'addr', 'weight0', 'del-server', 'add-server', 'del-map', 'del-map-ref', 'set-map', 'set-map-ref', 'add-map', 'clear-map', 'new-version', 'redirect', 'get-weight'),
   pick: fc.nat(),
   pick2: fc.nat(),
 });
@@ -34,7 +34,9 @@ function commandFor(mock: MockHaproxy, s: { kind: string; pick: number; pick2: n
   const maps = mock.mapListing();
   const map = maps[s.pick % maps.length]!;
   const entries = mock.mapByFile(map.path.split('/').pop()!)?.entries ?? [];
-  const key = entries.length === 0 ? 'nothing' : entries[s.pick2 % entries.length]!.key.replace(/\\/g, '\\\\');
+  const entry = entries.length === 0 ? undefined : entries[s.pick2 % entries.length]!;
+  const key = entry === undefined ? 'nothing' : entry.key.replace(/\\/g, '\\\\');
+  const ref = entry === undefined ? '#0' : `#${entry.ref}`;
   switch (s.kind) {
     case 'maint':
       return `set server ${be}/${srv} state maint`;
@@ -54,15 +56,28 @@ function commandFor(mock: MockHaproxy, s: { kind: string; pick: number; pick2: n
       return `set map ${map.path} ${key} ${backends[s.pick2 % backends.length]}`;
     case 'add-map':
       return `add map ${map.path} ${key} ${backends[s.pick2 % backends.length]}`;
+    case 'del-map-ref':
+      return `del map ${map.path} ${ref}`;
+    case 'set-map-ref':
+      return `set map ${map.path} ${ref} ${backends[s.pick2 % backends.length]}`;
     case 'clear-map':
       return `clear map ${map.path}`;
+    case 'redirect': {
+      // A route's own http key into the redirect map: its plain http now redirects (a miss there became a hit).
+      const http = mock.mapByFile('os_http_be.map')?.entries ?? [];
+      const k = http.length === 0 ? 'nothing' : http[s.pick2 % http.length]!.key.replace(/\\/g, '\\\\');
+      return `add map ${maps.find((l) => l.path.endsWith('/os_route_http_redirect.map'))?.path ?? map.path} ${k} 1`;
+    }
+    case 'new-version':
+      // A new version with one entry of the current map's, committed: every older entry goes.
+      return `prepare map ${map.path}; add map @${map.nextVer + 1} ${map.path} ${key} ${backends[s.pick2 % backends.length]}; commit map @${map.nextVer + 1} ${map.path}`;
     default:
       return `get weight ${be}/${srv}`;
   }
 }
 
 describe('checkInvariants, reusing passed probes', () => {
-  test.prop([fc.constantFrom('reload-always', 'dcm-slots', 'dcm-add-del'), fc.array(routeArb, { minLength: 1, maxLength: 6 }), fc.array(sabotageArb, { maxLength: 6 })], { numRuns: 150 })(
+  test.prop([fc.constantFrom('reload-always', 'dcm-slots', 'dcm-add-del'), fc.array(routeArb, { minLength: 1, maxLength: 6 }), fc.array(sabotageArb, { maxLength: 6 })], { numRuns: 300 })(
     'agrees with a check from scratch after any runtime commands',
     (strategy, routes, sabotage) => {
       const mock = new MockHaproxy();

@@ -6,7 +6,7 @@ import type { Endpoint } from '../core/endpoint.ts';
 import { endpointsOf, type RouterState } from '../core/router-state.ts';
 import type { MockHaproxy } from './haproxy/mock-haproxy.ts';
 import { isReady, type MockBackend } from './haproxy/backend-state.ts';
-import type { MockMap } from './haproxy/map-state.ts';
+import type { MockMap, MockMapEntry } from './haproxy/map-state.ts';
 import { mapsConsulted, MapSnapshot, probeRequests, readyServers, resolveTarget, type RouteProbe } from './haproxy/route-resolver.ts';
 
 /**
@@ -48,7 +48,7 @@ export function checkInvariants(state: RouterState, haproxy: MockHaproxy, opts: 
       const res = resolveTarget(haproxy, probe.request.scheme, probe.key, maps);
       if (probe.expect === 'redirect') {
         if (res.kind !== 'redirect') violations.push(`${whereOf(f.key, probe.request)}: expected a redirect to https, got ${res.kind}`);
-        else if (reuse) remember(probe, expected, haproxy);
+        else if (reuse) remember(probe, expected, haproxy, maps);
         continue;
       }
       if (res.kind !== 'backend') {
@@ -64,7 +64,7 @@ export function checkInvariants(state: RouterState, haproxy: MockHaproxy, opts: 
       if (res.backend !== f.backend && !res.backend.includes(`:${POOL_NAMESPACE}:`)) {
         violations.push(`${whereOf(f.key, probe.request)}: resolves to ${res.backend}, another route's backend`);
       }
-      if (reuse && violations.length === before) remember(probe, expected, haproxy, res.be, res.backend);
+      if (reuse && violations.length === before) remember(probe, expected, haproxy, maps, res.be, res.backend);
       claimBackend(owners, stamp, res.backend, f.key, violations);
     }
   }
@@ -135,30 +135,51 @@ function claimBackend(owners: RouteSetFacts['owners'], stamp: number, backend: s
   }
 }
 
-/** What a passed probe read: the maps its scheme consults (object and revision), its backend and its `rev`. */
+/**
+ * What a passed probe read: for each map its scheme consults, the map object, its `shape` and the entry that
+ * matched (with the value then) or, for a miss, the map's `appends`; then its backend and that backend's
+ * `rev`. A reload builds new maps and backends, so object identity covers reloads.
+ */
 interface PassedProbe {
   expected: ExpectedServers;
-  files: readonly string[];
-  maps: Array<MockMap | undefined>;
-  revs: number[];
+  reads: MapRead[];
   be: MockBackend | undefined;
   beRev: number;
   backend: string | undefined;
 }
 
-const passedProbes = new WeakMap<RouteProbe, PassedProbe>();
-
-function remember(probe: RouteProbe, expected: ExpectedServers, haproxy: MockHaproxy, be?: MockBackend, backend?: string): void {
-  const files = mapsConsulted(probe.request.scheme);
-  const maps = files.map((file) => haproxy.mapByFile(file));
-  passedProbes.set(probe, { expected, files, maps, revs: maps.map((m) => m?.rev ?? -1), be, beRev: be?.rev ?? -1, backend });
+interface MapRead {
+  file: string;
+  map: MockMap | undefined;
+  shape: number;
+  appends: number;
+  hit: MockMapEntry | undefined;
+  value: string | undefined;
 }
 
-/** A reload builds new maps and backends, so object identity covers it; commands move `rev`. */
+const passedProbes = new WeakMap<RouteProbe, PassedProbe>();
+
+function remember(probe: RouteProbe, expected: ExpectedServers, haproxy: MockHaproxy, maps: MapSnapshot, be?: MockBackend, backend?: string): void {
+  const reads = mapsConsulted(probe.request.scheme).map((file): MapRead => {
+    const map = haproxy.mapByFile(file);
+    const hit = map === undefined ? undefined : maps.first(file, probe.key);
+    return { file, map, shape: map?.shape ?? -1, appends: map?.appends ?? -1, hit, value: hit?.value };
+  });
+  passedProbes.set(probe, { expected, reads, be, beRev: be?.rev ?? -1, backend });
+}
+
+/**
+ * Whether every lookup would answer as it did: the same map in the same shape, and then either the same
+ * entry, still there with the same value (entries appended since come after it), or, for a miss, nothing
+ * appended since (a deletion cannot make a miss match).
+ */
 function stillHolds(p: PassedProbe, haproxy: MockHaproxy): boolean {
-  for (let i = 0; i < p.files.length; i++) {
-    const m = haproxy.mapByFile(p.files[i]!);
-    if (m !== p.maps[i] || (m?.rev ?? -1) !== p.revs[i]) return false;
+  for (const read of p.reads) {
+    const m = haproxy.mapByFile(read.file);
+    if (m !== read.map) return false;
+    if (m === undefined) continue;
+    if (m.shape !== read.shape) return false;
+    if (read.hit === undefined ? m.appends !== read.appends : read.hit.removed === true || read.hit.value !== read.value) return false;
   }
   return p.be === undefined || p.be.rev === p.beRev;
 }

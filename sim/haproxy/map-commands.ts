@@ -84,6 +84,7 @@ function addEntry(rt: MapRuntime, m: MockMap, key: string, value: string, versio
   }
   m.entries.push({ ref: rt.pointers.next(), key, value, version });
   m.rev++;
+  m.appends++;
   return undefined;
 }
 
@@ -140,10 +141,12 @@ export function delMap(rt: MapRuntime, w: readonly string[]): string {
     const e = findByRef(m, target);
     if (e === undefined) return 'Key not found.\n\n';
     m.entries.splice(m.entries.indexOf(e), 1);
+    e.removed = true;
     m.rev++;
     return '\n';
   }
   const before = m.entries.length;
+  for (const e of m.entries) if (e.key === target) e.removed = true;
   m.entries = m.entries.filter((e) => e.key !== target);
   m.rev++;
   return m.entries.length === before ? 'Key not found.\n\n' : '\n';
@@ -190,6 +193,7 @@ export function clearMap(rt: MapRuntime, w: readonly string[]): string {
   const v = version ?? m.currVer;
   m.entries = m.entries.filter((e) => e.version !== v);
   m.rev++;
+  m.shape++;
   return '\n';
 }
 
@@ -197,6 +201,7 @@ export function prepareMap(rt: MapRuntime, w: readonly string[]): string {
   const m = lookupMap(rt, w[2]);
   if (m === undefined) return UNKNOWN_MAP;
   m.nextVer = (m.nextVer + 1) >>> 0;
+  // A version being prepared is invisible to lookups until its commit: `shape` stays.
   m.rev++;
   return `New version created: ${m.nextVer}\n\n`;
 }
@@ -211,6 +216,7 @@ export function commitMap(rt: MapRuntime, w: readonly string[]): string {
   if (!versionAfter(v, m.currVer) || versionAfter(v, m.nextVer)) return 'Version number out of range.\n\n';
   m.currVer = v;
   m.rev++;
+  m.shape++;
   m.entries = m.entries.filter((e) => !versionAfter(v, e.version));
   return '\n';
 }

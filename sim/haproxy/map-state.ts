@@ -12,6 +12,8 @@ export interface MockMapEntry {
   key: string;
   value: string;
   version: number;
+  /** Set when `del map` takes the entry out (a reader that kept it must look again). */
+  removed?: true;
 }
 
 export interface MockMap {
@@ -34,6 +36,14 @@ export interface MockMap {
   entryCountSkew: number;
   /** Bumped by every command that changes the entries or versions: derived indexes stay valid while it stands. */
   rev: number;
+  /**
+   * Coarser than `rev`, for readers that kept a lookup's answer. An appended entry cannot change a hit (the
+   * first match stays first) and a deleted one changes only its own (it is marked `removed`), so those count
+   * in `appends` or not at all; every other change (clear, commit) moves `shape`; prepare changes nothing a lookup sees. A value set in
+   * place is the reader's to compare.
+   */
+  shape: number;
+  appends: number;
 }
 
 /** `entry_cnt` as `show map` prints it. */
@@ -97,6 +107,8 @@ export function mapFromLayout(layout: MapLayout, entries: readonly MapEntry[], p
     entries: entries.map((e) => ({ ref: pointers.next(), key: e.key, value: e.value, version: 0 })),
     entryCountSkew: 0,
     rev: 0,
+    shape: 0,
+    appends: 0,
   };
 }
 

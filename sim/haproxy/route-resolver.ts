@@ -1,7 +1,7 @@
 import type { Route } from '../../core/route.ts';
 import { isReady, type MockBackend } from './backend-state.ts';
 import { lookupOf } from './map-lookup.ts';
-import { compileMapRegex, literalPrefixOf, type MockMap } from './map-state.ts';
+import { compileMapRegex, literalPrefixOf, type MockMap, type MockMapEntry } from './map-state.ts';
 import type { MockHaproxy } from './mock-haproxy.ts';
 
 /**
@@ -51,7 +51,7 @@ const TCP_MAP = 'os_tcp_be.map';
 export class MapSnapshot {
   constructor(private readonly haproxy: MockHaproxy) {}
 
-  first(file: string, input: string): { key: string; value: string } | undefined {
+  first(file: string, input: string): MockMapEntry | undefined {
     const m = this.haproxy.mapByFile(file);
     return m === undefined ? undefined : lookupOf(m).first(input);
   }
