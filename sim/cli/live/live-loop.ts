@@ -116,8 +116,16 @@ export class LiveLoop implements LiveScheduler {
   private async pace(atUs: number, signal: AbortSignal | undefined): Promise<void> {
     if (this.speed === 0) return;
     const dueWallMs = this.startWallMs + atUs / 1000 / this.speed;
-    const waitMs = dueWallMs - performance.now();
-    if (waitMs > 0) await sleep(waitMs, undefined, signal === undefined ? {} : { signal });
-    else this.maxLagMs = Math.max(this.maxLagMs, -waitMs);
+    let waitMs = dueWallMs - performance.now();
+    if (waitMs <= 0) {
+      this.maxLagMs = Math.max(this.maxLagMs, -waitMs);
+      return;
+    }
+    // A timer may fire up to a millisecond early by performance.now() (libuv keeps whole-millisecond loop
+    // time), so sleep again until the step is really due.
+    while (waitMs > 0) {
+      await sleep(waitMs, undefined, signal === undefined ? {} : { signal });
+      waitMs = dueWallMs - performance.now();
+    }
   }
 }
