@@ -4,10 +4,11 @@ import { POOL_NAMESPACE } from '../core/dcm/blueprints.ts';
 import { routeKey, type Route } from '../core/route.ts';
 import type { Endpoint } from '../core/endpoint.ts';
 import { endpointsOf, type RouterState } from '../core/router-state.ts';
-import type { MockHaproxy } from './haproxy/mock-haproxy.ts';
-import { isReady, type MockBackend } from './haproxy/backend-state.ts';
+import type { MockHaproxy, PristineMap } from './haproxy/mock-haproxy.ts';
+import type { BackendConfig, MapEntry, ServerConfig } from '../core/haproxy/config-model.ts';
+import { addressAtLoad, isReady, isReadyAtLoad, MockBackend, type MockServer } from './haproxy/backend-state.ts';
 import type { MockMap, MockMapEntry } from './haproxy/map-state.ts';
-import { mapsConsulted, MapSnapshot, probeRequests, readyServers, resolveTarget, type RouteProbe } from './haproxy/route-resolver.ts';
+import { isPristine, mapsConsulted, MapSnapshot, probeRequests, readyServers, resolveTarget, type RouteProbe } from './haproxy/route-resolver.ts';
 
 /**
  * What a request would see, compared with the desired state (issue 3's invariants):
@@ -45,7 +46,8 @@ export function checkInvariants(state: RouterState, haproxy: MockHaproxy, opts: 
         continue;
       }
       const before = violations.length;
-      const res = resolveTarget(haproxy, probe.request.scheme, probe.key, maps);
+      // From scratch (tests compare both): walk the built maps and read the built backend, as a command would.
+      const res = resolveTarget(haproxy, probe.request.scheme, probe.key, reuse ? maps : undefined);
       if (probe.expect === 'redirect') {
         if (res.kind !== 'redirect') violations.push(`${whereOf(f.key, probe.request)}: expected a redirect to https, got ${res.kind}`);
         else if (reuse) remember(probe, expected, haproxy, maps);
@@ -55,7 +57,7 @@ export function checkInvariants(state: RouterState, haproxy: MockHaproxy, opts: 
         violations.push(`${whereOf(f.key, probe.request)}: ${res.kind === 'unknown-backend' ? `map names unknown backend ${res.backend}` : res.kind}`);
         continue;
       }
-      if (!servesExactly(res.be, expected)) {
+      if (!servesExactly(reuse ? res.be : haproxy.backend(res.backend)!, expected)) {
         const actual = readyServers(haproxy, res.backend)
           .map((s) => `${s.address}:${s.port}`)
           .sort();
@@ -70,10 +72,12 @@ export function checkInvariants(state: RouterState, haproxy: MockHaproxy, opts: 
   }
 
   for (const [file, keys] of liveKeys) {
-    const m = haproxy.mapByFile(file);
+    const m = reuse ? haproxy.peekMap(file) : haproxy.mapByFile(file);
     if (m === undefined) continue;
-    for (const e of m.entries) {
-      if (e.version !== m.currVer || keys.has(e.key)) continue;
+    // A map not built is its config entries, all current.
+    const currVer = isPristine(m) ? undefined : m.currVer;
+    for (const e of m.entries as ReadonlyArray<MapEntry & { version?: number }>) {
+      if ((currVer !== undefined && e.version !== currVer) || keys.has(e.key)) continue;
       violations.push(`${file}: entry ${e.key} → ${e.value} belongs to no live route`);
     }
   }
@@ -136,52 +140,64 @@ function claimBackend(owners: RouteSetFacts['owners'], stamp: number, backend: s
 }
 
 /**
- * What a passed probe read: for each map its scheme consults, the map object, its `shape` and the entry that
- * matched (with the value then) or, for a miss, the map's `appends`; then its backend and that backend's
- * `rev`. A reload builds new maps and backends, so object identity covers reloads.
+ * What a passed probe read: for each map its scheme consults, what it looked in (a built map, or the config
+ * entries of one not built) and the entry that matched, with the value then; then its backend (built, or
+ * its config line) and, built, that backend's `rev`. Config entries and lines never change, and the
+ * renderer hands unchanged ones to the next reload as the same objects, so a probe outlives reloads that
+ * did not touch what it read.
  */
 interface PassedProbe {
   expected: ExpectedServers;
   reads: MapRead[];
-  be: MockBackend | undefined;
+  be: MockBackend | BackendConfig | undefined;
   beRev: number;
   backend: string | undefined;
 }
 
 interface MapRead {
   file: string;
-  map: MockMap | undefined;
+  /** The built map, or the config's entry array of a map not built. */
+  source: MockMap | readonly MapEntry[] | undefined;
   shape: number;
   appends: number;
-  hit: MockMapEntry | undefined;
+  hit: MockMapEntry | MapEntry | undefined;
   value: string | undefined;
 }
 
 const passedProbes = new WeakMap<RouteProbe, PassedProbe>();
 
-function remember(probe: RouteProbe, expected: ExpectedServers, haproxy: MockHaproxy, maps: MapSnapshot, be?: MockBackend, backend?: string): void {
+function sourceOf(m: MockMap | PristineMap | undefined): MapRead['source'] {
+  return m === undefined ? undefined : isPristine(m) ? m.entries : m;
+}
+
+function remember(probe: RouteProbe, expected: ExpectedServers, haproxy: MockHaproxy, maps: MapSnapshot, be?: MockBackend | BackendConfig, backend?: string): void {
   const reads = mapsConsulted(probe.request.scheme).map((file): MapRead => {
-    const map = haproxy.mapByFile(file);
-    const hit = map === undefined ? undefined : maps.first(file, probe.key);
-    return { file, map, shape: map?.shape ?? -1, appends: map?.appends ?? -1, hit, value: hit?.value };
+    const m = haproxy.peekMap(file);
+    const built = m !== undefined && !isPristine(m) ? m : undefined;
+    const hit = m === undefined ? undefined : maps.first(file, probe.key);
+    return { file, source: sourceOf(m), shape: built?.shape ?? -1, appends: built?.appends ?? -1, hit, value: hit?.value };
   });
-  passedProbes.set(probe, { expected, reads, be, beRev: be?.rev ?? -1, backend });
+  passedProbes.set(probe, { expected, reads, be, beRev: be instanceof MockBackend ? be.rev : -1, backend });
 }
 
 /**
- * Whether every lookup would answer as it did: the same map in the same shape, and then either the same
- * entry, still there with the same value (entries appended since come after it), or, for a miss, nothing
- * appended since (a deletion cannot make a miss match).
+ * Whether every lookup would answer as it did: the same source, and for a built map the same shape and
+ * then either the same entry, still there with the same value (entries appended since come after it), or,
+ * for a miss, nothing appended since (a deletion cannot make a miss match). The backend must be the same
+ * object, and a built one unchanged.
  */
 function stillHolds(p: PassedProbe, haproxy: MockHaproxy): boolean {
   for (const read of p.reads) {
-    const m = haproxy.mapByFile(read.file);
-    if (m !== read.map) return false;
-    if (m === undefined) continue;
+    const m = haproxy.peekMap(read.file);
+    if (sourceOf(m) !== read.source) return false;
+    if (m === undefined || isPristine(m)) continue;
     if (m.shape !== read.shape) return false;
-    if (read.hit === undefined ? m.appends !== read.appends : read.hit.removed === true || read.hit.value !== read.value) return false;
+    const hit = read.hit as MockMapEntry | undefined;
+    if (hit === undefined ? m.appends !== read.appends : hit.removed === true || hit.value !== read.value) return false;
   }
-  return p.be === undefined || p.be.rev === p.beRev;
+  if (p.backend === undefined) return true;
+  const be = haproxy.peekBackend(p.backend);
+  return be === p.be && (!(be instanceof MockBackend) || be.rev === p.beRev);
 }
 
 function whereOf(key: string, req: RouteProbe['request']): string {
@@ -259,17 +275,19 @@ export function expectedServers(service: string, endpoints: readonly Endpoint[])
  * Whether the backend's ready servers are exactly the expected addresses, each once. Runs for every probe
  * of every route after every settled change, so it compares in place: one bit per expected server.
  */
-export function servesExactly(be: MockBackend, expected: ExpectedServers): boolean {
+export function servesExactly(be: MockBackend | BackendConfig, expected: ExpectedServers): boolean {
+  // A backend no command or look has built since the load is its config line: read readiness from that.
+  const built = be instanceof MockBackend;
   const index = expected.byAddress;
   if (index === undefined) {
     const actual: string[] = [];
-    for (const s of be.servers) if (isReady(s)) actual.push(`${s.address}:${s.port}`);
+    for (const s of be.servers) if (readyAs(s, built)) actual.push(`${addressAs(s, built)}:${s.port}`);
     return actual.sort().join(',') === expected.joined;
   }
   let seen = 0;
   for (const s of be.servers) {
-    if (!isReady(s)) continue;
-    const ports = index.get(s.address);
+    if (!readyAs(s, built)) continue;
+    const ports = index.get(addressAs(s, built));
     if (ports === undefined) return false;
     let bit = 0;
     for (const [port, b] of ports) if (port === s.port) bit = b;
@@ -277,4 +295,12 @@ export function servesExactly(be: MockBackend, expected: ExpectedServers): boole
     seen |= bit;
   }
   return seen === (expected.list.length === 0 ? 0 : 2 ** expected.list.length - 1);
+}
+
+function readyAs(s: MockServer | ServerConfig, built: boolean): boolean {
+  return built ? isReady(s as MockServer) : isReadyAtLoad(s as ServerConfig);
+}
+
+function addressAs(s: MockServer | ServerConfig, built: boolean): string {
+  return built ? s.address : addressAtLoad(s as ServerConfig);
 }

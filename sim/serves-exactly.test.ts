@@ -1,6 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe } from 'vitest';
 import type { Endpoint } from '../core/endpoint.ts';
+import type { BackendConfig } from '../core/haproxy/config-model.ts';
 import { backendFromConfig, isReady } from './haproxy/backend-state.ts';
 import { expectedServers, servesExactly } from './invariants.ts';
 
@@ -15,13 +16,12 @@ describe('servesExactly', () => {
   // The reference is the checker's former comparison: the ready servers' "address:port", sorted and joined,
   // equal to the expected list's.
   test.prop([fc.array(endpoint, { maxLength: 6 }), fc.array(server, { maxLength: 8 })])('agrees with comparing the sorted address lists', (endpoints, servers) => {
-    const be = backendFromConfig(
-      { name: 'be', mode: 'http', balance: 'roundrobin', servers: servers.map((s, i) => ({ name: `s${i}`, ...s, check: false })) },
-      1,
-      0,
-    );
+    const config: BackendConfig = { name: 'be', mode: 'http', balance: 'roundrobin', servers: servers.map((s, i) => ({ name: `s${i}`, ...s, check: false })) };
+    const be = backendFromConfig(config, 1, 0);
     const expected = expectedServers('svc', endpoints);
     const actual = be.servers.filter(isReady).map((s) => `${s.address}:${s.port}`).sort().join(',');
-    return servesExactly(be, expected) === (actual === expected.joined);
+    const verdict = actual === expected.joined;
+    // The config line of a backend not built yet must give the verdict its built state gives.
+    return servesExactly(be, expected) === verdict && servesExactly(config, expected) === verdict;
   });
 });

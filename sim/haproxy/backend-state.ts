@@ -200,6 +200,19 @@ export function nextFreeServerId(be: MockBackend): number {
   return id;
 }
 
+/**
+ * `isReady` of the server a load builds from this line, without building it: a `disabled` line starts in
+ * maintenance, weight 0 takes no traffic, and the address is printed canonical.
+ */
+export function isReadyAtLoad(s: ServerConfig): boolean {
+  return !s.disabled && s.weight > 0 && addressAtLoad(s) !== '-';
+}
+
+/** The address the built server would print (`canonicalIp`, which returns an IPv4 text unchanged). */
+export function addressAtLoad(s: ServerConfig): string {
+  return canonicalIp(s.address) ?? s.address;
+}
+
 export function isReady(s: MockServer): boolean {
   return s.opState === OP_RUNNING && (s.adminState & (ADMIN_IN_MAINT | ADMIN_DRAINING)) === 0 && s.uweight > 0 && s.address !== '-';
 }

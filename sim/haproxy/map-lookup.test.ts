@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { routeRegexp, sniRegexp } from '../../core/haproxy/route-regexp.ts';
-import { MapLookup } from './map-lookup.ts';
+import { MapLookup, pristineLookupOf } from './map-lookup.ts';
 import type { MockMap } from './map-state.ts';
 import { firstMatch } from './route-resolver.ts';
 
@@ -22,6 +22,8 @@ const mapArb = fc.record({
 
 const inputArb = fc.record({ host: fc.constantFrom(...hosts, 'c.example.com'), path: fc.constantFrom('/', '/api', '/api/v1/x', '/static/a', '') }).map(({ host, path }) => `${host.toLowerCase()}${path}`);
 
+const positionIn = (list: readonly object[], e: object | undefined): number => (e === undefined ? -1 : list.indexOf(e));
+
 describe('MapLookup', () => {
   test.prop([mapArb, fc.array(inputArb, { minLength: 1, maxLength: 10 })], { numRuns: 500 })(
     'finds the same first entry as walking the map in order',
@@ -30,8 +32,15 @@ describe('MapLookup', () => {
         id: 1, path: '/m.map', file: 'm.map', match, values: 'str', cfgFile: 'h.cfg', line: 1, currVer: 0, nextVer: 0, entryCountSkew: 0, rev: 0, shape: 0, appends: 0,
         entries: entries.map((e, i) => ({ ref: `0x${i}`, ...e })),
       };
-      const lookup = new MapLookup(map);
-      for (const input of [...inputs, ...entries.map((e) => e.key)]) expect(lookup.first(input)).toBe(firstMatch(map, input));
+      const lookup = new MapLookup(map.entries, map.match, map.currVer);
+      // The same entries as a config hands them over (no pointer, no version) must give the same answers.
+      const pristine = pristineLookupOf(entries, match);
+      for (const input of [...inputs, ...entries.map((e) => e.key)]) {
+        const walked = firstMatch(map, input);
+        expect(lookup.first(input)).toBe(walked);
+        const fromConfig = pristine.first(input);
+        expect(positionIn(entries, fromConfig)).toBe(positionIn(map.entries, walked));
+      }
     },
   );
 });

@@ -1,9 +1,9 @@
-import type { BackendConfig, HaproxyConfig } from '../../core/haproxy/config-model.ts';
+import type { BackendConfig, HaproxyConfig, MapEntry } from '../../core/haproxy/config-model.ts';
 import type { TransportResult } from '../../core/runtime-effect.ts';
 import { backendFromConfig, type MockBackend, type MockServer } from './backend-state.ts';
 import { usageReply } from './cli-help.ts';
 import { parseCliRequest, plainWords, splitRequests, type CliCommand } from './cli-line.ts';
-import { defaultLayout, defaultMapLayouts, renderedBackendId, type CfgLayout, type MapLayout } from './haproxy-cfg.ts';
+import { defaultLayout, defaultMapLayouts, renderedBackendId, type CfgLayout, type MapLayout, type MapMatch } from './haproxy-cfg.ts';
 import { addMap, clearMap, commitMap, delMap, listingOf, prepareMap, setMap, showMap, type MapListing, type MapRuntime } from './map-commands.ts';
 import { checkMapValues, mapFromLayout, PointerSource, type MockMap } from './map-state.ts';
 import {
@@ -235,6 +235,38 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
   }
 
   /** The map loaded from the file with this base name (`os_http_be.map`). */
+  /**
+   * A map as a read-only look sees it without building it: the built map if a command or a look built it
+   * since the load, else the config's entries for the file (the built map would copy them, at version 0).
+   * The invariant checker looks through these after every reload; the renderer hands unchanged files over
+   * as the same arrays, so what it learnt of them outlives the reload.
+   */
+  peekMap(file: string): MockMap | PristineMap | undefined {
+    const r = this.running;
+    let layout = r.layoutByFile.get(file);
+    if (layout === undefined) {
+      if (r.layoutByFile.has(file)) return undefined;
+      layout = this.mapLayouts().find((l) => l.file === file);
+      r.layoutByFile.set(file, layout);
+      if (layout === undefined) return undefined;
+    }
+    const built = r.maps.get(layout.path);
+    if (built !== undefined) return built;
+    let view = r.pristine.get(file);
+    if (view === undefined) r.pristine.set(file, (view = { pristine: true, entries: r.config.maps[file] ?? NO_ENTRIES, match: layout.match }));
+    return view;
+  }
+
+  /** The same for a backend: its runtime state if built since the load, else its config line. */
+  peekBackend(name: string): MockBackend | BackendConfig | undefined {
+    const r = this.running;
+    const be = r.backends.get(name);
+    if (be !== undefined) return be;
+    r.indexByName ??= this.indexBackends(r.config.backends);
+    const index = r.indexByName.get(name);
+    return index === undefined ? undefined : r.config.backends[index];
+  }
+
   mapByFile(file: string): MockMap | undefined {
     const r = this.running;
     // The invariant checker asks for the same few maps by file for every route it resolves.
@@ -305,6 +337,15 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
 }
 
 /** One HAProxy process's life between two reloads: its config, and what of it has been built so far. */
+/** A map no command or look has built since the load: its config entries, all current. */
+export interface PristineMap {
+  readonly pristine: true;
+  readonly entries: readonly MapEntry[];
+  readonly match: MapMatch;
+}
+
+const NO_ENTRIES: readonly MapEntry[] = [];
+
 interface Running {
   config: HaproxyConfig;
   layout: CfgLayout | undefined;
@@ -317,6 +358,9 @@ interface Running {
   maps: Map<string, MockMap>;
   /** `mapByFile` answers: a map, once built, stays the same object until the next load. */
   mapsByFile: Map<string, MockMap | undefined>;
+  /** `peekMap`'s layouts by file, and its views of maps not built yet. */
+  layoutByFile: Map<string, MapLayout | undefined>;
+  pristine: Map<string, PristineMap>;
   backendList: MockBackend[] | undefined;
   backendNames: string[] | undefined;
 }
@@ -332,6 +376,8 @@ function emptyRunning(config: HaproxyConfig | undefined, loadedAtS: number, layo
     backends: new Map(),
     maps: new Map(),
     mapsByFile: new Map(),
+    layoutByFile: new Map(),
+    pristine: new Map(),
     backendList: undefined,
     backendNames: undefined,
   };

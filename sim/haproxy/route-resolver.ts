@@ -1,8 +1,9 @@
+import type { BackendConfig, MapEntry } from '../../core/haproxy/config-model.ts';
 import type { Route } from '../../core/route.ts';
 import { isReady, type MockBackend } from './backend-state.ts';
-import { lookupOf } from './map-lookup.ts';
+import { lookupOf, pristineLookupOf } from './map-lookup.ts';
 import { compileMapRegex, literalPrefixOf, type MockMap, type MockMapEntry } from './map-state.ts';
-import type { MockHaproxy } from './mock-haproxy.ts';
+import type { MockHaproxy, PristineMap } from './mock-haproxy.ts';
 
 /**
  * Where a request would go through the mock's CURRENT maps, looked up the way the frontends of the rendered
@@ -51,10 +52,16 @@ const TCP_MAP = 'os_tcp_be.map';
 export class MapSnapshot {
   constructor(private readonly haproxy: MockHaproxy) {}
 
-  first(file: string, input: string): MockMapEntry | undefined {
-    const m = this.haproxy.mapByFile(file);
-    return m === undefined ? undefined : lookupOf(m).first(input);
+  /** Through `peekMap`: a map no command has built is looked up in its config entries, without building it. */
+  first(file: string, input: string): MockMapEntry | MapEntry | undefined {
+    const m = this.haproxy.peekMap(file);
+    if (m === undefined) return undefined;
+    return isPristine(m) ? pristineLookupOf(m.entries, m.match).first(input) : lookupOf(m).first(input);
   }
+}
+
+export function isPristine(m: MockMap | PristineMap): m is PristineMap {
+  return (m as PristineMap).pristine === true;
 }
 
 export function resolveRoute(haproxy: MockHaproxy, request: RouteRequest, snapshot?: MapSnapshot): Resolution {
@@ -65,7 +72,8 @@ export function resolveRoute(haproxy: MockHaproxy, request: RouteRequest, snapsh
 
 /** A resolution that stops at the backend: the caller reads its servers (the invariant checker, without copies). */
 export type Target =
-  | { kind: 'backend'; backend: string; map: string; key: string; be: MockBackend }
+  /** `be` as `MockHaproxy.peekBackend` gives it: the runtime state if built, else the config line. */
+  | { kind: 'backend'; backend: string; map: string; key: string; be: MockBackend | BackendConfig }
   | Exclude<Resolution, { kind: 'backend' }>;
 
 const SNI_MAPS = [SNI_PASSTHROUGH_MAP, TCP_MAP];
@@ -151,7 +159,7 @@ function probe(request: RouteRequest, expect: RouteProbe['expect']): RouteProbe 
 
 function toBackend(haproxy: MockHaproxy, map: string, hit: { key: string; value: string } | undefined): Target {
   if (hit === undefined) return NO_MATCH;
-  const be = haproxy.backend(hit.value);
+  const be = haproxy.peekBackend(hit.value);
   if (be === undefined) return { kind: 'unknown-backend', backend: hit.value, map, key: hit.key };
   return { kind: 'backend', backend: hit.value, map, key: hit.key, be };
 }
