@@ -243,13 +243,8 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
    */
   peekMap(file: string): MockMap | PristineMap | undefined {
     const r = this.running;
-    let layout = r.layoutByFile.get(file);
-    if (layout === undefined) {
-      if (r.layoutByFile.has(file)) return undefined;
-      layout = this.mapLayouts().find((l) => l.file === file);
-      r.layoutByFile.set(file, layout);
-      if (layout === undefined) return undefined;
-    }
+    const layout = this.layoutOfFile(file);
+    if (layout === undefined) return undefined;
     const built = r.maps.get(layout.path);
     if (built !== undefined) return built;
     let view = r.pristine.get(file);
@@ -268,15 +263,21 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
   }
 
   mapByFile(file: string): MockMap | undefined {
-    const r = this.running;
-    // The invariant checker asks for the same few maps by file for every route it resolves.
-    let m = r.mapsByFile.get(file);
-    if (m !== undefined || r.mapsByFile.has(file)) return m;
-    const layout = this.mapLayouts().find((l) => l.file === file);
-    m = layout === undefined ? undefined : this.map(layout.path);
-    r.mapsByFile.set(file, m);
-    return m;
+    const layout = this.layoutOfFile(file);
+    return layout === undefined ? undefined : this.map(layout.path);
   }
+
+  /** The checker asks for the same few maps by file for every route it resolves: one search per load. */
+  private layoutOfFile(file: string): MapLayout | undefined {
+    const r = this.running;
+    let layout = r.layoutByFile.get(file);
+    if (layout === undefined && !r.layoutByFile.has(file)) {
+      layout = this.mapLayouts().find((l) => l.file === file);
+      r.layoutByFile.set(file, layout);
+    }
+    return layout;
+  }
+
 
   /** The reply, or undefined for `quit` (which closes the connection without a word). */
   private run(c: CliCommand): string | undefined {
@@ -356,9 +357,7 @@ interface Running {
   indexByName: Map<string, number> | undefined;
   backends: Map<string, MockBackend>;
   maps: Map<string, MockMap>;
-  /** `mapByFile` answers: a map, once built, stays the same object until the next load. */
-  mapsByFile: Map<string, MockMap | undefined>;
-  /** `peekMap`'s layouts by file, and its views of maps not built yet. */
+  /** Map layouts by file (`mapByFile`, `peekMap`), and `peekMap`'s views of maps not built yet. */
   layoutByFile: Map<string, MapLayout | undefined>;
   pristine: Map<string, PristineMap>;
   backendList: MockBackend[] | undefined;
@@ -375,7 +374,6 @@ function emptyRunning(config: HaproxyConfig | undefined, loadedAtS: number, layo
     indexByName: undefined,
     backends: new Map(),
     maps: new Map(),
-    mapsByFile: new Map(),
     layoutByFile: new Map(),
     pristine: new Map(),
     backendList: undefined,
