@@ -171,8 +171,10 @@ function simulateAtPhase(real: MeasuredIncident, sinceAdvertMs: number | null, s
   const A = FIDELITY_ADVERT_MS * 1000;
   const acq = acquiredUs(real.oldMaster, real.vip, seed);
   // The simulated master advertises at exactly acq + k·A: put the fault as long after one as it was on the real one.
+  // An advert at or after the stamp (≤ 0) crossed before the fault took effect: the fault goes 1 µs after it,
+  // since at the same instant the fault would come first and drop it. The alternative phase covers the other order.
   const sinceUs =
-    sinceAdvertMs !== null ? Math.min(A - 1, Math.max(0, Math.round(sinceAdvertMs * 1000))) : Math.round(real.sinceAcquiredMs * 1000) % A;
+    sinceAdvertMs !== null ? Math.min(A - 1, Math.max(1, Math.round(sinceAdvertMs * 1000))) : Math.round(real.sinceAcquiredMs * 1000) % A;
   let faultUs = acq + SETTLE_US + sinceUs;
   if (real.kind === 'router-fail' && real.resignMs !== null) {
     // Probe: where do the simulated checks of the faulted node fall? They run every I from a seeded phase.
