@@ -1,6 +1,7 @@
 import { sameEndpoints, type Endpoint } from './endpoint.ts';
 import type { ChurnEvent } from './events.ts';
 import { routeKey, serviceKey, type Route } from './route.ts';
+import { ServiceKeys } from './service-keys.ts';
 
 /**
  * What the router has been told: routes, endpoints per service and custom blueprint routes.
@@ -10,6 +11,8 @@ export interface RouterState {
   readonly routes: Map<string, Route>;
   readonly endpoints: Map<string, Endpoint[]>;
   readonly blueprints: Map<string, Route>;
+  /** The endpoints maps' keys, one string per service (see ServiceKeys). */
+  readonly serviceKeys: ServiceKeys;
 }
 
 /** What an event changed; `null` from `applyChurn` means nothing did (e.g. the same endpoints twice). */
@@ -29,7 +32,7 @@ export type StateChange =
   | { kind: 'blueprint.changed'; before: Route | undefined; after: Route | undefined };
 
 export function emptyRouterState(): RouterState {
-  return { routes: new Map(), endpoints: new Map(), blueprints: new Map() };
+  return { routes: new Map(), endpoints: new Map(), blueprints: new Map(), serviceKeys: new ServiceKeys() };
 }
 
 const NO_ENDPOINTS: readonly Endpoint[] = [];
@@ -56,15 +59,16 @@ export function applyChurn(state: RouterState, e: ChurnEvent): StateChange | nul
       return { kind: 'route.removed', route: before };
     }
     case 'endpoints.set': {
-      const key = serviceKey(e.namespace, e.service);
+      const key = state.serviceKeys.of(e.namespace, e.service);
       const before = state.endpoints.get(key) ?? NO_ENDPOINTS;
       if (sameEndpoints(before, e.endpoints)) return null;
       state.endpoints.set(key, e.endpoints);
       return { kind: 'endpoints.changed', namespace: e.namespace, service: e.service, key, before, after: e.endpoints };
     }
     case 'endpoints.delete': {
-      const key = serviceKey(e.namespace, e.service);
+      const key = state.serviceKeys.of(e.namespace, e.service);
       const before = state.endpoints.get(key);
+      state.serviceKeys.forget(e.namespace, e.service);
       if (before === undefined) return null;
       state.endpoints.delete(key);
       if (before.length === 0) return null;

@@ -1,0 +1,35 @@
+import { serviceKey } from './route.ts';
+
+/**
+ * One `serviceKey(namespace, service)` string per service, made the first time the service is seen and
+ * handed out again for every later event. Under churn the same few thousand services change a million
+ * times; a key built afresh each time must be flattened and hashed, and every map that stores the service
+ * then compares it character by character against its own copy. The same string every time is hashed
+ * once and found by identity. Namespace and service names from JSON.parse are short and already
+ * internalized, so the two lookups here are the cheap kind.
+ */
+export class ServiceKeys {
+  private readonly byNamespace = new Map<string, Map<string, string>>();
+
+  of(namespace: string, service: string): string {
+    let services = this.byNamespace.get(namespace);
+    if (services === undefined) {
+      services = new Map();
+      this.byNamespace.set(namespace, services);
+    }
+    let key = services.get(service);
+    if (key === undefined) {
+      key = serviceKey(namespace, service);
+      services.set(service, key);
+    }
+    return key;
+  }
+
+  /** A service gone for good need not be remembered (a log may create millions over its life). */
+  forget(namespace: string, service: string): void {
+    const services = this.byNamespace.get(namespace);
+    if (services === undefined) return;
+    services.delete(service);
+    if (services.size === 0) this.byNamespace.delete(namespace);
+  }
+}
