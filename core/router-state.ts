@@ -38,7 +38,8 @@ export function emptyRouterState(): RouterState {
 const NO_ENDPOINTS: readonly Endpoint[] = [];
 
 export function endpointsOf(state: RouterState, namespace: string, service: string): readonly Endpoint[] {
-  return state.endpoints.get(serviceKey(namespace, service)) ?? NO_ENDPOINTS;
+  // The invariant check asks this for every route after every settled change: no key is built per call.
+  return state.endpoints.get(state.serviceKeys.of(namespace, service)) ?? NO_ENDPOINTS;
 }
 
 /** Applies one churn event in place and says what changed. */

@@ -171,13 +171,33 @@ function sourceOf(m: MockMap | PristineMap | undefined): MapRead['source'] {
 }
 
 function remember(probe: RouteProbe, expected: ExpectedServers, haproxy: MockHaproxy, maps: MapSnapshot, be?: MockBackend | BackendConfig, backend?: string): void {
-  const reads = mapsConsulted(probe.request.scheme).map((file): MapRead => {
-    const m = haproxy.peekMap(file);
+  const files = mapsConsulted(probe.request.scheme);
+  // A probe is re-remembered after every change that moved what it read: its record is refilled in place
+  // rather than made again (this was the largest allocation of a sweep run).
+  let p = passedProbes.get(probe);
+  if (p === undefined) {
+    p = { expected, reads: files.map(newMapRead), be, beRev: -1, backend };
+    passedProbes.set(probe, p);
+  }
+  for (let i = 0; i < files.length; i++) {
+    const read = p.reads[i]!;
+    const m = haproxy.peekMap(read.file);
     const built = m !== undefined && !isPristine(m) ? m : undefined;
-    const hit = m === undefined ? undefined : maps.first(file, probe.key);
-    return { file, source: sourceOf(m), shape: built?.shape ?? -1, appends: built?.appends ?? -1, hit, value: hit?.value };
-  });
-  passedProbes.set(probe, { expected, reads, be, beRev: be instanceof MockBackend ? be.rev : -1, backend });
+    const hit = m === undefined ? undefined : maps.first(read.file, probe.key);
+    read.source = sourceOf(m);
+    read.shape = built?.shape ?? -1;
+    read.appends = built?.appends ?? -1;
+    read.hit = hit;
+    read.value = hit?.value;
+  }
+  p.expected = expected;
+  p.be = be;
+  p.beRev = be instanceof MockBackend ? be.rev : -1;
+  p.backend = backend;
+}
+
+function newMapRead(file: string): MapRead {
+  return { file, source: undefined, shape: -1, appends: -1, hit: undefined, value: undefined };
 }
 
 /**
