@@ -18,5 +18,7 @@ test.each(files)('bundled scenario %s loads and expands to valid, ordered events
     last = e.at;
     n++;
   }
-  expect(n).toBeGreaterThan(0);
+  // Every bundled scenario exercises something: events, or a keepalived cluster left to run (the VRRP
+  // steady-state scenarios have no events at all).
+  expect(n > 0 || input.cluster !== undefined).toBe(true);
 });
