@@ -25,7 +25,11 @@ export class ServiceKeys {
     return key;
   }
 
-  /** A service gone for good need not be remembered (a log may create millions over its life). */
+  /**
+   * A service whose endpoints were deleted need not be remembered (a log may create millions over its
+   * life). Keys asked for by routes alone (`endpointsOf` for a service that never had endpoints) stay:
+   * they are bounded by the services the routes name.
+   */
   forget(namespace: string, service: string): void {
     const services = this.byNamespace.get(namespace);
     if (services === undefined) return;
