@@ -106,4 +106,27 @@ describe('ConfigRenderer', () => {
     applyChurn(two, { at: 0, type: 'route.upsert', route: { namespace: 'n', name: 'z', host: 'z.example.com', service: 's0' } });
     expect(renderer.render(two).backends.map((b) => b.name)).toEqual(['be_http:n:z']);
   });
+
+  it('renders right after a long stretch of endpoint changes without a render (the dirty list is compacted)', () => {
+    // dcm-slots may go an hour between reloads. s-c changes once, first; then 10,000 changes alternate
+    // between s-a and s-b, passing the compaction threshold (4,096 notes) twice. s-c must survive both
+    // compactions to be rendered; s-d, never noted, keeps the backend rendered before.
+    const opts = { maxDynamicServers: 2, manager: 'slots' } as const;
+    const state = emptyRouterState();
+    const renderer = new ConfigRenderer(opts);
+    for (const name of ['a', 'b', 'c', 'd']) {
+      applyChurn(state, { at: 0, type: 'route.upsert', route: { namespace: 'n', name, host: `${name}.example.com`, service: `s-${name}` } });
+    }
+    const first = renderer.render(state);
+    const set = (at: number, service: string, ip: string) => {
+      const change = applyChurn(state, { at, type: 'endpoints.set', namespace: 'n', service, endpoints: [{ ip, port: 8080 }] });
+      if (change !== null) renderer.note(change);
+    };
+    set(0, 's-c', '10.9.9.9');
+    for (let i = 1; i <= 10_000; i++) set(i, i % 2 === 0 ? 's-a' : 's-b', `10.0.${i % 7}.${i % 250}`);
+    const second = renderer.render(state);
+    expect(plain(second)).toEqual(plain(renderRouterConfig(state, opts)));
+    expect(second.backends[2]!.servers[0]!.address).toBe('10.9.9.9');
+    expect(second.backends[3]).toBe(first.backends[3]);
+  });
 });

@@ -31,6 +31,8 @@ interface MapLine {
 }
 
 const NO_ENDPOINTS: readonly Endpoint[] = [];
+/** The dirty-service list is compacted when it passes this, or twice its distinct services. */
+const DIRTY_COMPACT_MIN = 4096;
 
 /**
  * What a reload writes, kept up to date between reloads. The real router re-renders its whole template on
@@ -50,7 +52,14 @@ export class ConfigRenderer {
   private readonly rowsByService = new Map<string, Row[]>();
   private extraRows: readonly Row[] = [];
   private readonly dirtyRoutes = new Set<string>();
-  private readonly dirtyServices = new Set<string>();
+  /**
+   * Services noted since the last render, repeats and all. A Set here, cleared at every reload, cost about
+   * 10% of a reload-always replay: its hash table grew again from empty after every reload. Rendering a
+   * service twice is harmless (a row whose endpoints are current is skipped), and a long stretch without a
+   * render (dcm-slots may go an hour) is compacted now and then, so the list stays bounded by the services.
+   */
+  private readonly dirtyServices: string[] = [];
+  private compactDirtyAt = DIRTY_COMPACT_MIN;
   /** Rows in template order. */
   private sorted: Row[] = [];
   /** Each map file's lines in file order, and the entry lists last handed out. */
@@ -77,12 +86,19 @@ export class ConfigRenderer {
         this.dirtyRoutes.add(routeKey(change.after));
         return;
       case 'endpoints.changed':
-        this.dirtyServices.add(change.key);
+        if (this.dirtyServices.push(change.key) > this.compactDirtyAt) this.compactDirtyServices();
         return;
       case 'blueprint.changed':
         // Blueprints reach the config only as the pool routes the caller passes as `extra`.
         return;
     }
+  }
+
+  private compactDirtyServices(): void {
+    const unique = new Set(this.dirtyServices);
+    this.dirtyServices.length = 0;
+    for (const svc of unique) this.dirtyServices.push(svc);
+    this.compactDirtyAt = Math.max(DIRTY_COMPACT_MIN, 2 * unique.size);
   }
 
   /** The route object the last render wrote under this route key, if any. */
@@ -95,7 +111,7 @@ export class ConfigRenderer {
     if (this.synced !== state) this.renderAll(state, extra);
     else this.renderChanged(state, extra);
     this.dirtyRoutes.clear();
-    this.dirtyServices.clear();
+    this.dirtyServices.length = 0;
 
     const sorted = this.sorted;
     const backends: BackendConfig[] = new Array(sorted.length);
