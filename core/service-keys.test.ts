@@ -15,13 +15,19 @@ describe('ServiceKeys', () => {
     },
   );
 
-  it('forgets a service, and makes its key again when it comes back', () => {
+  it('remembers each service once, forgets one, and makes its key again when it comes back', () => {
     const keys = new ServiceKeys();
     keys.of('ns', 'a');
+    keys.of('ns', 'a');
+    keys.of('ns', 'b');
+    keys.of('other', 'a');
+    expect(keys.size).toBe(3);
     keys.forget('ns', 'a');
     keys.forget('ns', 'never-seen');
-    keys.forget('other', 'a');
+    keys.forget('nowhere', 'a');
+    expect(keys.size).toBe(2);
     expect(keys.of('ns', 'a')).toBe('ns/a');
+    expect(keys.size).toBe(3);
   });
 
   it('is what applyChurn keys the endpoints by, and an endpoints.delete forgets it', () => {
@@ -30,7 +36,9 @@ describe('ServiceKeys', () => {
     const change = applyChurn(state, set);
     expect(change?.kind === 'endpoints.changed' && change.key).toBe('ns/web');
     expect([...state.endpoints.keys()]).toEqual(['ns/web']);
+    expect(state.serviceKeys.size).toBe(1);
     applyChurn(state, { at: 1, type: 'endpoints.delete', namespace: 'ns', service: 'web' });
     expect(state.endpoints.size).toBe(0);
+    expect(state.serviceKeys.size).toBe(0);
   });
 });

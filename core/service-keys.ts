@@ -10,6 +10,12 @@ import { serviceKey } from './route.ts';
  */
 export class ServiceKeys {
   private readonly byNamespace = new Map<string, Map<string, string>>();
+  private count = 0;
+
+  /** How many services it remembers. */
+  get size(): number {
+    return this.count;
+  }
 
   of(namespace: string, service: string): string {
     let services = this.byNamespace.get(namespace);
@@ -21,6 +27,7 @@ export class ServiceKeys {
     if (key === undefined) {
       key = serviceKey(namespace, service);
       services.set(service, key);
+      this.count++;
     }
     return key;
   }
@@ -33,7 +40,7 @@ export class ServiceKeys {
   forget(namespace: string, service: string): void {
     const services = this.byNamespace.get(namespace);
     if (services === undefined) return;
-    services.delete(service);
+    if (services.delete(service)) this.count--;
     if (services.size === 0) this.byNamespace.delete(namespace);
   }
 }
