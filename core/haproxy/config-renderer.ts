@@ -59,6 +59,8 @@ export class ConfigRenderer {
    * render (dcm-slots may go an hour) is compacted now and then, so the list stays bounded by the services.
    */
   private readonly dirtyServices: string[] = [];
+  /** How many of `dirtyServices` are current: the array keeps its length, so it is not regrown per reload. */
+  private dirtyCount = 0;
   private compactDirtyAt = DIRTY_COMPACT_MIN;
   /** Rows in template order. */
   private sorted: Row[] = [];
@@ -86,7 +88,8 @@ export class ConfigRenderer {
         this.dirtyRoutes.add(routeKey(change.after));
         return;
       case 'endpoints.changed':
-        if (this.dirtyServices.push(change.key) > this.compactDirtyAt) this.compactDirtyServices();
+        this.dirtyServices[this.dirtyCount++] = change.key;
+        if (this.dirtyCount > this.compactDirtyAt) this.compactDirtyServices();
         return;
       case 'blueprint.changed':
         // Blueprints reach the config only as the pool routes the caller passes as `extra`.
@@ -95,9 +98,10 @@ export class ConfigRenderer {
   }
 
   private compactDirtyServices(): void {
-    const unique = new Set(this.dirtyServices);
+    const unique = new Set(this.dirtyServices.slice(0, this.dirtyCount));
     this.dirtyServices.length = 0;
     for (const svc of unique) this.dirtyServices.push(svc);
+    this.dirtyCount = unique.size;
     this.compactDirtyAt = Math.max(DIRTY_COMPACT_MIN, 2 * unique.size);
   }
 
@@ -111,7 +115,7 @@ export class ConfigRenderer {
     if (this.synced !== state) this.renderAll(state, extra);
     else this.renderChanged(state, extra);
     this.dirtyRoutes.clear();
-    this.dirtyServices.length = 0;
+    this.dirtyCount = 0;
 
     const sorted = this.sorted;
     const backends: BackendConfig[] = new Array(sorted.length);
@@ -170,7 +174,8 @@ export class ConfigRenderer {
         this.place(added);
       }
     }
-    for (const svc of this.dirtyServices) {
+    for (let i = 0; i < this.dirtyCount; i++) {
+      const svc = this.dirtyServices[i]!;
       const rows = this.rowsByService.get(svc);
       if (rows === undefined) continue;
       const endpoints = state.endpoints.get(svc);
