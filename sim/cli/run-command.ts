@@ -17,6 +17,7 @@ import { runTask, taskError, type RunTask, type RunTaskResult } from '../paralle
 import type { RunInput } from '../run-input.ts';
 import { EXIT } from './exit-codes.ts';
 import { outputDirNames } from './output-dir-names.ts';
+import { RunProgress } from './run-progress.ts';
 import { collectList, collectSet, parseSeed } from './scenario-options.ts';
 import { writeFileAtomic } from './write-outputs.ts';
 
@@ -30,6 +31,8 @@ interface RunOptions {
   baseline?: string;
   tolerance?: string[];
   json?: boolean;
+  /** false with --no-progress. */
+  progress?: boolean;
 }
 
 export function registerRunCommand(program: Command): Command {
@@ -46,6 +49,7 @@ export function registerRunCommand(program: Command): Command {
     .option('--baseline <path>', 'compare with a baseline report.json (or a directory of <scenario>/report.json); regressions fail')
     .option('--tolerance <metric=pct>', "allowed regression for a metric, e.g. failover.latencyMs.p99=5% (repeatable)", collectList)
     .option('--json', 'print the report(s) as JSON instead of the table')
+    .option('--no-progress', 'no progress output on stderr (a single long run shows events replayed and events/s)')
     .action(async (inputs: string[], opts: RunOptions) => {
       process.exitCode = await runCommand(inputs, opts);
     });
@@ -68,7 +72,7 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
     }
     return dir === undefined ? { file, overrides } : { file, overrides, dir };
   });
-  const results = await runTasks(tasks, inputs.map((i) => i.name));
+  const results = await runTasks(tasks, inputs.map((i) => i.name), opts.progress !== false);
   const failed = results.find((r): r is Extract<RunTaskResult, { ok: false }> => !r.ok);
   if (failed !== undefined) {
     for (const r of results) if (r.ok && r.partialLog !== null) rmSync(r.partialLog, { force: true });
@@ -108,8 +112,16 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
  * One input runs in this thread; several run in parallel on worker threads, one per core, with a progress
  * line per finished run. Results come back in input order whatever the finishing order.
  */
-async function runTasks(tasks: RunTask[], names: string[]): Promise<RunTaskResult[]> {
-  if (tasks.length === 1) return [runTask(tasks[0]!)];
+async function runTasks(tasks: RunTask[], names: string[], showProgress: boolean): Promise<RunTaskResult[]> {
+  if (tasks.length === 1) {
+    if (!showProgress) return [runTask(tasks[0]!)];
+    const progress = new RunProgress(names[0]!, { now: () => performance.now(), write: (t) => void process.stderr.write(t), tty: process.stderr.isTTY === true });
+    try {
+      return [runTask(tasks[0]!, [progress])];
+    } finally {
+      progress.done();
+    }
+  }
   const workers = Math.max(1, Math.min(tasks.length, availableParallelism()));
   const pool = new Tinypool({ filename: new URL('../parallel/run-worker.mjs', import.meta.url).href, maxThreads: workers, minThreads: workers });
   let finished = 0;

@@ -4,7 +4,7 @@ import type { Report } from '../../reports/report.ts';
 import { InputError } from '../eventlog/input-error.ts';
 import { loadRunInput, type InputOverrides } from '../load-input.ts';
 import { JsonlFileSink, nullSink } from '../output/output-sink.ts';
-import { headerOf, runOne } from '../run.ts';
+import { headerOf, runOne, type RecordObserver } from '../run.ts';
 
 /** One scenario run as a message: what a worker thread is asked to do and what it answers. */
 export interface RunTask {
@@ -20,13 +20,13 @@ export type RunTaskResult =
   | { ok: false; kind: 'internal'; message: string };
 
 /** Never throws: errors cross the thread boundary as data, keeping their kind (input → exit 2). */
-export function runTask(task: RunTask): RunTaskResult {
+export function runTask(task: RunTask, observers: readonly RecordObserver[] = []): RunTaskResult {
   try {
     const input = loadRunInput(task.file, task.overrides);
-    if (task.dir === undefined) return { ok: true, report: runOne(input, nullSink).report, timeline: null, partialLog: null };
+    if (task.dir === undefined) return { ok: true, report: runOne(input, nullSink, observers).report, timeline: null, partialLog: null };
     const sink = new JsonlFileSink(join(task.dir, 'output.jsonl'), headerOf(input));
     const timeline = createTimelineProjection();
-    const { report } = runOne(input, sink, [timeline]);
+    const { report } = runOne(input, sink, [timeline, ...observers]);
     return { ok: true, report, timeline: timeline.result(), partialLog: sink.close() };
   } catch (err) {
     if (err instanceof InputError) {
