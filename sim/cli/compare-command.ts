@@ -5,6 +5,7 @@ import { STRATEGY_NAMES, type StrategyName } from '../../core/strategy.ts';
 import { loadRunInput } from '../load-input.ts';
 import { runOne } from '../run.ts';
 import { EXIT } from './exit-codes.ts';
+import { stderrProgress } from './run-progress.ts';
 import { collectSet, parseSeed } from './scenario-options.ts';
 
 function parseStrategies(value: string): StrategyName[] {
@@ -26,10 +27,17 @@ export function registerCompareCommand(program: Command): Command {
     .option('--seed <n>', 'run seed', parseSeed)
     .option('--set <key=value>', 'override a setting by dotted key (repeatable)', collectSet)
     .option('--json', 'print the reports as JSON')
-    .action((file: string, opts: { strategies: StrategyName[]; seed?: number; set?: Record<string, string>; json?: boolean }) => {
+    .option('--no-progress', 'no progress output on stderr while a long run replays')
+    .action((file: string, opts: { strategies: StrategyName[]; seed?: number; set?: Record<string, string>; json?: boolean; progress?: boolean }) => {
       const reports = opts.strategies.map((strategy) => {
         const input = loadRunInput(file, { ...(opts.seed !== undefined && { seed: opts.seed }), set: { ...opts.set, 'router.strategy': strategy } });
-        return runOne(input).report;
+        if (opts.progress === false) return runOne(input).report;
+        const progress = stderrProgress(`${input.name} under ${strategy}`);
+        try {
+          return runOne(input, undefined, [progress]).report;
+        } finally {
+          progress.done();
+        }
       });
       process.stdout.write(opts.json ? JSON.stringify(reports, null, 2) + '\n' : renderCompareTable(reports));
       process.exitCode = reports.every((r) => r.pass) ? EXIT.pass : EXIT.fail;

@@ -17,7 +17,7 @@ import { runTask, taskError, type RunTask, type RunTaskResult } from '../paralle
 import type { RunInput } from '../run-input.ts';
 import { EXIT } from './exit-codes.ts';
 import { outputDirNames } from './output-dir-names.ts';
-import { RunProgress } from './run-progress.ts';
+import { stderrProgress } from './run-progress.ts';
 import { collectList, collectSet, parseSeed } from './scenario-options.ts';
 import { writeFileAtomic } from './write-outputs.ts';
 
@@ -115,7 +115,7 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
 async function runTasks(tasks: RunTask[], names: string[], showProgress: boolean): Promise<RunTaskResult[]> {
   if (tasks.length === 1) {
     if (!showProgress) return [runTask(tasks[0]!)];
-    const progress = new RunProgress(names[0]!, { now: () => performance.now(), write: (t) => void process.stderr.write(t), tty: process.stderr.isTTY === true });
+    const progress = stderrProgress(names[0]!);
     try {
       return [runTask(tasks[0]!, [progress])];
     } finally {

@@ -62,3 +62,8 @@ export class RunProgress implements RecordObserver {
     this.shown = true;
   }
 }
+
+/** Progress of a run on this process's stderr, by the wall clock. */
+export function stderrProgress(label: string): RunProgress {
+  return new RunProgress(label, { now: () => performance.now(), write: (t) => void process.stderr.write(t), tty: process.stderr.isTTY === true });
+}
