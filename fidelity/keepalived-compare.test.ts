@@ -139,8 +139,9 @@ if (unavailable !== null && process.env.CI !== 'true') {
         if (r.kind === 'shutdown') {
           expect(r.resignMs!, what).toBeLessThanOrEqual(NOISE_MS);
           // keepalived needs a few ms after SIGTERM to send its priority-0 advert (the simulator: none); from that
-          // advert on, the takeover takes S as simulated.
-          if (r.zeroAdvertMs !== null) expect(Math.abs(r.latencyMs! - r.zeroAdvertMs - S(r.newMaster!, r.vip)), what).toBeLessThanOrEqual(SYSTEMATIC_MS);
+          // advert on, the takeover takes S as simulated. One incident, so NOISE_MS: a fresh-clone run on a busy
+          // machine measured 26.5 ms here, past the 20 ms that bounds only the median.
+          if (r.zeroAdvertMs !== null) expect(Math.abs(r.latencyMs! - r.zeroAdvertMs - S(r.newMaster!, r.vip)), what).toBeLessThanOrEqual(NOISE_MS);
         }
         if (r.kind === 'router-fail') {
           expect(r.resignMs!, what).toBeGreaterThan(0);
