@@ -5,7 +5,7 @@ import { STRATEGY_NAMES, type StrategyName } from '../../core/strategy.ts';
 import { loadRunInput } from '../load-input.ts';
 import { runOne } from '../run.ts';
 import { EXIT } from './exit-codes.ts';
-import { stderrProgress } from './run-progress.ts';
+import { withStderrProgress } from './run-progress.ts';
 import { collectSet, parseSeed } from './scenario-options.ts';
 
 function parseStrategies(value: string): StrategyName[] {
@@ -31,13 +31,7 @@ export function registerCompareCommand(program: Command): Command {
     .action((file: string, opts: { strategies: StrategyName[]; seed?: number; set?: Record<string, string>; json?: boolean; progress?: boolean }) => {
       const reports = opts.strategies.map((strategy) => {
         const input = loadRunInput(file, { ...(opts.seed !== undefined && { seed: opts.seed }), set: { ...opts.set, 'router.strategy': strategy } });
-        if (opts.progress === false) return runOne(input).report;
-        const progress = stderrProgress(`${input.name} under ${strategy}`);
-        try {
-          return runOne(input, undefined, [progress]).report;
-        } finally {
-          progress.done();
-        }
+        return withStderrProgress(`${input.name} under ${strategy}`, opts.progress !== false, (observers) => runOne(input, undefined, observers).report);
       });
       process.stdout.write(opts.json ? JSON.stringify(reports, null, 2) + '\n' : renderCompareTable(reports));
       process.exitCode = reports.every((r) => r.pass) ? EXIT.pass : EXIT.fail;

@@ -17,7 +17,7 @@ import { runTask, taskError, type RunTask, type RunTaskResult } from '../paralle
 import type { RunInput } from '../run-input.ts';
 import { EXIT } from './exit-codes.ts';
 import { outputDirNames } from './output-dir-names.ts';
-import { stderrProgress } from './run-progress.ts';
+import { withStderrProgress } from './run-progress.ts';
 import { collectList, collectSet, parseSeed } from './scenario-options.ts';
 import { writeFileAtomic } from './write-outputs.ts';
 
@@ -113,15 +113,7 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
  * line per finished run. Results come back in input order whatever the finishing order.
  */
 async function runTasks(tasks: RunTask[], names: string[], showProgress: boolean): Promise<RunTaskResult[]> {
-  if (tasks.length === 1) {
-    if (!showProgress) return [runTask(tasks[0]!)];
-    const progress = stderrProgress(names[0]!);
-    try {
-      return [runTask(tasks[0]!, [progress])];
-    } finally {
-      progress.done();
-    }
-  }
+  if (tasks.length === 1) return [withStderrProgress(names[0]!, showProgress, (observers) => runTask(tasks[0]!, observers))];
   const workers = Math.max(1, Math.min(tasks.length, availableParallelism()));
   const pool = new Tinypool({ filename: new URL('../parallel/run-worker.mjs', import.meta.url).href, maxThreads: workers, minThreads: workers });
   let finished = 0;

@@ -63,7 +63,16 @@ export class RunProgress implements RecordObserver {
   }
 }
 
-/** Progress of a run on this process's stderr, by the wall clock. */
-export function stderrProgress(label: string): RunProgress {
-  return new RunProgress(label, { now: () => performance.now(), write: (t) => void process.stderr.write(t), tty: process.stderr.isTTY === true });
+/**
+ * Runs `run` with a progress line on this process's stderr, by the wall clock (or with no observer when
+ * `enabled` is false), and clears a terminal line afterwards, also when the run throws.
+ */
+export function withStderrProgress<T>(label: string, enabled: boolean, run: (observers: RecordObserver[]) => T): T {
+  if (!enabled) return run([]);
+  const progress = new RunProgress(label, { now: () => performance.now(), write: (t) => void process.stderr.write(t), tty: process.stderr.isTTY === true });
+  try {
+    return run([progress]);
+  } finally {
+    progress.done();
+  }
 }
