@@ -26,6 +26,18 @@ export function limiterRequest(s: LimiterState, nowUs: number, intervalUs: numbe
   return check(s.pending ? s : { ...s, pending: true }, nowUs, intervalUs);
 }
 
+/**
+ * Whether a request at `nowUs` would change nothing: one is already pending, and either a reload is running
+ * (it re-checks when it finishes) or the timer is armed for the one deadline there can be, still ahead.
+ * Under churn nearly every request is such a repeat, and the caller can then skip `limiterRequest` and the
+ * result it makes.
+ */
+export function limiterAbsorbs(s: LimiterState, nowUs: number, intervalUs: number): boolean {
+  if (!s.pending) return false;
+  if (s.running) return true;
+  return s.lastStartUs !== null && s.timerAtUs === s.lastStartUs + intervalUs && s.timerAtUs > nowUs;
+}
+
 /** The armed timer fired. */
 export function limiterTimer(s: LimiterState, nowUs: number, intervalUs: number): [LimiterState, LimiterAction] {
   return check({ ...s, timerAtUs: null }, nowUs, intervalUs);

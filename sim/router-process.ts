@@ -3,6 +3,7 @@ import type { HaproxyConfig } from '../core/haproxy/config-model.ts';
 import type { ReloadReason } from '../core/reload-reason.ts';
 import {
   initialLimiterState,
+  limiterAbsorbs,
   limiterFinished,
   limiterRequest,
   limiterTimer,
@@ -135,7 +136,7 @@ export class RouterProcess {
   private requestReload(reason: ReloadReason, detail?: string): void {
     const atUs = this.scheduler.nowUs;
     this.emit(detail === undefined ? { atUs, type: 'reload.request', reason } : { atUs, type: 'reload.request', reason, detail });
-    this.act(limiterRequest(this.limiter, atUs, this.intervalUs));
+    if (!limiterAbsorbs(this.limiter, atUs, this.intervalUs)) this.act(limiterRequest(this.limiter, atUs, this.intervalUs));
   }
 
   private act([next, action]: [LimiterState, LimiterAction]): void {

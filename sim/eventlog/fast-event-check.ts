@@ -5,6 +5,11 @@ import type { InputEvent } from '../../core/events.ts';
  * line is first checked by this hand-written test of the common, well-formed case. It may say "not sure"
  * (false) for valid input — zod then decides and words the error — but it never accepts what the schema
  * rejects: a property test holds it to that.
+ *
+ * An event it accepts gets its `type` replaced by the same text as a constant. `JSON.parse` internalizes
+ * only strings of up to 10 characters, so "endpoints.set" arrives as a fresh string on every line, and
+ * every `switch` on the type downstream (the state, the strategy, the report projections) then compares
+ * it character by character; the constant compares by identity.
  */
 export function looksValid(raw: unknown): raw is InputEvent {
   if (typeof raw !== 'object' || raw === null) return false;
@@ -14,18 +19,26 @@ export function looksValid(raw: unknown): raw is InputEvent {
   if (typeof at !== 'number' || !Number.isSafeInteger(at) || at < 0) return false;
   switch (e['type']) {
     case 'endpoints.set':
-      return nonEmpty(e['namespace']) && nonEmpty(e['service']) && endpoints(e['endpoints']) && hasOnly(e, 5);
+      return nonEmpty(e['namespace']) && nonEmpty(e['service']) && endpoints(e['endpoints']) && hasOnly(e, 5) && typed(e, 'endpoints.set');
     case 'endpoints.delete':
-      return hasOnly(e, 4) && nonEmpty(e['namespace']) && nonEmpty(e['service']);
+      return hasOnly(e, 4) && nonEmpty(e['namespace']) && nonEmpty(e['service']) && typed(e, 'endpoints.delete');
     case 'route.upsert':
+      return hasOnly(e, 3) && route(e['route']) && typed(e, 'route.upsert');
     case 'blueprint.upsert':
-      return hasOnly(e, 3) && route(e['route']);
+      return hasOnly(e, 3) && route(e['route']) && typed(e, 'blueprint.upsert');
     case 'route.delete':
+      return hasOnly(e, 4) && nonEmpty(e['namespace']) && nonEmpty(e['name']) && typed(e, 'route.delete');
     case 'blueprint.delete':
-      return hasOnly(e, 4) && nonEmpty(e['namespace']) && nonEmpty(e['name']);
+      return hasOnly(e, 4) && nonEmpty(e['namespace']) && nonEmpty(e['name']) && typed(e, 'blueprint.delete');
     default:
       return false;
   }
+}
+
+/** Puts the constant in place of the parsed copy of the same text (see above); always true. */
+function typed(e: Record<string, unknown>, type: InputEvent['type']): true {
+  e['type'] = type;
+  return true;
 }
 
 /** Exactly `n` own keys: with the checks on the known ones this rules out unknown fields (the schema is strict). */
