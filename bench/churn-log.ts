@@ -1,4 +1,7 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { eventLogHeader, writeEventLogFile } from '../sim/cli/event-log-writer.ts';
 import { expandGeneratorInput } from '../sim/generate/expand.ts';
 import type { GenerateSpecInput } from '../sim/generate/spec.ts';
@@ -21,4 +24,10 @@ export const BENCH_SEED = 42;
 export function writeBenchChurnLog(path: string): void {
   if (existsSync(path)) return;
   writeEventLogFile(path, eventLogHeader({ source: 'bench/churn-log.ts', seed: BENCH_SEED }), expandGeneratorInput(BENCH_CHURN, BENCH_SEED));
+}
+
+/** Where the log is cached between runs, under a name derived from the spec, so a changed spec regenerates it. */
+export function benchChurnLogPath(): string {
+  const specHash = createHash('sha256').update(JSON.stringify({ BENCH_CHURN, BENCH_SEED })).digest('hex').slice(0, 12);
+  return join(tmpdir(), `routerbench-bench-churn-${specHash}.jsonl`);
 }

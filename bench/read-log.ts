@@ -1,4 +1,5 @@
 import { readEventLogFile } from '../sim/eventlog/event-log-reader.ts';
+import { benchChurnLogPath } from './churn-log.ts';
 
 /**
  * Times reading an event log: every line parsed and validated, nothing simulated, so the reader's own cost
@@ -7,9 +8,8 @@ import { readEventLogFile } from '../sim/eventlog/event-log-reader.ts';
  * CPU time is printed next to wall time because on a shared machine wall time also measures the
  * neighbours; the best of several runs is the figure to compare.
  */
-const DEFAULT_LOG = '/tmp/routerbench-bench-churn-231bf0fcfc4a.jsonl';
 const [fileArg, runsArg] = process.argv.slice(2);
-const file = fileArg || DEFAULT_LOG;
+const file = fileArg || benchChurnLogPath();
 const runs = Math.max(1, Number(runsArg) || 5);
 
 let bestWall = Infinity;

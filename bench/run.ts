@@ -1,17 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BENCH_CHURN, BENCH_SEED, writeBenchChurnLog } from './churn-log.ts';
+import { benchChurnLogPath, writeBenchChurnLog } from './churn-log.ts';
 
 /**
  * `npm run bench`: replays a generated ~1,000,000-event churn log under each strategy, one process each,
  * and prints events/s, simulated/wall time and peak RSS. Not part of the tests: timings are measured here only.
  */
-// The log is cached between runs under a name derived from the generator spec, so a changed spec regenerates it.
-const specHash = createHash('sha256').update(JSON.stringify({ BENCH_CHURN, BENCH_SEED })).digest('hex').slice(0, 12);
-const log = join(tmpdir(), `routerbench-bench-churn-${specHash}.jsonl`);
+const log = benchChurnLogPath();
 const t0 = performance.now();
 writeBenchChurnLog(log);
 process.stderr.write(`churn log: ${log} (${(statSync(log).size / 2 ** 20).toFixed(0)} MiB, ready in ${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);

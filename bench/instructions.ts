@@ -1,0 +1,121 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { benchChurnLogPath, writeBenchChurnLog } from './churn-log.ts';
+import { FileLineCursor } from '../sim/eventlog/line-source.ts';
+
+/**
+ * `npm run bench:instructions [-- strategy... --events 30000,100000]`: machine instructions per event in the
+ * steady state, counted by valgrind's cachegrind. Wall time on the development VM swings by up to 50% from
+ * minute to minute; instruction counts repeat to about 1%, so this is the figure to compare two versions by
+ * when the difference is a few percent.
+ *
+ * Each strategy replays two head slices of the bench log (30,000 and 100,000 events by default). Start-up,
+ * module loading and warm-up cost the same in both, so the difference divided by the difference in events
+ * is the cost of one event once the code is hot. V8 runs `--single-threaded` so that all work is counted;
+ * the optimizing compiler's instructions are left out, because in a normal run it works on another thread.
+ *
+ * Instructions are not time: the counts ignore cache misses, so compare versions with them, not strategies.
+ * Needs valgrind (`apt-get install -y valgrind`); a replay under it runs about 30 times slower.
+ */
+const args = process.argv.slice(2);
+const eventsAt = args.indexOf('--events');
+const sizes = eventsAt >= 0 ? args.splice(eventsAt, 2)[1]!.split(',').map(Number) : [30_000, 100_000];
+if (sizes.length !== 2 || !sizes.every((n) => Number.isInteger(n) && n > 0) || sizes[0]! >= sizes[1]!) {
+  console.error('--events takes two event counts, smaller first, e.g. --events 30000,100000');
+  process.exit(2);
+}
+const strategies = args.length > 0 ? args : ['reload-always'];
+if (spawnSync('valgrind', ['--version']).status !== 0) {
+  console.error('valgrind is not installed; on Debian or Ubuntu: apt-get install -y valgrind');
+  process.exit(2);
+}
+
+/** Functions of V8's compilers and JavaScript parser: on a normal run they work off the main thread or once. */
+const COMPILER =
+  /compiler::|maglev|turboshaft|Scanner|Parser<|ParserBase|PreParser|interpreter::|Bytecode|AstNode|Zone|Compiler::|CompilationJob|CodeGenerator|InstructionSelector|RegisterAllocat|LiveRange|Assembler/;
+/** Where the rest goes, for the breakdown (first match wins). */
+const CATEGORIES: Array<[string, RegExp]> = [
+  ['JSON.parse', /Json/],
+  ['garbage collection', /Scaveng|Heap::|Marking|Sweep|Evacuat|MemoryAllocator|RememberedSet|SlotSet|MinorMC|MarkCompact/],
+  ['JavaScript (JIT code)', /^\?\?\?$|^0x/],
+  ['V8 built-ins', /^Builtins_/],
+  ['strings and objects (V8 runtime)', /String|Factory|Intern|Transition|Map::|JSObject|Handle/],
+];
+
+const log = benchChurnLogPath();
+writeBenchChurnLog(log);
+const dir = mkdtempSync(join(tmpdir(), 'routerbench-instructions-'));
+try {
+  const slices = sizes.map((n) => headSlice(log, n, join(dir, `head-${n}.jsonl`)));
+  console.log(`steady-state instructions per event (events ${sizes[0]} → ${sizes[1]} of ${log}; compilers excluded)`);
+  for (const strategy of strategies) {
+    const counts = slices.map((slice, i) => count(slice, strategy, join(dir, `cachegrind-${strategy}-${i}.out`)));
+    const perEvent = (a: number, b: number): number => (b - a) / (sizes[1]! - sizes[0]!);
+    const total = perEvent(counts[0]!.total, counts[1]!.total);
+    console.log(`${strategy.padEnd(14)} ${Math.round(total).toLocaleString('en-US').padStart(8)}`);
+    for (const [name, n] of counts[1]!.byCategory) {
+      const share = perEvent(counts[0]!.byCategory.get(name) ?? 0, n);
+      console.log(`  ${name.padEnd(34)} ${Math.round(share).toLocaleString('en-US').padStart(8)} ${((share / total) * 100).toFixed(1).padStart(5)}%`);
+    }
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** The header and the first `events` events of `log`. */
+function headSlice(log: string, events: number, out: string): string {
+  const lines = new FileLineCursor(log);
+  const fd = openSync(out, 'w');
+  try {
+    for (let i = 0; i <= events; i++) {
+      const line = lines.next();
+      if (line === undefined) throw new Error(`${log} has fewer than ${events} events`);
+      writeSync(fd, line + '\n');
+    }
+  } finally {
+    lines.close();
+    closeSync(fd);
+  }
+  return out;
+}
+
+interface Count {
+  total: number;
+  byCategory: Map<string, number>;
+}
+
+/** Instructions of one replay under cachegrind, compilers excluded, summed per category. */
+function count(slice: string, strategy: string, out: string): Count {
+  execFileSync(
+    'valgrind',
+    ['--tool=cachegrind', '--cache-sim=no', `--cachegrind-out-file=${out}`, process.execPath, '--single-threaded', '--import', 'tsx', join('bench', 'replay.ts'), slice, strategy],
+    { stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26 },
+  );
+  const byCategory = new Map<string, number>(CATEGORIES.map(([name]) => [name, 0]));
+  byCategory.set('other', 0);
+  let total = 0;
+  for (const [fn, n] of perFunction(readFileSync(out, 'utf8'))) {
+    if (COMPILER.test(fn) && !fn.includes('Json')) continue;
+    total += n;
+    const name = CATEGORIES.find(([, re]) => re.test(fn))?.[0] ?? 'other';
+    byCategory.set(name, byCategory.get(name)! + n);
+  }
+  return { total, byCategory };
+}
+
+/** Sums a cachegrind output file's instruction counts per function name. */
+function perFunction(text: string): Map<string, number> {
+  const sums = new Map<string, number>();
+  let fn = '';
+  for (const line of text.split('\n')) {
+    if (line.startsWith('fn=')) fn = line.slice(3);
+    else if (/^\d/.test(line)) {
+      const n = Number(line.slice(line.indexOf(' ') + 1));
+      if (Number.isFinite(n)) sums.set(fn, (sums.get(fn) ?? 0) + n);
+    }
+  }
+  return sums;
+}
+
