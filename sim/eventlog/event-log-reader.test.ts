@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readEventLogFile, readEventLogText } from './event-log-reader.ts';
+import { EVENT_BATCH, readEventLogFile, readEventLogText } from './event-log-reader.ts';
 import { InputError } from './input-error.ts';
 
 const HEADER = '{"routerbench":"eventlog","version":1,"seed":7}';
@@ -95,6 +95,21 @@ describe('event log v1 reader', () => {
     failing.next();
     expect(() => failing.next()).toThrow(/not valid JSON/);
     expect(failing.next().done).toBe(true);
+  });
+
+  it('hands out every event before a bad line, across batches, and then the error for that line', () => {
+    // Lines are parsed EVENT_BATCH at a time; put the bad line in the middle of the third batch, so two whole
+    // batches and part of a third come before it. Event k (1-based) is on line k + 1, after the header.
+    const before = 2 * EVENT_BATCH + Math.floor(EVENT_BATCH / 2);
+    const events = Array.from({ length: before }, (_, i) => `{"at":${i},"type":"endpoints.delete","namespace":"ns","service":"s${i}"}`);
+    const dir = mkdtempSync(join(tmpdir(), 'rb-'));
+    const file = join(dir, 'log.jsonl');
+    writeFileSync(file, [HEADER, ...events, '{"at":1,"type":"network.heal"}', ...events].join('\n'));
+    const it = readEventLogFile(file)[Symbol.iterator]();
+    for (let i = 0; i < before; i++) expect(it.next().value, `event ${i + 1}`).toMatchObject({ at: i, service: `s${i}` });
+    // The bad line is line before + 2 (header, then `before` events): time goes back from before - 1 to 1.
+    expect(() => it.next()).toThrow(`${file}:${before + 2}: field 'at': time goes backwards: 1 ms after ${before - 1} ms`);
+    expect(it.next().done).toBe(true);
   });
 
   it('reports a missing file only when reading starts', () => {

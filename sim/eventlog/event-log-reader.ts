@@ -12,8 +12,10 @@ export interface EventLogHeader {
 }
 
 /**
- * Reads event log v1 from a file, lazily: events are validated as they are pulled. `chunkBytes` (how much
- * is read at a time) is there for tests of lines that straddle or outgrow a chunk.
+ * Reads event log v1 from a file, lazily: lines are read and validated a batch of EVENT_BATCH at a time as
+ * events are pulled, and an error in a batch is thrown only when its line's turn comes, so the events before
+ * it are all handed out first. `chunkBytes` (how much is read at a time) is there for tests of lines that
+ * straddle or outgrow a chunk.
  */
 export function readEventLogFile(path: string, options: { chunkBytes?: number } = {}): Iterable<InputEvent> {
   return { [Symbol.iterator]: () => new EventLogIterator(new FileLineCursor(path, options.chunkBytes), path) };
@@ -48,6 +50,16 @@ class EventLogIterator implements IterableIterator<InputEvent> {
   private readonly result: IteratorYieldResult<InputEvent> = { done: false, value: undefined as unknown as InputEvent };
   private started = false;
   private finished = false;
+  /**
+   * Events parsed ahead, handed out in order. Parsing a batch of lines in a row, then simulating them in a
+   * row, keeps each phase's machine code in the instruction cache: one event's path through JSON.parse and
+   * the whole simulation is larger than the cache, and alternating them line by line evicts both.
+   */
+  private readonly batch: InputEvent[] = [];
+  private batchSize = 0;
+  private batchPos = 0;
+  /** An error met while parsing ahead, thrown when the consumer reaches its line. */
+  private pendingError: unknown = undefined;
 
   constructor(
     private readonly lines: LineCursor,
@@ -59,38 +71,79 @@ class EventLogIterator implements IterableIterator<InputEvent> {
   }
 
   next(): IteratorResult<InputEvent> {
+    if (this.batchPos < this.batchSize) {
+      this.result.value = this.batch[this.batchPos++]!;
+      return this.result;
+    }
     if (this.finished) return { done: true, value: undefined };
+    if (this.pendingError !== undefined) {
+      const err = this.pendingError;
+      this.pendingError = undefined;
+      this.return();
+      throw err;
+    }
     try {
       if (!this.started) {
         this.started = true;
         parseHeader(this.lines.next(), this.file);
       }
-      const text = this.lines.next();
-      if (text === undefined) return this.return();
-      const no = this.lines.no;
-      // Only a line that does not open an object can be blank; the check stays off the common path.
-      if (text.charCodeAt(0) !== 123 && text.trim() === '') {
-        throw new InputError(this.file, 'empty line; every line after the header must be one JSON event', no);
-      }
-      const event = parseEventLine(text, this.file, no);
-      if (event.at < this.lastAt) {
-        throw new InputError(this.file, `time goes backwards: ${event.at} ms after ${this.lastAt} ms`, no, 'at');
-      }
-      this.lastAt = event.at;
-      this.result.value = event;
-      return this.result;
     } catch (err) {
       this.return();
       throw err;
     }
+    this.fill();
+    return this.next();
+  }
+
+  /** Parses up to EVENT_BATCH events ahead; an error ends the batch and waits for its turn. */
+  private fill(): void {
+    const batch = this.batch;
+    let n = 0;
+    try {
+      for (; n < EVENT_BATCH; n++) {
+        const text = this.lines.next();
+        if (text === undefined) {
+          this.finished = true;
+          break;
+        }
+        const no = this.lines.no;
+        // Only a line that does not open an object can be blank; the check stays off the common path.
+        if (text.charCodeAt(0) !== 123 && text.trim() === '') {
+          throw new InputError(this.file, 'empty line; every line after the header must be one JSON event', no);
+        }
+        const event = parseEventLine(text, this.file, no);
+        if (event.at < this.lastAt) {
+          throw new InputError(this.file, `time goes backwards: ${event.at} ms after ${this.lastAt} ms`, no, 'at');
+        }
+        this.lastAt = event.at;
+        batch[n] = event;
+      }
+    } catch (err) {
+      this.pendingError = err;
+    }
+    // Events handed out are not kept alive by the batch beyond the next fill.
+    for (let i = n; i < this.batchSize; i++) batch[i] = undefined as unknown as InputEvent;
+    this.batchSize = n;
+    this.batchPos = 0;
+    if (this.finished) this.lines.close();
   }
 
   return(): IteratorResult<InputEvent> {
     this.finished = true;
+    this.batchSize = 0;
+    this.batchPos = 0;
+    this.batch.length = 0;
     this.lines.close();
     return { done: true, value: undefined };
   }
 }
+
+/**
+ * Events parsed ahead at a time. Alternating runs of the 300,000-event head of the bench log, reload-always,
+ * best of eight: 1 (no batching) 1412 ms, 32: 1273 ms, 64: 1288 ms, 128: 1313 ms. Under cachegrind's cache
+ * model, instruction cache misses over 100,000 events fell from 118 to 70 million.
+ */
+export const EVENT_BATCH = 64;
 
 export function parseEventLine(text: string, file: string, no: number): InputEvent {
   let raw: unknown;
