@@ -112,6 +112,12 @@ describe('event log v1 reader', () => {
     expect(it.next().done).toBe(true);
   });
 
+  it('names the first bad line when a batch holds two: a schema error before a line that is not JSON', () => {
+    // Lines are parsed ahead in two passes (JSON, then the schema); the earlier line's error must still win.
+    expect(errorOf([HEADER, route, '{"at":1,"type":"route.delete","namespace":"a"}', eps, '{"at":'])).toMatchObject({ line: 3, field: 'name' });
+    expect(errorOf([HEADER, route, '{"at":', '{"at":1,"type":"route.delete","namespace":"a"}'])).toMatchObject({ line: 3 });
+  });
+
   it('reports a missing file only when reading starts', () => {
     const events = readEventLogFile(join(tmpdir(), 'rb-no-such-dir', 'none.jsonl'));
     const it = events[Symbol.iterator]();

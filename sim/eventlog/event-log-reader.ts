@@ -58,6 +58,8 @@ class EventLogIterator implements IterableIterator<InputEvent> {
   private readonly batch: InputEvent[] = [];
   private batchSize = 0;
   private batchPos = 0;
+  /** JSON values of the batch's lines, before validation. */
+  private readonly raws: unknown[] = [];
   /** An error met while parsing ahead, thrown when the consumer reaches its line. */
   private pendingError: unknown = undefined;
 
@@ -75,13 +77,14 @@ class EventLogIterator implements IterableIterator<InputEvent> {
       this.result.value = this.batch[this.batchPos++]!;
       return this.result;
     }
-    if (this.finished) return { done: true, value: undefined };
+    // An error comes before the end: the batch may have read to the end of the file past a bad line.
     if (this.pendingError !== undefined) {
       const err = this.pendingError;
       this.pendingError = undefined;
       this.return();
       throw err;
     }
+    if (this.finished) return { done: true, value: undefined };
     try {
       if (!this.started) {
         this.started = true;
@@ -95,29 +98,42 @@ class EventLogIterator implements IterableIterator<InputEvent> {
     return this.next();
   }
 
-  /** Parses up to EVENT_BATCH events ahead; an error ends the batch and waits for its turn. */
+  /**
+   * Parses up to EVENT_BATCH events ahead, in two passes for the same reason as the batch: all the lines
+   * through JSON.parse, then all the values through the validator. An error waits for its turn; a line the
+   * validator rejects comes before any later line that is not JSON at all.
+   */
   private fill(): void {
-    const batch = this.batch;
-    let n = 0;
+    const raws = this.raws;
+    const firstNo = this.lines.no + 1;
+    let parsed = 0;
+    let parseError: unknown = undefined;
     try {
-      for (; n < EVENT_BATCH; n++) {
+      for (; parsed < EVENT_BATCH; parsed++) {
         const text = this.lines.next();
         if (text === undefined) {
           this.finished = true;
           break;
         }
-        const no = this.lines.no;
-        // Only a line that does not open an object can be blank; the check stays off the common path.
-        if (text.charCodeAt(0) !== 123 && text.trim() === '') {
-          throw new InputError(this.file, 'empty line; every line after the header must be one JSON event', no);
-        }
-        const event = parseEventLine(text, this.file, no);
+        raws[parsed] = parseJsonLine(text, this.file, this.lines.no);
+      }
+    } catch (err) {
+      parseError = err;
+    }
+    const batch = this.batch;
+    let n = 0;
+    try {
+      for (; n < parsed; n++) {
+        const no = firstNo + n;
+        const event = validateEvent(raws[n], this.file, no);
+        raws[n] = undefined;
         if (event.at < this.lastAt) {
           throw new InputError(this.file, `time goes backwards: ${event.at} ms after ${this.lastAt} ms`, no, 'at');
         }
         this.lastAt = event.at;
         batch[n] = event;
       }
+      if (parseError !== undefined) throw parseError;
     } catch (err) {
       this.pendingError = err;
     }
@@ -130,6 +146,7 @@ class EventLogIterator implements IterableIterator<InputEvent> {
 
   return(): IteratorResult<InputEvent> {
     this.finished = true;
+    this.pendingError = undefined;
     this.batchSize = 0;
     this.batchPos = 0;
     this.batch.length = 0;
@@ -146,12 +163,24 @@ class EventLogIterator implements IterableIterator<InputEvent> {
 export const EVENT_BATCH = 64;
 
 export function parseEventLine(text: string, file: string, no: number): InputEvent {
-  let raw: unknown;
+  return validateEvent(parseJsonLine(text, file, no), file, no);
+}
+
+/** One line's JSON value; a blank line or malformed JSON is an input error naming the line. */
+function parseJsonLine(text: string, file: string, no: number): unknown {
+  // Only a line that does not open an object can be blank; the check stays off the common path.
+  if (text.charCodeAt(0) !== 123 && text.trim() === '') {
+    throw new InputError(file, 'empty line; every line after the header must be one JSON event', no);
+  }
   try {
-    raw = JSON.parse(text);
+    return JSON.parse(text);
   } catch (err) {
     throw new InputError(file, `not valid JSON (${(err as Error).message})`, no);
   }
+}
+
+/** A JSON value as an event: the fast check first, the schema (and its wording of the error) otherwise. */
+function validateEvent(raw: unknown, file: string, no: number): InputEvent {
   if (looksValid(raw)) return raw;
   const parsed = InputEventSchema.safeParse(raw);
   if (!parsed.success) throw fromZod(parsed.error, file, no, raw);
