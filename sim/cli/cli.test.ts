@@ -63,6 +63,14 @@ describe('routerbench CLI exit codes', () => {
     expect(cli('frobnicate').code).toBe(2);
   });
 
+  it('several inputs: a line per finished run on stderr, none with --no-progress', () => {
+    const progress = /^\[\d\/2\] good pass /m;
+    expect(cli('run', good, good).err).toMatch(progress);
+    const quiet = cli('run', good, good, '--no-progress');
+    expect(quiet.code).toBe(0);
+    expect(quiet.err).not.toMatch(progress);
+  });
+
   it('0 for --help on every command', () => {
     for (const c of [[], ['run'], ['report'], ['expand'], ['import'], ['mock-haproxy']]) {
       const r = cli(...c, '--help');

@@ -6,9 +6,10 @@
  */
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { renderSummaryTable } from '../../reports/render/terminal.ts';
+import { InputError } from '../eventlog/input-error.ts';
 import { loadRunInput } from '../load-input.ts';
 import { JsonlFileSink } from '../output/output-sink.ts';
 import { headerOf } from '../run.ts';
@@ -66,6 +67,18 @@ export function registerLiveCommand(program: Command): Command {
     .action(async (file: string, opts: LiveCommandOptions) => {
       const input = loadRunInput(file, { ...(opts.seed !== undefined && { seed: opts.seed }), set: opts.set ?? {} });
       const cfgPath = resolve(opts.haproxyConfig ?? join(mkdtempSync(join(tmpdir(), 'routerbench-live-')), 'haproxy.cfg'));
+      const socketPath = resolve(opts.haproxySocket);
+      // HAProxy binds the socket and reads the cfg where they are named, but makes no directory for them.
+      for (const [path, what] of [
+        [socketPath, '--haproxy-socket'],
+        [cfgPath, '--haproxy-config'],
+      ] as const) {
+        try {
+          mkdirSync(dirname(path), { recursive: true });
+        } catch (err) {
+          throw new InputError(path, `cannot create the directory ${dirname(path)} for ${what} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+        }
+      }
       if (opts.out !== undefined) mkdirSync(opts.out, { recursive: true });
       const sink = opts.out === undefined ? undefined : new JsonlFileSink(join(opts.out, 'output.jsonl'), headerOf(input));
       const interrupt = new AbortController();
@@ -74,7 +87,7 @@ export function registerLiveCommand(program: Command): Command {
       let result: LiveResult;
       try {
         result = await runLive(input, {
-          socketPath: resolve(opts.haproxySocket),
+          socketPath,
           cfgPath,
           speed: opts.speed,
           haproxyBin: opts.haproxyBin,

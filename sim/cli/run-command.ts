@@ -110,7 +110,8 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
 
 /**
  * One input runs in this thread; several run in parallel on worker threads, one per core, with a progress
- * line per finished run. Results come back in input order whatever the finishing order.
+ * line per finished run (none with --no-progress). Results come back in input order whatever the finishing
+ * order.
  */
 async function runTasks(tasks: RunTask[], names: string[], showProgress: boolean): Promise<RunTaskResult[]> {
   if (tasks.length === 1) return [withStderrProgress(names[0]!, showProgress, (observers) => runTask(tasks[0]!, observers))];
@@ -125,7 +126,7 @@ async function runTasks(tasks: RunTask[], names: string[], showProgress: boolean
         finished++;
         const s = Number(process.hrtime.bigint() - started) / 1e9;
         const verdict = r.ok ? (r.report.pass ? 'pass' : 'FAIL') : 'error';
-        process.stderr.write(`[${finished}/${tasks.length}] ${names[i]} ${verdict} (${s.toFixed(1)} s, ${workers} workers)\n`);
+        if (showProgress) process.stderr.write(`[${finished}/${tasks.length}] ${names[i]} ${verdict} (${s.toFixed(1)} s, ${workers} workers)\n`);
         return r;
       }),
     );

@@ -56,7 +56,7 @@ export function registerSweepCommand(program: Command): Command {
     .option('--grid <key=values>', 'a swept setting: a..b, a..b:step or a list, e.g. router.blueprintPoolSize=0..20 (repeatable)', collectList)
     .option('--seeds <n>', 'seeds per point: the scenario seed (or --seed) and the n − 1 after it', parseCount, 10)
     .option('--seed <n>', 'the first seed instead of the scenario\'s', parseSeed)
-    .option('--budget <expr>', "a budget judged across seeds, e.g. 'reloads.total<=2' (repeatable; default: the scenario's budgets)", collectList)
+    .option('--budget <expr>', "a budget judged across seeds, added to the scenario's own, e.g. 'reloads.total<=2' (repeatable)", collectList)
     .option('--quantile <q>', 'judge budgets on this quantile across seeds (default 0.95)', parseFraction('--quantile', true))
     .option('--confidence <level>', 'judge budgets on the confidence bound of the mean at this level instead, e.g. 0.95', parseFraction('--confidence', false))
     .option('--workers <n>', `worker threads (default: all cores, ${availableParallelism()} here; 0 runs in this thread)`, parseWhole('--workers'))
