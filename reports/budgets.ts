@@ -140,6 +140,10 @@ export function parseBudget(text: string, bound?: string): Budget {
   if (canonical === null) {
     throw new BudgetSyntaxError(whole, `unknown metric '${path}'; known: ${NUMERIC_PATHS.join(', ')}, invariants.violations, reloads.requests.<reason>`);
   }
+  // Checked here too, not only when judged: a typo in a reason should stop the run before it simulates.
+  if (canonical.startsWith(REQUESTS_PREFIX) && !isKnownReason(canonical.slice(REQUESTS_PREFIX.length))) {
+    throw new BudgetSyntaxError(whole, `unknown reload reason '${canonical.slice(REQUESTS_PREFIX.length)}'; known: ${RELOAD_REASONS.join(', ')}`);
+  }
   return { path: canonical, op, value, text: `${canonical} ${op} ${value}` };
 }
 

@@ -93,7 +93,11 @@ export function resolveSettings(
   onError: (key: string, message: string) => never,
 ): Settings {
   const raw = structuredClone(base);
-  for (const [key, value] of Object.entries(set)) setDotted(raw, key, coerceSettingValue(value));
+  for (const [key, value] of Object.entries(set)) {
+    // Object.prototype's own names would walk onto the prototype rather than into the settings.
+    if (key.split('.').some((p) => p === '__proto__' || p === 'constructor' || p === 'prototype')) return onError(key, `unknown setting '${key}'`);
+    setDotted(raw, key, coerceSettingValue(value));
+  }
   if (seed !== undefined) raw['seed'] = seed;
   const parsed = SettingsSchema.safeParse(raw);
   if (parsed.success) return parsed.data;

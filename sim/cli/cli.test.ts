@@ -52,6 +52,9 @@ describe('routerbench CLI exit codes', () => {
 
   it('2 on an unknown --set key or a bad value', () => {
     expect(cli('run', good, '--set', 'router.maxDynamicServer=3').err).toContain("unknown setting 'router.maxDynamicServer'");
+    // A key through Object.prototype's names must not walk onto the prototype and pass.
+    expect(cli('run', good, '--set', '__proto__.toString=1')).toMatchObject({ code: 2 });
+    expect(cli('run', good, '--set', 'router.__proto__.strategy=x').err).toContain("unknown setting 'router.__proto__.strategy'");
     const r = cli('run', good, '--set', 'router.strategy=fastest');
     expect(r.code).toBe(2);
     expect(r.err).toContain("field 'router.strategy'");
@@ -69,6 +72,14 @@ describe('routerbench CLI exit codes', () => {
     const quiet = cli('run', good, good, '--no-progress');
     expect(quiet.code).toBe(0);
     expect(quiet.err).not.toMatch(progress);
+  });
+
+  it('2, naming the path, when a path given is missing, a directory or in the way', () => {
+    const r = cli('report', join(dir, 'no-such.jsonl'));
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`${join(dir, 'no-such.jsonl')}: no such file or directory`);
+    expect(cli('report', dir)).toMatchObject({ code: 2 });
+    expect(cli('run', good, '--out', good).err).toContain(`${good}: already exists and is in the way`);
   });
 
   it('0 for --help on every command', () => {

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -25,6 +25,18 @@ describe('routerbench sweep exit codes', () => {
     const range = cli('sweep', SCENARIO, '--grid', 'router.blueprintPoolSize=9..3');
     expect(range.code).toBe(2);
     expect(range.err).toContain("--grid: field 'router.blueprintPoolSize': range '9..3' is empty");
+    expect(existsSync(out)).toBe(false);
+  }, 120_000);
+
+  it('2 for a bad line deep in an event log, found by a worker thread: file, line and field, nothing written', () => {
+    const log = join(dir, 'bad-deep.jsonl');
+    const good = Array.from({ length: 300 }, (_, i) => `{"at":${i},"type":"endpoints.delete","namespace":"ns","service":"s${i}"}`);
+    // Header on line 1, 300 good events on lines 2..301, the bad one on line 302.
+    writeFileSync(log, ['{"routerbench":"eventlog","version":1}', ...good, '{"at":400,"type":"bogus"}'].join('\n') + '\n');
+    const out = join(dir, 'bad-deep');
+    const r = cli('sweep', log, '--grid', 'router.maxDynamicServers=1,2', '--seeds', '2', '--workers', '2', '--out', out);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`${log}:302: field 'type': unknown event type "bogus"`);
     expect(existsSync(out)).toBe(false);
   }, 120_000);
 

@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /** Writes a file whole or not at all: to a temporary name first, renamed into place. */
@@ -6,5 +6,11 @@ export function writeFileAtomic(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.partial`;
   writeFileSync(tmp, text);
-  renameSync(tmp, path);
+  try {
+    renameSync(tmp, path);
+  } catch (err) {
+    // A directory where the file should go, say: leave nothing behind.
+    rmSync(tmp, { force: true });
+    throw err;
+  }
 }

@@ -51,6 +51,7 @@ describe('ClusterSchema', () => {
     [{ nodes }, /keepalived\.instances: no VRRP instances/],
     [{ nodes, keepalived: { instances: [instance] }, ipfailover: { virtualIps: '10.0.0.1' } }, /ipfailover: give either/],
     [{ nodes: [...nodes, nodes[0]] , keepalived: { instances: [instance] } }, /nodes\.2\.name: duplicate node/],
+    [{ nodes: [...nodes, { name: 'infra-9', ip: nodes[0]!.ip }], keepalived: { instances: [instance] } }, /nodes\.2\.ip: duplicate address .* \(also node 'infra-1'\)/],
     [{ nodes, network: { links: [{ from: 'infra-1', to: 'nope', loss: 0.5 }] }, keepalived: { instances: [instance] } }, /network\.links\.0\.to: unknown node 'nope'/],
     [{ nodes, ipfailover: { virtualIps: '10.0.0.1', vrrpIdOffset: 255 } }, /ipfailover\.vrrpIdOffset: Too big/],
     [{ nodes, ipfailover: { virtualIps: '10.0.2.102-100' } }, /ipfailover\.virtualIps: '10\.0\.2\.102-100': range end 100 is before its start 102/],

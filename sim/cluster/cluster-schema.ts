@@ -109,9 +109,14 @@ export const ClusterSchema = z
   .strict()
   .superRefine((c, ctx) => {
     const names = new Set<string>();
+    const ips = new Map<string, string>();
     c.nodes.forEach((n, i) => {
       if (names.has(n.name)) ctx.addIssue({ code: 'custom', path: ['nodes', i, 'name'], message: `duplicate node '${n.name}'` });
       names.add(n.name);
+      // Two nodes answering for one address make every GARP a conflict, and the run never settles.
+      const other = ips.get(n.ip);
+      if (other !== undefined) ctx.addIssue({ code: 'custom', path: ['nodes', i, 'ip'], message: `duplicate address ${n.ip} (also node '${other}')` });
+      else ips.set(n.ip, n.name);
     });
     const known = (node: string, path: (string | number)[]): void => {
       if (!names.has(node)) ctx.addIssue({ code: 'custom', path, message: `unknown node '${node}'` });

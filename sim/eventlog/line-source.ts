@@ -136,7 +136,14 @@ export class FileLineCursor implements LineCursor {
       this.buf.copy(bigger, 0, 0, rest);
       this.buf = bigger;
     }
-    const n = readSync(this.fd, this.buf, rest, this.buf.length - rest, null);
+    let n: number;
+    try {
+      n = readSync(this.fd, this.buf, rest, this.buf.length - rest, null);
+    } catch (err) {
+      // A read by descriptor names no file (EISDIR for a directory opened as a log): name it.
+      (err as NodeJS.ErrnoException).path ??= this.path;
+      throw err;
+    }
     if (n === 0) this.eof = true;
     this.view = this.buf.subarray(0, rest + n);
   }

@@ -109,7 +109,13 @@ function validated(text: string, file: string): { doc: Document.Parsed; lines: L
     const pos = lines.linePos(yamlError.pos[0]);
     throw new InputError(file, `YAML: ${firstLine(yamlError.message)}`, pos.line, undefined, pos.col);
   }
-  const raw: unknown = doc.toJS({ maxAliasCount: 100 });
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    // The yaml library stops a file whose aliases expand without bound ("billion laughs") here.
+    throw new InputError(file, `YAML: ${firstLine((err as Error).message)}`);
+  }
   if (raw === null || raw === undefined) throw new InputError(file, 'empty scenario; expected a mapping with at least `events` or `generate`', 1, undefined, 1);
   if (typeof raw !== 'object' || Array.isArray(raw)) {
     throw new InputError(file, `a scenario is a mapping of keys (name, router, events, …), not ${Array.isArray(raw) ? 'a list' : 'a single value'}`, 1, undefined, 1);

@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import Tinypool from 'tinypool';
 import { taskAt, type SweepDefinition } from './plan.ts';
-import { runSweepTask, type RunRow, type SweepTask } from './task.ts';
+import { taskError } from '../parallel/run-task.ts';
+import { runSweepTask, type RunRow, type SweepTask, type SweepTaskResult } from './task.ts';
 import type { GridValue } from './grid.ts';
 
 /** Runs sweep tasks somewhere: in this thread (tests, --workers 0) or on a pool of worker threads. */
@@ -41,7 +42,11 @@ export function poolExecutor(workers: number): SweepExecutor {
   });
   return {
     workers,
-    run: (task, point, signal) => pool.run({ task, point }, signal === undefined ? {} : { signal }) as Promise<RunRow>,
+    run: async (task, point, signal) => {
+      const r = (await pool.run({ task, point }, signal === undefined ? {} : { signal })) as SweepTaskResult;
+      if (!r.ok) throw taskError(r);
+      return r.row;
+    },
     close: () => pool.destroy(),
   };
 }

@@ -24,6 +24,8 @@ describe('--grid', () => {
     ['seed=1..3', /--seeds/],
     ['router.blueprintPoolSize', /expected key=values/],
     ['router.blueprintPoolSize=0..100000', /more than 10000 values/],
+    // 2^53 + 1: the loop's `v += 1` would stand still there.
+    ['router.blueprintPoolSize=9007199254740993..9007199254740993', /integers below 2\^53/],
   ];
   test.each(bad)('%s is an input error naming --grid', (flag, message) => {
     let err: unknown;

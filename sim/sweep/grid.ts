@@ -41,6 +41,8 @@ export function parseGridAxis(flag: string): GridAxis {
       const from = Number(m[1]);
       const to = Number(m[2]);
       const step = m[3] === undefined ? 1 : Number(m[3]);
+      // Past 2^53 `v += step` stops moving and the loop below would never end.
+      if (![from, to, step].every(Number.isSafeInteger)) fail(`range '${item}': bounds and step must be integers below 2^53`);
       if (step === 0) fail(`range '${item}': the step must be at least 1`);
       if (to < from) fail(`range '${item}' is empty: ${from} > ${to}`);
       if ((to - from) / step + values.length >= MAX_AXIS_VALUES) fail(`more than ${MAX_AXIS_VALUES} values`);

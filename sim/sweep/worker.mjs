@@ -3,8 +3,8 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { runSweepTask } = await import('./task.ts');
+const { runSweepTaskInWorker } = await import('./task.ts');
 
 export default function run({ task, point }) {
-  return runSweepTask(task, point);
+  return runSweepTaskInWorker(task, point);
 }
