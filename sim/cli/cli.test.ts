@@ -98,6 +98,18 @@ describe('routerbench CLI exit codes', () => {
     expect(JSON.parse(r.out)).toEqual(JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')));
   });
 
+  it('report: 2 for an output log cut short or holding a line that is not a record', () => {
+    const out = join(dir, 'cut');
+    expect(cli('run', good, '--out', out).code).toBe(0);
+    const lines = readFileSync(join(out, 'output.jsonl'), 'utf8').trimEnd().split('\n');
+    const cut = join(dir, 'cut.jsonl');
+    writeFileSync(cut, lines.slice(0, 3).join('\n') + '\n');
+    expect(cli('report', cut)).toMatchObject({ code: 2, err: expect.stringContaining(`${cut}: the output log has no run.end record`) });
+    const odd = join(dir, 'odd.jsonl');
+    writeFileSync(odd, [lines[0], 'null'].join('\n') + '\n');
+    expect(cli('report', odd)).toMatchObject({ code: 2, err: expect.stringContaining(`${odd}:2: field 'type'`) });
+  });
+
   it('2 for a --router-deployment that is not a Deployment or not YAML, naming the file', () => {
     const notDeploy = join(dir, 'configmap.yaml');
     writeFileSync(notDeploy, 'kind: ConfigMap\ndata:\n  a: b\n');

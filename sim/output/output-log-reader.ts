@@ -20,7 +20,12 @@ export function readOutputLog(path: string): { header: OutputHeader; records: It
           skip = false;
           continue;
         }
-        yield parseJson(text, path, no) as OutputRecord;
+        const record = parseJson(text, path, no);
+        // Records are folded by their `type`; a line without one is not a record a run wrote.
+        if (typeof record !== 'object' || record === null || typeof (record as { type?: unknown }).type !== 'string') {
+          throw new InputError(path, 'not an output log record (an object with a "type")', no, 'type');
+        }
+        yield record as OutputRecord;
       }
     },
   };
