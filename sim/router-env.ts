@@ -33,6 +33,18 @@ const IGNORED_WITH_NOTE: Record<string, string> = {
   ROUTER_DYNAMIC_SERVER_PREFIX: 'never shipped: the slot prefix is the constant `_dynamic`',
 };
 
+/** Every variable parseRouterEnv reads or notes; others (a Deployment has many) play no part in a run. */
+export const ROUTER_ENV_NAMES: readonly string[] = [
+  'ROUTER_HAPROXY_CONFIG_MANAGER',
+  'ROUTER_MAX_DYNAMIC_SERVERS',
+  'ROUTER_BLUEPRINT_ROUTE_POOL_SIZE',
+  'ROUTER_BLUEPRINT_ROUTE_NAMESPACE',
+  'RELOAD_INTERVAL',
+  'COMMIT_INTERVAL',
+  'ROUTER_ALLOW_WILDCARD_ROUTES',
+  ...Object.keys(IGNORED_WITH_NOTE),
+];
+
 export function parseRouterEnv(env: Readonly<Record<string, string>> | Iterable<readonly [string, string]>, opts: RouterEnvOptions = {}): RouterEnvResult {
   const vars = new Map<string, string>(Symbol.iterator in env ? (env as Iterable<readonly [string, string]>) : Object.entries(env));
   const settings: Partial<RouterSettings> = {};

@@ -82,6 +82,14 @@ describe('routerbench CLI exit codes', () => {
     expect(cli('run', good, '--out', good).err).toContain(`${good}: already exists and is in the way`);
   });
 
+  it('--env with a name routerbench does not read warns; --tolerance without --baseline is a usage error', () => {
+    const typo = cli('run', good, '--env', 'ROUTER_MAX_DYNAMIC_SERVER=3');
+    expect(typo.code).toBe(0);
+    expect(typo.err).toContain('warning: --env ROUTER_MAX_DYNAMIC_SERVER: not a router variable routerbench reads');
+    expect(cli('run', good, '--env', 'ROUTER_MAX_DYNAMIC_SERVERS=3').err).not.toContain('not a router variable');
+    expect(cli('run', good, '--tolerance', 'failover.p99=5%')).toMatchObject({ code: 2, err: expect.stringContaining('--tolerance: applies to a comparison with baselines') });
+  });
+
   it('0 for --help on every command', () => {
     for (const c of [[], ['run'], ['report'], ['expand'], ['import'], ['mock-haproxy']]) {
       const r = cli(...c, '--help');

@@ -12,7 +12,7 @@ import { outcomePasses, type ScenarioOutcome } from '../../reports/render/outcom
 import { renderSummaryTable } from '../../reports/render/terminal.ts';
 import { InputError } from '../eventlog/input-error.ts';
 import { expandInputPaths, loadRunInput, type InputOverrides } from '../load-input.ts';
-import { parseRouterDeployment, parseRouterEnv } from '../router-env.ts';
+import { parseRouterDeployment, parseRouterEnv, ROUTER_ENV_NAMES } from '../router-env.ts';
 import { runTask, taskError, type RunTask, type RunTaskResult } from '../parallel/run-task.ts';
 import type { RunInput } from '../run-input.ts';
 import { EXIT } from './exit-codes.ts';
@@ -56,6 +56,9 @@ export function registerRunCommand(program: Command): Command {
 }
 
 export async function runCommand(paths: string[], opts: RunOptions): Promise<number> {
+  if (opts.tolerance !== undefined && opts.baseline === undefined) {
+    throw new InputError('--tolerance', 'applies to a comparison with baselines: give --baseline too');
+  }
   const overrides = buildOverrides(opts);
   // Load and validate every input before running anything: a bad file fails fast and writes nothing.
   const files = expandInputPaths(paths);
@@ -163,6 +166,10 @@ export function buildOverrides(opts: RunOptions): InputOverrides {
       if (eq <= 0) throw new InputError('--env', `expected NAME=VALUE, got '${e}'`);
       return [e.slice(0, eq), e.slice(eq + 1)];
     });
+    // Named one by one on the command line, an unknown name is most likely a typo: say so rather than ignore it.
+    for (const [name] of pairs) {
+      if (!ROUTER_ENV_NAMES.includes(name)) warn(`--env ${name}: not a router variable routerbench reads (${ROUTER_ENV_NAMES.join(', ')}); ignored`);
+    }
     const r = parseRouterEnv(pairs);
     r.warnings.forEach(warn);
     for (const [k, v] of Object.entries(r.settings)) set[`router.${k}`] = String(v);
