@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { renderSummaryTable } from '../../reports/render/terminal.ts';
-import { InputError } from '../eventlog/input-error.ts';
 import { loadRunInput } from '../load-input.ts';
 import { JsonlFileSink } from '../output/output-sink.ts';
 import { headerOf } from '../run.ts';
@@ -69,16 +68,8 @@ export function registerLiveCommand(program: Command): Command {
       const cfgPath = resolve(opts.haproxyConfig ?? join(mkdtempSync(join(tmpdir(), 'routerbench-live-')), 'haproxy.cfg'));
       const socketPath = resolve(opts.haproxySocket);
       // HAProxy binds the socket and reads the cfg where they are named, but makes no directory for them.
-      for (const [path, what] of [
-        [socketPath, '--haproxy-socket'],
-        [cfgPath, '--haproxy-config'],
-      ] as const) {
-        try {
-          mkdirSync(dirname(path), { recursive: true });
-        } catch (err) {
-          throw new InputError(path, `cannot create the directory ${dirname(path)} for ${what} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-        }
-      }
+      // A directory that cannot be made is the user's path problem: main.ts reports it (exit 2).
+      for (const path of [socketPath, cfgPath]) mkdirSync(dirname(path), { recursive: true });
       if (opts.out !== undefined) mkdirSync(opts.out, { recursive: true });
       const sink = opts.out === undefined ? undefined : new JsonlFileSink(join(opts.out, 'output.jsonl'), headerOf(input));
       const interrupt = new AbortController();

@@ -14,9 +14,17 @@ export interface RunTask {
   dir?: string;
 }
 
+/** The user's input error as data: a class does not survive the thread boundary, its fields do. */
+export type InputErrorData = { ok: false; kind: 'input'; file: string; detail: string; line?: number; field?: string; column?: number };
+
+export function inputErrorData(err: InputError): InputErrorData {
+  const { file, detail, line, field, column } = err;
+  return { ok: false, kind: 'input', file, detail, line, field, column };
+}
+
 export type RunTaskResult =
   | { ok: true; report: Report; timeline: Timeline | null; partialLog: string | null }
-  | { ok: false; kind: 'input'; file: string; detail: string; line?: number; field?: string; column?: number }
+  | InputErrorData
   | { ok: false; kind: 'internal'; message: string };
 
 /** Never throws: errors cross the thread boundary as data, keeping their kind (input → exit 2). */
@@ -29,10 +37,7 @@ export function runTask(task: RunTask, observers: readonly RecordObserver[] = []
     const { report } = runOne(input, sink, [timeline, ...observers]);
     return { ok: true, report, timeline: timeline.result(), partialLog: sink.close() };
   } catch (err) {
-    if (err instanceof InputError) {
-      const { file, detail, line, field, column } = err;
-      return { ok: false, kind: 'input', file, detail, line, field, column };
-    }
+    if (err instanceof InputError) return inputErrorData(err);
     return { ok: false, kind: 'internal', message: err instanceof Error ? (err.stack ?? err.message) : String(err) };
   }
 }

@@ -2,6 +2,7 @@ import { knownMetricPaths, metricAt } from '../../reports/budgets.ts';
 import { BlueprintPool } from '../../core/dcm/pool.ts';
 import { InputError } from '../eventlog/input-error.ts';
 import { loadRunInput } from '../load-input.ts';
+import { inputErrorData, type InputErrorData } from '../parallel/run-task.ts';
 import type { OutputRecord } from '../output/records.ts';
 import { runOne } from '../run.ts';
 import type { Settings } from '../settings.ts';
@@ -88,18 +89,15 @@ class PeakRoutes {
   }
 }
 
-/** A worker's answer: a row, or the user's input error as data (a class does not survive the thread boundary). */
-export type SweepTaskResult =
-  | { ok: true; row: RunRow }
-  | { ok: false; kind: 'input'; file: string; detail: string; line?: number; field?: string; column?: number };
+/** A worker's answer: a row, or the user's input error as data. */
+export type SweepTaskResult = { ok: true; row: RunRow } | InputErrorData;
 
 /** runSweepTask for a worker thread: input errors come back as data; anything else is thrown as a bug. */
 export function runSweepTaskInWorker(task: SweepTask, point: Record<string, GridValue>): SweepTaskResult {
   try {
     return { ok: true, row: runSweepTask(task, point) };
   } catch (err) {
-    if (!(err instanceof InputError)) throw err;
-    const { file, detail, line, field, column } = err;
-    return { ok: false, kind: 'input', file, detail, line, field, column };
+    if (err instanceof InputError) return inputErrorData(err);
+    throw err;
   }
 }
