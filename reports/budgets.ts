@@ -60,6 +60,8 @@ const NUMERIC_PATHS = [
   'failover.spread.cv',
   'failover.exposure.totalMs',
   'invariants.checked',
+  // Input the run ignored or a check it skipped: a gate of `== 0` keeps a log free of them.
+  'warnings.total',
 ] as const;
 
 /** Short forms people write (the issue's own `--tolerance failover.p99=5%`). */

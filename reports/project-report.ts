@@ -1,7 +1,7 @@
 import type { OutputHeader, OutputRecord } from '../sim/output/records.ts';
 import { createFailoverProjection } from './failover.ts';
 import { createReloadsProjection } from './reloads-projection.ts';
-import type { Report } from './report.ts';
+import { WARNINGS_LISTED, type Report, type ReportWarning } from './report.ts';
 
 /**
  * report.json as a fold over the output log. The run feeds records as it emits them; `routerbench report`
@@ -15,6 +15,8 @@ export function createReportProjection(header: OutputHeader) {
   let checked = 0;
   const violations: Report['invariants']['violations'] = [];
   let end: { events: number; simulatedMs: number } | null = null;
+  let warningTotal = 0;
+  const warnings = new Map<string, ReportWarning>();
   return {
     add(r: OutputRecord): void {
       reloads.add(r);
@@ -30,6 +32,13 @@ export function createReportProjection(header: OutputHeader) {
           checked++;
           for (const detail of r.violations) violations.push({ atMs: r.atUs / 1000, name: r.name, detail });
           break;
+        case 'warning': {
+          warningTotal++;
+          const w = warnings.get(r.message);
+          if (w !== undefined) w.count++;
+          else if (warnings.size < WARNINGS_LISTED) warnings.set(r.message, { atMs: r.atUs / 1000, message: r.message, count: 1 });
+          break;
+        }
         case 'run.end':
           end = { events: r.events, simulatedMs: r.simulatedMs };
           break;
@@ -49,6 +58,7 @@ export function createReportProjection(header: OutputHeader) {
         runtimeApi: { commands, errors },
         failover: failover.result(Math.round(end.simulatedMs * 1000)),
         invariants: { checked, violations },
+        warnings: { total: warningTotal, list: [...warnings.values()].map((w) => ({ ...w })) },
         budgets: [],
         pass: violations.length === 0,
         reproduce: header.reproduce,

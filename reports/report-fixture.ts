@@ -24,6 +24,7 @@ export function sampleReport(over: Partial<Report> = {}): Report {
       ],
     },
     invariants: { checked: 50, violations: [] },
+    warnings: { total: 0, list: [] },
     budgets: [],
     pass: true,
     reproduce: 'routerbench run scenarios/sample.yaml --seed 7',

@@ -51,6 +51,16 @@ export interface BudgetResult {
   pass: boolean;
 }
 
+export interface ReportWarning {
+  /** First time the message was emitted, ms of simulated time. */
+  atMs: number;
+  message: string;
+  count: number;
+}
+
+/** Distinct warning messages kept in report.json; the rest are only counted (`warnings.total`). */
+export const WARNINGS_LISTED = 20;
+
 export interface Report {
   routerbench: 'report';
   version: 1;
@@ -84,6 +94,12 @@ export interface Report {
     exposure?: { windows: Array<{ node: string; fromMs: number; toMs: number | null; vips: number }>; totalMs: number };
   };
   invariants: { checked: number; violations: Array<{ atMs: number; name: string; detail: string }> };
+  /**
+   * The run's `warning` records: something in the input was ignored or a check was skipped. `total` counts
+   * them all; `list` holds each distinct message once (first time, count), the first WARNINGS_LISTED of them.
+   * Warnings never fail a run: a budget or an invariant does.
+   */
+  warnings: { total: number; list: ReportWarning[] };
   budgets: BudgetResult[];
   pass: boolean;
   reproduce: string;

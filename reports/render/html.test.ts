@@ -26,13 +26,17 @@ describe('report.html (static checks)', () => {
   });
 
   test('escapes everything from the input', () => {
-    const page = renderHtmlReport({ report: hostileReport() }, projectTimeline([
+    const report = { ...hostileReport(), warnings: { total: 1, list: [{ atMs: 5, message: "node.fail: no cluster node '<img src=y onerror=\"window.__pwned=5\">'", count: 1 }] } };
+    const page = renderHtmlReport({ report }, projectTimeline([
       { atUs: 0, type: 'input', event: 'node.fail', subject: '</script><script>window.__pwned=4</script>' },
       { atUs: 1000, type: 'run.end', events: 1, simulatedMs: 1 },
     ] as OutputRecord[]));
     expect(page.includes('<img src=x')).toBe(false);
     expect(page.includes('<script>window.__pwned')).toBe(false);
     expect(page.includes('&lt;img src=x onerror=&quot;window.__pwned=1&quot;&gt;')).toBe(true);
+    expect(page.includes('<img src=y')).toBe(false);
+    expect(page.includes('<h2>Warnings (1)</h2>')).toBe(true);
+    expect(page.includes('&lt;img src=y onerror=&quot;window.__pwned=5&quot;&gt;')).toBe(true);
   });
 });
 

@@ -52,6 +52,7 @@ export function renderHtmlReport(outcome: ScenarioOutcome, timeline: Timeline): 
 <h1>${h(r.scenario)} <span class="verdict ${ok ? 'pass' : 'fail'}">${ok ? 'PASS' : 'FAIL'}</span></h1>
 <p class="muted">strategy ${h(r.strategy)} · seed ${r.seed} · ${formatNumber(r.events)} events · ${formatNumber(r.simulatedMs / 1000)} s simulated · ${r.reloads.total} reloads · ${r.failover.incidents} failover incidents</p>
 <p>Reproduce: <code>${h(r.reproduce)}</code></p>
+${warningsList(outcome)}
 ${budgetsTable(outcome)}
 ${baselineTable(outcome)}
 <h2>Reloads over time</h2>
@@ -72,6 +73,13 @@ ${incidentsTable(outcome)}
 </body>
 </html>
 `;
+}
+
+function warningsList(o: ScenarioOutcome): string {
+  const w = o.report.warnings;
+  if (w.total === 0) return '';
+  const items = w.list.map((x) => `<li>${h(x.message)} <span class="muted">(at ${formatNumber(x.atMs)} ms${x.count > 1 ? `, ${x.count} times` : ''})</span></li>`).join('\n');
+  return `<h2>Warnings (${w.total})</h2>\n<ul>\n${items}\n</ul>`;
 }
 
 function budgetsTable(o: ScenarioOutcome): string {

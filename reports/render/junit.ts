@@ -39,6 +39,8 @@ export function renderJUnit(outcomes: readonly ScenarioOutcome[]): string {
         out.push('    </testcase>');
       }
     }
+    // Warnings do not fail a run; CI viewers show a suite's system-err beside its cases.
+    if (r.warnings.total > 0) out.push(`    <system-err>${x(r.warnings.list.map((w) => `warning: ${w.message} (at ${w.atMs} ms${w.count > 1 ? `, ${w.count} times` : ''})`).join('\n'))}</system-err>`);
     out.push('  </testsuite>');
   }
   out.push('</testsuites>');

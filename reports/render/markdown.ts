@@ -40,6 +40,10 @@ function scenarioSection(o: ScenarioOutcome): string[] {
     out.push(`| ${cell(row.path)} | ${budget} | ${formatNumber(row.actual)} | ${formatDelta(row.delta, row.deltaRatio)} | ${verdictText(row.verdict)} |`);
   }
   for (const w of o.comparison?.warnings ?? []) out.push('', `> ⚠️ ${cell(w)}`);
+  if (r.warnings.total > 0) {
+    out.push('', `Warnings (${r.warnings.total}):`, '');
+    for (const w of r.warnings.list) out.push(`- ${cell(w.message)} (at ${formatNumber(w.atMs)} ms${w.count > 1 ? `, ${w.count} times` : ''})`);
+  }
   if (!ok) out.push('', `Reproduce: \`${r.reproduce.replace(/`/g, "'")}\``);
   return out;
 }

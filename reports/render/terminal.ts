@@ -21,7 +21,18 @@ export function renderSummaryTable(reports: readonly Report[]): string {
   const failed = reports.filter((r) => !r.pass);
   out.push('', `${reports.length - failed.length} passed, ${failed.length} failed`);
   for (const r of failed) out.push('', ...failureLines(r));
+  const warned = reports.filter((r) => r.warnings.total > 0);
+  if (warned.length > 0) out.push('');
+  for (const r of warned) out.push(...warningLines(r));
   return out.join('\n') + '\n';
+}
+
+/** One line per distinct warning, so input the run ignored (a node name with a typo) is seen, not only logged. */
+export function warningLines(r: Report): string[] {
+  const lines = r.warnings.list.map((w) => `warning: ${r.scenario}: ${w.message} (at ${w.atMs} ms${w.count > 1 ? `, ${w.count} times` : ''})`);
+  const listed = r.warnings.list.reduce((n, w) => n + w.count, 0);
+  if (r.warnings.total > listed) lines.push(`warning: ${r.scenario}: … ${r.warnings.total - listed} more (report.json lists the first ${r.warnings.list.length} distinct messages)`);
+  return lines;
 }
 
 /** What broke, with the numbers, and the one command that reproduces it. */

@@ -48,8 +48,13 @@ describe('ClusterSim behaviours', () => {
     const r = runCluster(pairCluster(), [
       { at: 1000, type: 'node.fail', node: 'nope' },
       { at: 2000, type: 'route.delete', namespace: 'a', name: 'b' },
+      { at: 3000, type: 'network.partition', groups: [['infra-1'], ['infra-x']] },
+      { at: 3001, type: 'network.heal' },
     ], { durationMs: 10_000 });
-    expect(r.records.filter((x) => x.type === 'warning')).toEqual([{ atUs: 1_000_000, type: 'warning', message: "node.fail: no cluster node 'nope'; ignored" }]);
+    expect(r.records.filter((x) => x.type === 'warning')).toEqual([
+      { atUs: 1_000_000, type: 'warning', message: "node.fail: no cluster node 'nope'; ignored" },
+      { atUs: 3_000_000, type: 'warning', message: "network.partition: no cluster node 'infra-x'; left out of the groups" },
+    ]);
     expect(mastersAt(r.records, VIP)).toEqual(['infra-1']);
   });
 

@@ -31,6 +31,23 @@ export const BAD_SCENARIOS: Array<[string, string, number, number, string | unde
   ['generators without a horizon', `generate:\n  routes: { createPerHour: 5 }\n`, 2, 3, 'generate', /generate.durationMs or sim.durationMs/],
   ['scale bounds inverted', `sim: { durationMs: 1000 }\ngenerate:\n  scale: { min: 5, max: 2 }\n`, 3, 17, 'generate.scale.min', /min must not exceed max/],
   ['route mix with no weight', `sim: { durationMs: 1000 }\ngenerate:\n  routes: { mix: { http: 0 } }\n`, 3, 18, 'generate.routes.mix', /at least one weight/],
+  ['an inline node event without a cluster', `events:\n  - ${ROUTE}\n  - { at: 5, type: node.fail, node: infra-1 }\n`, 3, 20, 'events[1].type', /node.fail needs router nodes, and the scenario has no `cluster` section/],
+  [
+    'an inline event on an unknown node',
+    `cluster: { nodes: [{ name: infra-1, ip: 10.0.0.1 }], ipfailover: { virtualIps: 10.0.0.100 } }\nevents:\n  inline:\n    - { at: 5, type: router.fail, node: infra-2 }\n`,
+    4,
+    41,
+    'events.inline[0].node',
+    /unknown router node 'infra-2'; known: infra-1/,
+  ],
+  [
+    'a partition naming an unknown node',
+    `cluster: { nodes: [{ name: infra-1, ip: 10.0.0.1 }], ipfailover: { virtualIps: 10.0.0.100 } }\nevents:\n  - { at: 5, type: node.join, node: infra-3, ip: 10.0.0.3 }\n  - { at: 6, type: network.partition, groups: [[infra-1, infra-3], [infra-4]] }\n`,
+    4,
+    47,
+    'events[1].groups',
+    /unknown router node 'infra-4'; known: infra-1, infra-3/,
+  ],
   [
     'fault on an unknown node',
     `sim: { durationMs: 1000 }\ncluster: { nodes: [{ name: infra-1, ip: 10.0.0.1 }], ipfailover: { virtualIps: 10.0.0.100 } }\ngenerate:\n  faults:\n    schedule:\n      - { at: 0, type: node.fail, node: infra-9 }\n`,

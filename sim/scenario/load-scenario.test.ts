@@ -89,6 +89,8 @@ describe('a good scenario', () => {
     );
     const file = write(
       [
+        // Inline node events need a cluster that has their nodes (the log's are checked as the run reads them).
+        'cluster: { nodes: [{ name: i10, ip: 10.0.0.1 }, { name: i20, ip: 10.0.0.2 }], ipfailover: { virtualIps: 10.0.0.100 } }',
         'events:',
         '  file: logs/churn.jsonl',
         '  inline:',
