@@ -53,20 +53,35 @@ export function loadRunInput(file: string, overrides: InputOverrides = {}): RunI
 /** A bare event log runs with default settings, or those its header carries, under the overrides. */
 function loadEventLogInput(file: string, overrides: InputOverrides): RunInput {
   const header = readEventLogHeader(file);
+  // The header is line 1: its own mistakes name it, so that only what the command line adds blames --set.
+  const headerError = (field: string, message: string): never => {
+    throw new InputError(file, `header: ${message}`, 1, field);
+  };
+  if (header['settings'] !== undefined && !isRecord(header['settings'])) headerError('settings', 'settings must be an object of settings');
   const base: Record<string, unknown> = isRecord(header['settings']) ? { ...header['settings'] } : {};
-  if (typeof header['seed'] === 'number') base['seed'] = header['seed'];
+  if (header['seed'] !== undefined) base['seed'] = header['seed'];
+  resolveSettings(base, {}, undefined, (key, message) => headerError(key === 'seed' ? 'seed' : `settings.${key}`, message));
   const settings = resolveSettings(base, overrides.set ?? {}, overrides.seed, (key, message) => {
     throw new InputError('--set', message, undefined, key);
   });
   // A log written by `routerbench expand` carries its scenario's budgets and cluster: run it the same way.
-  const headerBudgets = Array.isArray(header['budgets']) ? header['budgets'].filter((b): b is string => typeof b === 'string') : [];
-  const budgets = [...headerBudgets, ...(overrides.budgets ?? [])].map((b) => {
+  const raw = header['budgets'];
+  if (raw !== undefined && !Array.isArray(raw)) headerError('budgets', 'budgets must be a list of budget strings such as "reloads.total<=2"');
+  const budgets = ((raw ?? []) as unknown[]).map((b, i) => {
+    if (typeof b !== 'string') return headerError(`budgets[${i}]`, `a budget is a string such as "reloads.total<=2", got ${JSON.stringify(b)}`);
     try {
       return parseBudget(b).text;
     } catch (err) {
-      throw new InputError('--budget', (err as Error).message);
+      return headerError(`budgets[${i}]`, (err as Error).message);
     }
   });
+  for (const b of overrides.budgets ?? []) {
+    try {
+      budgets.push(parseBudget(b).text);
+    } catch (err) {
+      throw new InputError('--budget', (err as Error).message);
+    }
+  }
   const name = typeof header['scenario'] === 'string' ? header['scenario'] : basename(file, ext(file));
   const input: RunInput = {
     name,

@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { knownMetricPaths } from '../../reports/budgets.ts';
 import { summarizeSweep, type SweepSummary } from '../../reports/sweep/summary.ts';
 import { InputError } from '../eventlog/input-error.ts';
 import { runCount, sweepCommand, type Shard, type SweepDefinition } from './plan.ts';
+import { firstIssue, RunRowSchema, SweepDefinitionSchema } from './sweep-dir-schema.ts';
 import type { RunRow } from './task.ts';
 
 /**
@@ -138,7 +140,11 @@ export function readSweepDir(dir: string): SweepDir {
   if (json?.routerbench !== 'sweep' || json.version !== 1 || typeof json.definition !== 'object') {
     throw new InputError(join(dir, 'sweep.json'), 'not a routerbench sweep.json (version 1)');
   }
+  const defIssue = firstIssue(SweepDefinitionSchema, json.definition, 'definition');
+  if (defIssue !== undefined) throw new InputError(join(dir, 'sweep.json'), defIssue.message, undefined, defIssue.field);
   const rows = read('runs.json');
   if (!Array.isArray(rows)) throw new InputError(join(dir, 'runs.json'), 'expected a JSON array of run rows');
+  const rowIssue = firstIssue(z.array(RunRowSchema), rows, '');
+  if (rowIssue !== undefined) throw new InputError(join(dir, 'runs.json'), rowIssue.message, undefined, rowIssue.field);
   return { dir, json, rows: rows as RunRow[] };
 }

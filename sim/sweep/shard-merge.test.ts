@@ -64,3 +64,24 @@ test('three shards merge into exactly the bytes of one unsharded sweep run on tw
   expect(() => mergeSweepDirs([dirs[0]!, foreign].map(readSweepDir))).toThrow(InputError);
   expect(readFileSync(join(dirs[0]!, 'sweep.json'), 'utf8')).toContain('"shard"');
 });
+
+test('a shard cut short or edited by hand is an input error naming the file and field', () => {
+  const files = buildSweepResult(def, [], { shard: { index: 0, count: 3 } }).files;
+  const dir = (name: string, edit: (f: SweepFiles) => SweepFiles): string => write(join(tmp, name), edit({ ...files }));
+  const errorOf = (d: string): InputError => {
+    try {
+      mergeSweepDirs([readSweepDir(d)]);
+    } catch (err) {
+      if (err instanceof InputError) return err;
+      throw err;
+    }
+    throw new Error('merged');
+  };
+  const noPoint = errorOf(dir('no-point', (f) => ({ ...f, 'runs.json': '[{"seed":1,"metrics":{},"pass":true,"reproduce":"r"}]' })));
+  expect({ file: noPoint.file, field: noPoint.field }).toEqual({ file: join(tmp, 'no-point', 'runs.json'), field: '[0].point' });
+  const row = { point: { 'router.blueprintPoolSize': 11 }, seed: 1, metrics: { 'reloads.total': 'two' }, preallocated: { poolBackends: 1, routeBackends: 1, slotServers: 1 }, pass: true, reproduce: 'r' };
+  const badMetric = errorOf(dir('bad-metric', (f) => ({ ...f, 'runs.json': JSON.stringify([row]) })));
+  expect(badMetric.field).toBe('[0].metrics.reloads.total');
+  const seeds = errorOf(dir('bad-seeds', (f) => ({ ...f, 'sweep.json': f['sweep.json'].replace(/"seeds": \[[^\]]*\]/, '"seeds": "1,2"') })));
+  expect({ file: seeds.file, field: seeds.field }).toEqual({ file: join(tmp, 'bad-seeds', 'sweep.json'), field: 'definition.seeds' });
+});
