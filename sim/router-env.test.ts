@@ -92,5 +92,7 @@ spec:
     const list = `apiVersion: v1\nkind: List\nitems:\n${yaml.split('\n').map((l) => (l.length > 0 ? `  ${l}` : l)).join('\n').replace(/^  apiVersion/, '- apiVersion')}`;
     expect(parseRouterDeployment(list).settings.maxDynamicServers).toBe(8);
     expect(() => parseRouterDeployment('kind: Service\nspec: {}\n')).toThrow(/not a Deployment/);
+    expect(() => parseRouterDeployment('kind: Deployment\nspec: { template: { spec: { containers: [null] } } }\n')).toThrow('spec.template.spec.containers[0] is not a container');
+    expect(() => parseRouterDeployment('kind: Deployment\nspec: { template: { spec: { containers: [{ name: router, env: 5 }] } } }\n')).toThrow("the router container's env is not a list");
   });
 });

@@ -201,10 +201,13 @@ export function parseRouterDeployment(yamlText: string, opts: RouterEnvOptions &
   if (deployment === undefined) throw new Error('not a Deployment (or a List with one): no spec.template.spec.containers');
   const containers = deployment.spec.template.spec.containers;
   const wanted = opts.container ?? 'router';
+  const bad = containers.findIndex((c) => c === null || typeof c !== 'object' || Array.isArray(c));
+  if (bad >= 0) throw new Error(`spec.template.spec.containers[${bad}] is not a container (a mapping with name and env)`);
   const container = containers.find((c) => c.name === wanted) ?? containers[0];
   if (container === undefined) throw new Error('the Deployment has no containers');
   if (container.name !== wanted && opts.container !== undefined) throw new Error(`no container named ${wanted}`);
   const env: [string, string][] = [];
+  if (container.env !== undefined && container.env !== null && !Array.isArray(container.env)) throw new Error(`the ${container.name ?? 'first'} container's env is not a list`);
   for (const e of container.env ?? []) {
     if (typeof e?.name !== 'string') continue;
     if (e.value !== undefined && e.value !== null) env.push([e.name, String(e.value)]);

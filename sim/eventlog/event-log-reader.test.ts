@@ -42,6 +42,7 @@ describe('event log v1 reader', () => {
   const bad: Array<[string, string[], number, string | undefined, RegExp]> = [
     ['a missing header', [route], 1, 'routerbench', /not an event log v1 header/],
     ['a wrong version', ['{"routerbench":"eventlog","version":2}', route], 1, 'version', /header/],
+    ['a byte order mark', [`\uFEFF${HEADER}`, route], 1, undefined, /starts with a byte order mark, U\+FEFF: save it as UTF-8 without BOM/],
     ['malformed JSON', [HEADER, '{"at":0,'], 2, undefined, /not valid JSON/],
     ['an unknown type', [HEADER, '{"at":0,"type":"route.upsrt"}'], 2, 'type', /unknown event type "route.upsrt"/],
     ['a missing type', [HEADER, '{"at":0}'], 2, 'type', /missing 'type'/],

@@ -193,7 +193,9 @@ function parseHeader(text: string | undefined, file: string): EventLogHeader {
   try {
     raw = JSON.parse(text);
   } catch {
-    throw new InputError(file, 'line 1 must be the header {"routerbench":"eventlog","version":1}', 1);
+    // Editors on Windows save UTF-8 with a byte order mark; say so rather than call the header missing.
+    const bom = text.charCodeAt(0) === 0xfeff ? ' (the file starts with a byte order mark, U+FEFF: save it as UTF-8 without BOM)' : '';
+    throw new InputError(file, `line 1 must be the header {"routerbench":"eventlog","version":1}${bom}`, 1);
   }
   const parsed = EventLogHeaderSchema.safeParse(raw);
   if (!parsed.success) {

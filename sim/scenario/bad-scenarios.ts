@@ -15,6 +15,7 @@ export const BAD_SCENARIOS: Array<[string, string, number, number, string | unde
   ['unknown router key', `router:\n  maxDynamicServer: 4\nevents: []\n`, 2, 3, 'router.maxDynamicServer', /did you mean 'maxDynamicServers'/],
   ['wrong type', `seed: abc\nevents: []\n`, 1, 7, 'seed', /expected number, got string "abc"/],
   ['impossible value: zero slots', `router:\n  maxDynamicServers: 0\nevents: []\n`, 2, 22, 'router.maxDynamicServers', /must be at least 1, got 0/],
+  ['YAML infinity where a number must be finite', `router:\n  maxDynamicServers: .inf\nevents: []\n`, 2, 22, 'router.maxDynamicServers', /expected number, got infinity \(\.inf\)/],
   ['negative settle time', `sim: { settleMs: -5 }\nevents: []\n`, 1, 18, 'sim.settleMs', /must be at least 0, got -5/],
   ['unknown strategy', `router: { strategy: reload-never }\nevents: []\n`, 1, 21, 'router.strategy', /expected one of "reload-always", "dcm-slots", "dcm-add-del"; got "reload-never"/],
   ['unknown event type', `events:\n  - ${ROUTE}\n  - { at: 5, type: route.upsertt }\n`, 3, 20, 'events[1].type', /unknown event type "route.upsertt"; one of route.upsert, /],

@@ -77,6 +77,8 @@ function describe(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'a list';
   if (typeof v === 'object') return 'a mapping';
+  // JSON has no infinity or NaN (YAML's .inf, .nan): JSON.stringify would call them null.
+  if (typeof v === 'number' && !Number.isFinite(v)) return Number.isNaN(v) ? 'not-a-number (.nan)' : `${v < 0 ? 'minus ' : ''}infinity (${v < 0 ? '-' : ''}.inf)`;
   return `${typeof v} ${JSON.stringify(v)}`;
 }
 
