@@ -4,10 +4,16 @@
  * on a tinypool of 1 and then 2 worker threads. Prints runs/s for each and the speed-up, and checks that
  * both give the same runs.json and sweep.json.
  *
- *   npx tsx bench/sweep.ts [--seeds 10] [--workers 1,2] [--rounds 3]
+ *   npx tsx bench/sweep.ts [--seeds 10] [--workers 1,2] [--rounds 3] [--warmup 1]
+ *
+ * `--workers` lists pools to compare, first against last: a worker count as `routerbench sweep --workers N`
+ * runs it, or `1s` for one worker under the V8 flags a sweep with a worker per core uses (SWEEP_V8_FLAGS: no
+ * V8 helper threads, so the cost of one worker on one core, which is what each of two workers on two cores
+ * gets). `--warmup N` runs N rounds of one run per
+ * worker before the clock starts (1 by default, as a sweep pays its own warm-up; 60 shows the steady state).
  *
  * Each round of each worker count runs in a child process started as `routerbench sweep` would run it:
- * under `node --single-threaded` when every core has a worker (sim/cli/single-threaded-v8.ts). Each pool is
+ * under `node --single-threaded …` (SWEEP_V8_FLAGS) when every core has a worker (sim/cli/single-threaded-v8.ts). Each pool is
  * warmed up first (one run per worker: tsx registration and module loading happen once per thread), so the
  * figures are the steady rate a long sweep sees. The worker counts alternate over several rounds and the
  * best round of each is reported (on a shared machine other load only ever slows a round down), with the
@@ -17,7 +23,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { wantsSingleThreadedV8 } from '../sim/cli/single-threaded-v8.ts';
+import { SWEEP_V8_FLAGS, wantsSingleThreadedV8 } from '../sim/cli/single-threaded-v8.ts';
 import { executeSweep, poolExecutor } from '../sim/sweep/execute.ts';
 import { parseGrid } from '../sim/sweep/grid.ts';
 import { buildSweepResult } from '../sim/sweep/outputs.ts';
@@ -57,8 +63,11 @@ async function measure(workers: number): Promise<Round> {
   const positions = shardTasks(def, undefined);
   const executor = poolExecutor(workers);
   try {
-    const warm = taskAt(def, 0);
-    await Promise.all(Array.from({ length: workers }, () => executor.run(warm.task, warm.point)));
+    const warmup = Number(opt('warmup', '1'));
+    for (let w = 0; w < warmup; w++) {
+      const warm = taskAt(def, w % positions.length);
+      await Promise.all(Array.from({ length: workers }, () => executor.run(warm.task, warm.point)));
+    }
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     const { rows } = await executeSweep(def, { positions, executor });
@@ -75,33 +84,52 @@ async function measure(workers: number): Promise<Round> {
   }
 }
 
+/** A pool to measure: `2` as `routerbench sweep --workers 2` runs it; `1s` is one worker under `--single-threaded`. */
+interface Config {
+  name: string;
+  workers: number;
+  singleThreaded: boolean;
+}
+
+function configOf(spec: string): Config {
+  const m = /^(\d+)(s?)$/.exec(spec.trim());
+  if (m === null || Number(m[1]) < 1) throw new Error(`--workers: '${spec}' is not a worker count (2) or a count under --single-threaded (1s)`);
+  const workers = Number(m[1]);
+  return { name: spec.trim(), workers, singleThreaded: m[2] === 's' || wantsSingleThreadedV8(workers) };
+}
+
 async function main(): Promise<void> {
-  const workerCounts = opt('workers', '1,2').split(',').map(Number);
+  const configs = opt('workers', '1,2').split(',').map(configOf);
   const rounds = Number(opt('rounds', '3'));
+  const warmup = opt('warmup', '1');
   const runs = 40 * seeds;
   console.log(`churn-with-failover: router.blueprintPoolSize 10 × router.maxDynamicServers 4 × ${seeds} seeds = ${runs} runs; ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(1)}`);
   const self = fileURLToPath(import.meta.url);
-  const best = new Map<number, Round>();
+  const best = new Map<string, Round>();
   const outputs: string[][] = [];
   for (let round = 1; round <= rounds; round++) {
     const inRound: string[] = [];
     outputs.push(inRound);
-    for (const workers of workerCounts) {
-      const v8 = wantsSingleThreadedV8(workers) ? ['--single-threaded'] : [];
-      const out = execFileSync(process.execPath, [...v8, ...process.execArgv, self, '--child', '--workers', String(workers), '--seeds', String(seeds)], { encoding: 'utf8' });
+    for (const c of configs) {
+      const v8 = c.singleThreaded ? SWEEP_V8_FLAGS : [];
+      const args = [...v8, ...process.execArgv, self, '--child', '--workers', String(c.workers), '--seeds', String(seeds), '--warmup', warmup];
+      const out = execFileSync(process.execPath, args, { encoding: 'utf8' });
       const r = JSON.parse(out.trim().split('\n').pop()!) as Round;
       inRound.push(r.outputs);
-      if ((best.get(workers)?.rate ?? 0) < r.rate) best.set(workers, r);
+      if ((best.get(c.name)?.rate ?? 0) < r.rate) best.set(c.name, r);
       console.log(
-        `round ${round}, ${label(workers)}: ${runs} runs in ${(runs / r.rate).toFixed(1)} s = ${r.rate.toFixed(2)} runs/s, ${r.cores.toFixed(2)} cores busy (load average ${loadavg()[0]!.toFixed(1)})`,
+        `round ${round}, ${label(c)}: ${runs} runs in ${(runs / r.rate).toFixed(1)} s = ${r.rate.toFixed(2)} runs/s, ${r.cores.toFixed(2)} cores busy (load average ${loadavg()[0]!.toFixed(1)})`,
       );
     }
   }
-  for (const [workers, b] of best) console.log(`best of ${rounds}, ${label(workers)}: ${b.rate.toFixed(2)} runs/s (${b.cores.toFixed(2)} cores busy)`);
-  if (workerCounts.length >= 2) {
-    const a = best.get(workerCounts[0]!)!;
-    const b = best.get(workerCounts[workerCounts.length - 1]!)!;
-    console.log(`speed-up ${workerCounts[workerCounts.length - 1]} vs ${workerCounts[0]} workers: ${(b.rate / a.rate).toFixed(2)}×`);
+  for (const c of configs) {
+    const b = best.get(c.name)!;
+    console.log(`best of ${rounds}, ${label(c)}: ${b.rate.toFixed(2)} runs/s (${b.cores.toFixed(2)} cores busy)`);
+  }
+  if (configs.length >= 2) {
+    const a = configs[0]!;
+    const b = configs[configs.length - 1]!;
+    console.log(`speed-up ${label(b).trim()} vs ${label(a).trim()}: ${(best.get(b.name)!.rate / best.get(a.name)!.rate).toFixed(2)}×`);
   }
   // Each child loads the sources afresh: if others change them during the bench, rounds may differ while each
   // round's worker counts (run back to back) still agree.
@@ -110,6 +138,6 @@ async function main(): Promise<void> {
   console.log(`same runs.json and sweep.json for every worker count within each round: ${sameInRound ? 'yes' : 'NO'}; across rounds: ${sameOverall ? 'yes' : 'no (did the sources change during the bench?)'}`);
 }
 
-function label(workers: number): string {
-  return `${workers} worker${workers === 1 ? ' ' : 's'}${wantsSingleThreadedV8(workers) ? ' (V8 single-threaded)' : ''}`;
+function label(c: Config): string {
+  return `${c.workers} worker${c.workers === 1 ? ' ' : 's'}${c.singleThreaded ? ' (V8 single-threaded)' : ''}`;
 }
