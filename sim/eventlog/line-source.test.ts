@@ -36,6 +36,27 @@ describe('the file line cursor', () => {
     }
   });
 
+  it('hands out every line before one that is not UTF-8, then names that line and byte', () => {
+    // Line 4 holds Latin-1 "é" (0xE9): byte 5 after "caf" and the quote. Lines 1–3 are valid, one of them
+    // with a real U+FFFD (EF BF BD), which is text like any other.
+    const good = ['{"a":"x€y"}', '"\uFFFD"', 'plain'];
+    const bytes = Buffer.concat([Buffer.from(good.join('\n') + '\n'), Buffer.from([0x22, 0x63, 0x61, 0x66, 0xe9, 0x22, 0x0a]), Buffer.from('after\n')]);
+    const file = fileWith(bytes);
+    // Every chunk size, so that the bad line falls in the first window or in a later one.
+    for (const chunk of [1, 3, 7, 16, 1 << 20]) {
+      const cursor = new FileLineCursor(file, chunk);
+      const seen: string[] = [];
+      let error: unknown;
+      try {
+        for (let text = cursor.next(); text !== undefined; text = cursor.next()) seen.push(text);
+      } catch (err) {
+        error = err;
+      }
+      expect(seen, `chunk ${chunk}`).toEqual(good);
+      expect((error as Error).message, `chunk ${chunk}`).toBe(`${file}:4: not UTF-8 text: byte 0xe9 at byte 5 of the line (event logs are UTF-8)`);
+    }
+  });
+
   it('reads a line longer than the chunk, however much longer', () => {
     const long = 'é'.repeat(5000) + 'z';
     const text = `short\n${long}\nafter\n${long}`;
@@ -75,9 +96,12 @@ describe('the file line cursor', () => {
     expect(() => cursor.next()).toThrow(/ENOENT/);
   });
 
-  it('decodes invalid UTF-8 as the whole-stream decoder did, one replacement character per bad byte', () => {
-    const bytes = Buffer.concat([Buffer.from('a'), Buffer.from([0xe2, 0x82]), Buffer.from('\nb'), Buffer.from([0xff]), Buffer.from('\n')]);
-    expect(readAll(new FileLineCursor(fileWith(bytes), 2)).map(([, t]) => t)).toEqual(expectedLines(bytes.toString('utf8')).map(([, t]) => t));
+  it('refuses a sequence cut short by the end of its line, wherever the chunks fall', () => {
+    // "a", then the first two of the three bytes of "€" (E2 82 AC): byte 2 starts a sequence that never ends.
+    const file = fileWith(Buffer.concat([Buffer.from('a'), Buffer.from([0xe2, 0x82]), Buffer.from('\nb'), Buffer.from([0xff]), Buffer.from('\n')]));
+    for (let chunk = 1; chunk <= 6; chunk++) {
+      expect(() => readAll(new FileLineCursor(file, chunk)), `chunk ${chunk}`).toThrow(`${file}:1: not UTF-8 text: byte 0xe2 at byte 2 of the line`);
+    }
   });
 
   const piece = fc.constantFrom('a', '{', 'é', '€', '😀', '\n', '\r', '\r\n', ' ');
