@@ -56,6 +56,14 @@ describe('report.json warnings', () => {
     const { report } = runOne(loadRunInput(log));
     expect(report.warnings).toEqual({ total: 2, list: [{ atMs: 1000, message: "node.fail: no cluster node 'infra-9'; ignored", count: 2 }] });
   });
+
+  test('node events in a log replayed without any cluster warn too (a heal, naming nobody, does not)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rb-warn-'));
+    const log = join(dir, 'bare.jsonl');
+    writeFileSync(log, ['{"routerbench":"eventlog","version":1}', '{"at":0,"type":"network.heal"}', '{"at":1000,"type":"router.fail","node":"infra-1"}', ''].join('\n'));
+    const { report } = runOne(loadRunInput(log));
+    expect(report.warnings).toEqual({ total: 1, list: [{ atMs: 1000, message: 'router.fail: this run has no keepalived cluster; ignored', count: 1 }] });
+  });
 });
 
 describe('warnings in the renderers', () => {

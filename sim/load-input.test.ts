@@ -36,6 +36,7 @@ describe("an event log header's settings, seed and budgets", () => {
   const bad: Array<[string, Record<string, unknown>, string, RegExp]> = [
     ['settings not an object', { settings: 'x' }, 'settings', /settings must be an object/],
     ['a seed that is text', { seed: '7' }, 'seed', /expected number/],
+    ['a seed inside settings that is text', { settings: { seed: 'x' } }, 'settings.seed', /expected number/],
     ['a setting out of range', { settings: { router: { maxDynamicServers: 0 } } }, 'settings.router.maxDynamicServers', />=1/],
     ['an unknown setting', { settings: { router: { maxDynamicServer: 2 } } }, 'settings.router.maxDynamicServer', /unknown setting/],
     ['budgets not a list', { budgets: 'reloads.total<=2' }, 'budgets', /a list of budget strings/],

@@ -60,7 +60,8 @@ function loadEventLogInput(file: string, overrides: InputOverrides): RunInput {
   if (header['settings'] !== undefined && !isRecord(header['settings'])) headerError('settings', 'settings must be an object of settings');
   const base: Record<string, unknown> = isRecord(header['settings']) ? { ...header['settings'] } : {};
   if (header['seed'] !== undefined) base['seed'] = header['seed'];
-  resolveSettings(base, {}, undefined, (key, message) => headerError(key === 'seed' ? 'seed' : `settings.${key}`, message));
+  // The header's own `seed` wins over `settings.seed`, as in resolveSettings: name the one that was read.
+  resolveSettings(base, {}, undefined, (key, message) => headerError(key === 'seed' && header['seed'] !== undefined ? 'seed' : `settings.${key}`, message));
   const settings = resolveSettings(base, overrides.set ?? {}, overrides.seed, (key, message) => {
     throw new InputError('--set', message, undefined, key);
   });

@@ -88,7 +88,10 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
     const onInput = (e: InputEvent): void => {
       emit({ atUs: engine.nowUs, type: 'input', event: e.type, subject: eventSubject(e) });
       if (isChurnEvent(e)) router.onChurn(e);
-      else cluster?.onEvent(e);
+      else if (cluster !== undefined) cluster.onEvent(e);
+      // An event log replayed without a cluster: its node events have nothing to act on, and a user who meant
+      // them should hear so (a scenario's own inline ones are refused when it is loaded).
+      else if (e.type !== 'network.heal') emit({ atUs: engine.nowUs, type: 'warning', message: `${e.type}: this run has no keepalived cluster; ignored` });
     };
     const { endUs, events } = engine.run(input.events(), onInput, {
       settleUs: msToUs(settings.sim.settleMs),

@@ -1,5 +1,7 @@
 /** Escaping for every output format: whatever came from the input (names, hosts, subjects) goes through here. */
 
+import type { ReportWarning } from '../report.ts';
+
 const HTML: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 export function escapeHtml(s: string): string {
@@ -32,6 +34,11 @@ export function formatNumber(n: number | null | undefined): string {
   if (n === null || n === undefined) return '—';
   if (Number.isInteger(n)) return String(n);
   return String(Math.round(n * 1000) / 1000);
+}
+
+/** "at 1000 ms, 3 times": when a warning came, in the same words in every renderer. */
+export function warningWhen(w: ReportWarning): string {
+  return `at ${formatNumber(w.atMs)} ms${w.count > 1 ? `, ${w.count} times` : ''}`;
 }
 
 export function formatDelta(delta: number | null, ratio: number | null): string {

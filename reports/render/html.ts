@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Timeline } from '../timeline.ts';
-import { escapeHtml as h, formatDelta, formatNumber, jsonForScript } from './escape.ts';
+import { escapeHtml as h, formatDelta, formatNumber, jsonForScript, warningWhen } from './escape.ts';
 import { outcomePasses, type ScenarioOutcome } from './outcome.ts';
 import { pageHead } from './page-head.ts';
 
@@ -78,7 +78,7 @@ ${incidentsTable(outcome)}
 function warningsList(o: ScenarioOutcome): string {
   const w = o.report.warnings;
   if (w.total === 0) return '';
-  const items = w.list.map((x) => `<li>${h(x.message)} <span class="muted">(at ${formatNumber(x.atMs)} ms${x.count > 1 ? `, ${x.count} times` : ''})</span></li>`).join('\n');
+  const items = w.list.map((x) => `<li>${h(x.message)} <span class="muted">(${warningWhen(x)})</span></li>`).join('\n');
   return `<h2>Warnings (${w.total})</h2>\n<ul>\n${items}\n</ul>`;
 }
 

@@ -1,4 +1,4 @@
-import { escapeXml as x, formatDelta, formatNumber } from './escape.ts';
+import { escapeXml as x, formatDelta, formatNumber, warningWhen } from './escape.ts';
 import type { ScenarioOutcome } from './outcome.ts';
 
 interface Case {
@@ -40,7 +40,7 @@ export function renderJUnit(outcomes: readonly ScenarioOutcome[]): string {
       }
     }
     // Warnings do not fail a run; CI viewers show a suite's system-err beside its cases.
-    if (r.warnings.total > 0) out.push(`    <system-err>${x(r.warnings.list.map((w) => `warning: ${w.message} (at ${w.atMs} ms${w.count > 1 ? `, ${w.count} times` : ''})`).join('\n'))}</system-err>`);
+    if (r.warnings.total > 0) out.push(`    <system-err>${x(r.warnings.list.map((w) => `warning: ${w.message} (${warningWhen(w)})`).join('\n'))}</system-err>`);
     out.push('  </testsuite>');
   }
   out.push('</testsuites>');

@@ -1,5 +1,5 @@
 import type { MetricComparison } from '../baseline.ts';
-import { escapeMarkdownCell as cell, formatDelta, formatNumber } from './escape.ts';
+import { escapeMarkdownCell as cell, formatDelta, formatNumber, warningWhen } from './escape.ts';
 import { outcomePasses, type ScenarioOutcome } from './outcome.ts';
 
 /**
@@ -42,7 +42,7 @@ function scenarioSection(o: ScenarioOutcome): string[] {
   for (const w of o.comparison?.warnings ?? []) out.push('', `> ⚠️ ${cell(w)}`);
   if (r.warnings.total > 0) {
     out.push('', `Warnings (${r.warnings.total}):`, '');
-    for (const w of r.warnings.list) out.push(`- ${cell(w.message)} (at ${formatNumber(w.atMs)} ms${w.count > 1 ? `, ${w.count} times` : ''})`);
+    for (const w of r.warnings.list) out.push(`- ${cell(w.message)} (${warningWhen(w)})`);
   }
   if (!ok) out.push('', `Reproduce: \`${r.reproduce.replace(/`/g, "'")}\``);
   return out;

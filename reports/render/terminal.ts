@@ -1,4 +1,5 @@
 import type { Report } from '../report.ts';
+import { warningWhen } from './escape.ts';
 
 const COLUMNS = ['scenario', 'strategy', 'events', 'simulated', 'reloads', 'failover p99', 'verdict'] as const;
 
@@ -29,7 +30,7 @@ export function renderSummaryTable(reports: readonly Report[]): string {
 
 /** One line per distinct warning, so input the run ignored (a node name with a typo) is seen, not only logged. */
 export function warningLines(r: Report): string[] {
-  const lines = r.warnings.list.map((w) => `warning: ${r.scenario}: ${w.message} (at ${w.atMs} ms${w.count > 1 ? `, ${w.count} times` : ''})`);
+  const lines = r.warnings.list.map((w) => `warning: ${r.scenario}: ${w.message} (${warningWhen(w)})`);
   const listed = r.warnings.list.reduce((n, w) => n + w.count, 0);
   if (r.warnings.total > listed) lines.push(`warning: ${r.scenario}: … ${r.warnings.total - listed} more (report.json lists the first ${r.warnings.list.length} distinct messages)`);
   return lines;

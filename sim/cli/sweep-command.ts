@@ -71,7 +71,7 @@ export function registerSweepCommand(program: Command): Command {
     .option('--no-progress', 'no progress output on stderr')
     .option(
       '--no-single-threaded-v8',
-      "keep V8's GC and compiler helper threads; by default a sweep with a worker on every core runs under node --single-threaded, as they would only compete with the workers",
+      "keep V8's GC and compiler helper threads; by default a sweep with a worker on every core runs under node --single-threaded (with a smaller inlining budget, as each worker compiles its own code), as they would only compete with the workers",
     )
     .action(async (input: string, opts: SweepOptions) => {
       process.exitCode = await sweepCommand(input, opts);

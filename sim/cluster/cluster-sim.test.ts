@@ -48,7 +48,8 @@ describe('ClusterSim behaviours', () => {
     const r = runCluster(pairCluster(), [
       { at: 1000, type: 'node.fail', node: 'nope' },
       { at: 2000, type: 'route.delete', namespace: 'a', name: 'b' },
-      { at: 3000, type: 'network.partition', groups: [['infra-1'], ['infra-x']] },
+      // Named twice, warned once.
+      { at: 3000, type: 'network.partition', groups: [['infra-1'], ['infra-x', 'infra-x']] },
       { at: 3001, type: 'network.heal' },
     ], { durationMs: 10_000 });
     expect(r.records.filter((x) => x.type === 'warning')).toEqual([

@@ -82,7 +82,7 @@ export class ClusterSim {
         if (node) this.leave(node.name);
         return;
       case 'network.partition': {
-        for (const n of e.groups.flat()) {
+        for (const n of new Set(e.groups.flat())) {
           if (!w.byName.has(n)) this.emit({ atUs: this.scheduler.nowUs, type: 'warning', message: `${e.type}: no cluster node '${n}'; left out of the groups` });
         }
         const groups = e.groups.map((g) => g.map((n) => w.byName.get(n)?.id).filter((id): id is number => id !== undefined));

@@ -37,3 +37,11 @@ test('the first unknown name wins, as a node or in a partition group', () => {
     message: "unknown router node 'd'; known: a, b",
   });
 });
+
+test("with an event log beside them, names are left to the run (the log's node.join lines are read only then)", () => {
+  const events: InputEvent[] = [{ at: 5, type: 'node.fail', node: 'from-the-log' }];
+  expect(firstEventNodeIssue(events, ['a'], { withLogFile: true })).toBeUndefined();
+  expect(firstEventNodeIssue(events, ['a'])?.path).toEqual([0, 'node']);
+  // No cluster at all is still wrong: the log cannot add one.
+  expect(firstEventNodeIssue(events, undefined, { withLogFile: true })?.path).toEqual([0, 'type']);
+});

@@ -10,6 +10,7 @@ import { expandGenerators } from '../generate/expand.ts';
 import type { GenerateSpec } from '../generate/spec.ts';
 import type { RunInput } from '../run-input.ts';
 import { resolveSettings, type Settings } from '../settings.ts';
+import { inlineEventsOf } from './event-nodes.ts';
 import { mergeByAt } from './merge-events.ts';
 import { clusterNodeNames, ScenarioSchema, scenarioJsonSchema, type ScenarioFile } from './scenario-schema.ts';
 import { issueToInputError, positionOf } from './yaml-positions.ts';
@@ -142,16 +143,9 @@ function firstLine(s: string): string {
 }
 
 function splitEvents(events: ScenarioFile['events'], file: string): { inline: InputEvent[]; logFile?: string; logPath: PropertyKey[] } {
-  const dir = dirname(file);
-  if (events === undefined) return { inline: [], logPath: [] };
-  if (typeof events === 'string') return { inline: [], logFile: resolve(dir, events), logPath: ['events'] };
-  if (Array.isArray(events)) return { inline: events as InputEvent[], logPath: [] };
-  const out: { inline: InputEvent[]; logFile?: string; logPath: PropertyKey[] } = {
-    inline: (events.inline ?? []) as InputEvent[],
-    logPath: ['events', 'file'],
-  };
-  if (events.file !== undefined) out.logFile = resolve(dir, events.file);
-  return out;
+  const { inline, logFile } = inlineEventsOf(events);
+  const logPath = typeof events === 'string' ? ['events'] : ['events', 'file'];
+  return logFile === undefined ? { inline, logPath } : { inline, logFile: resolve(dirname(file), logFile), logPath };
 }
 
 /** The event log must exist and start with a v1 header now; its lines are validated as the run reads them. */

@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { parseBudget } from '../../reports/budgets.ts';
 import { ClusterSchema, type ClusterConfig } from '../cluster/cluster-schema.ts';
-import type { InputEvent } from '../../core/events.ts';
 import { InputEventSchema } from '../eventlog/event-schema.ts';
 import { GenerateSpecSchema } from '../generate/spec.ts';
 import { RouterSettingsSchema, SimSettingsSchema } from '../settings.ts';
-import { firstEventNodeIssue } from './event-nodes.ts';
+import { firstEventNodeIssue, inlineEventsOf } from './event-nodes.ts';
 
 /**
  * A scenario file (scenarios/*.yaml): which cluster, which router settings, what churn and faults, and
@@ -75,12 +74,9 @@ export const ScenarioSchema = z
   })
   .strict()
   .superRefine((s, ctx) => {
-    const inline = s.events === undefined || typeof s.events === 'string' ? [] : Array.isArray(s.events) ? s.events : (s.events.inline ?? []);
-    const nodeIssue = firstEventNodeIssue(inline as InputEvent[], clusterNodeNames(s.cluster));
-    if (nodeIssue !== undefined) {
-      const base = Array.isArray(s.events) ? ['events'] : ['events', 'inline'];
-      ctx.addIssue({ code: 'custom', path: [...base, ...nodeIssue.path], message: nodeIssue.message });
-    }
+    const events = inlineEventsOf(s.events);
+    const nodeIssue = firstEventNodeIssue(events.inline, clusterNodeNames(s.cluster), { withLogFile: events.logFile !== undefined });
+    if (nodeIssue !== undefined) ctx.addIssue({ code: 'custom', path: [...events.path, ...nodeIssue.path], message: nodeIssue.message });
     const g = s.generate;
     if (g === undefined) return;
     if (g.durationMs === undefined && s.sim?.durationMs === undefined) {

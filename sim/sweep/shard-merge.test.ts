@@ -84,4 +84,7 @@ test('a shard cut short or edited by hand is an input error naming the file and 
   expect(badMetric.field).toBe('[0].metrics.reloads.total');
   const seeds = errorOf(dir('bad-seeds', (f) => ({ ...f, 'sweep.json': f['sweep.json'].replace(/"seeds": \[[^\]]*\]/, '"seeds": "1,2"') })));
   expect({ file: seeds.file, field: seeds.field }).toEqual({ file: join(tmp, 'bad-seeds', 'sweep.json'), field: 'definition.seeds' });
+  // An env (from --env or --router-deployment) whose vars are no list would have been spelt out letter by letter.
+  const env = errorOf(dir('bad-env', (f) => ({ ...f, 'sweep.json': f['sweep.json'].replace('"definition": {', '"definition": {\n    "env": { "vars": "ROUTER_MAX_DYNAMIC_SERVERS=3", "settings": {} },') })));
+  expect(env.field).toBe('definition.env.vars');
 });

@@ -13,6 +13,13 @@ export const SweepDefinitionSchema = z.looseObject({
   grid: z.array(z.looseObject({ key: z.string(), spec: z.string(), values: z.array(gridValue).min(1) })),
   seeds: z.array(z.number().int()).min(1),
   set: z.record(z.string(), z.string()),
+  env: z
+    .looseObject({
+      deployment: z.looseObject({ path: z.string(), sha256: z.string() }).optional(),
+      vars: z.array(z.string()),
+      settings: z.record(z.string(), z.string()),
+    })
+    .optional(),
   budgets: z.array(z.string()),
   extraBudgets: z.array(z.string()),
   statistic: z.union([
