@@ -1,7 +1,7 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { countInstructions, requireValgrind } from './cachegrind.ts';
 import { benchChurnLogPath, writeBenchChurnLog } from './churn-log.ts';
 import { FileLineCursor } from '../sim/eventlog/line-source.ts';
 
@@ -27,22 +27,7 @@ if (sizes.length !== 2 || !sizes.every((n) => Number.isInteger(n) && n > 0) || s
   process.exit(2);
 }
 const strategies = args.length > 0 ? args : ['reload-always'];
-if (spawnSync('valgrind', ['--version']).status !== 0) {
-  console.error('valgrind is not installed; on Debian or Ubuntu: apt-get install -y valgrind');
-  process.exit(2);
-}
-
-/** Functions of V8's compilers and JavaScript parser: on a normal run they work off the main thread or once. */
-const COMPILER =
-  /compiler::|maglev|turboshaft|Scanner|Parser<|ParserBase|PreParser|interpreter::|Bytecode|AstNode|Zone|Compiler::|CompilationJob|CodeGenerator|InstructionSelector|RegisterAllocat|LiveRange|Assembler/;
-/** Where the rest goes, for the breakdown (first match wins). */
-const CATEGORIES: Array<[string, RegExp]> = [
-  ['JSON.parse', /Json/],
-  ['garbage collection', /Scaveng|Heap::|Marking|Sweep|Evacuat|MemoryAllocator|RememberedSet|SlotSet|MinorMC|MarkCompact/],
-  ['JavaScript (JIT code)', /^\?\?\?$|^0x/],
-  ['V8 built-ins', /^Builtins_/],
-  ['strings and objects (V8 runtime)', /String|Factory|Intern|Transition|Map::|JSObject|Handle/],
-];
+requireValgrind();
 
 const log = benchChurnLogPath();
 writeBenchChurnLog(log);
@@ -51,7 +36,9 @@ try {
   const slices = sizes.map((n) => headSlice(log, n, join(dir, `head-${n}.jsonl`)));
   console.log(`steady-state instructions per event (events ${sizes[0]} → ${sizes[1]} of ${log}; compilers excluded)`);
   for (const strategy of strategies) {
-    const counts = slices.map((slice, i) => count(slice, strategy, join(dir, `cachegrind-${strategy}-${i}.out`)));
+    const counts = slices.map((slice, i) =>
+      countInstructions(['--single-threaded', '--import', 'tsx', join('bench', 'replay.ts'), slice, strategy], join(dir, `cachegrind-${strategy}-${i}.out`)),
+    );
     const perEvent = (a: number, b: number): number => (b - a) / (sizes[1]! - sizes[0]!);
     const total = perEvent(counts[0]!.total, counts[1]!.total);
     console.log(`${strategy.padEnd(14)} ${Math.round(total).toLocaleString('en-US').padStart(8)}`);
@@ -80,42 +67,3 @@ function headSlice(log: string, events: number, out: string): string {
   }
   return out;
 }
-
-interface Count {
-  total: number;
-  byCategory: Map<string, number>;
-}
-
-/** Instructions of one replay under cachegrind, compilers excluded, summed per category. */
-function count(slice: string, strategy: string, out: string): Count {
-  execFileSync(
-    'valgrind',
-    ['--tool=cachegrind', '--cache-sim=no', `--cachegrind-out-file=${out}`, process.execPath, '--single-threaded', '--import', 'tsx', join('bench', 'replay.ts'), slice, strategy],
-    { stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26 },
-  );
-  const byCategory = new Map<string, number>(CATEGORIES.map(([name]) => [name, 0]));
-  byCategory.set('other', 0);
-  let total = 0;
-  for (const [fn, n] of perFunction(readFileSync(out, 'utf8'))) {
-    if (COMPILER.test(fn) && !fn.includes('Json')) continue;
-    total += n;
-    const name = CATEGORIES.find(([, re]) => re.test(fn))?.[0] ?? 'other';
-    byCategory.set(name, byCategory.get(name)! + n);
-  }
-  return { total, byCategory };
-}
-
-/** Sums a cachegrind output file's instruction counts per function name. */
-function perFunction(text: string): Map<string, number> {
-  const sums = new Map<string, number>();
-  let fn = '';
-  for (const line of text.split('\n')) {
-    if (line.startsWith('fn=')) fn = line.slice(3);
-    else if (/^\d/.test(line)) {
-      const n = Number(line.slice(line.indexOf(' ') + 1));
-      if (Number.isFinite(n)) sums.set(fn, (sums.get(fn) ?? 0) + n);
-    }
-  }
-  return sums;
-}
-
