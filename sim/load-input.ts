@@ -13,6 +13,11 @@ export interface InputOverrides {
   seed?: number;
   set?: Record<string, string>;
   budgets?: string[];
+  /**
+   * What the command line's own input made the tool ignore or replace (`--env`, `--router-deployment`): kept
+   * in every run's output log and report as `warning` records, so a `warnings.total` budget sees them too.
+   */
+  warnings?: string[];
 }
 
 const SCENARIO_EXTS = new Set(['.yaml', '.yml']);
@@ -45,9 +50,10 @@ export function expandInputPaths(paths: readonly string[]): string[] {
 /** A scenario file or a bare event log, as one run's input. */
 export function loadRunInput(file: string, overrides: InputOverrides = {}): RunInput {
   const ext = extname(file);
-  if (SCENARIO_EXTS.has(ext)) return loadScenario(file, overrides);
-  if (LOG_EXTS.has(ext)) return loadEventLogInput(file, overrides);
-  throw new InputError(file, `unknown input kind '${ext}': give a scenario (.yaml) or an event log v1 (.jsonl)`);
+  const input = SCENARIO_EXTS.has(ext) ? loadScenario(file, overrides) : LOG_EXTS.has(ext) ? loadEventLogInput(file, overrides) : undefined;
+  if (input === undefined) throw new InputError(file, `unknown input kind '${ext}': give a scenario (.yaml) or an event log v1 (.jsonl)`);
+  if (overrides.warnings !== undefined && overrides.warnings.length > 0) input.warnings = overrides.warnings;
+  return input;
 }
 
 /** A bare event log runs with default settings, or those its header carries, under the overrides. */

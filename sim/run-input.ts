@@ -20,4 +20,6 @@ export interface RunInput {
   reproduce: string;
   /** The keepalived cluster in front of the routers; none means no failover is simulated. */
   cluster?: ClusterConfig;
+  /** Warnings about the command line's input (`--env`, `--router-deployment`), emitted at time 0. */
+  warnings?: string[];
 }

@@ -65,6 +65,7 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
   try {
     const { settings } = input;
     const engine = new Engine();
+    for (const message of input.warnings ?? []) emit({ atUs: 0, type: 'warning', message });
     const streams = new RandomStreams(settings.seed);
     const haproxy = new MockHaproxy({ clockS: () => Math.floor(engine.nowUs / 1_000_000) });
     const check = (state: RouterState): void => {

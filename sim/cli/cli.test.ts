@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Report } from '../../reports/report.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'routerbench.js');
 
@@ -83,9 +84,14 @@ describe('routerbench CLI exit codes', () => {
   });
 
   it('--env with a name routerbench does not read warns; --tolerance without --baseline is a usage error', () => {
-    const typo = cli('run', good, '--env', 'ROUTER_MAX_DYNAMIC_SERVER=3');
+    const out = join(dir, 'env-typo');
+    const typo = cli('run', good, '--env', 'ROUTER_MAX_DYNAMIC_SERVER=3', '--out', out);
     expect(typo.code).toBe(0);
     expect(typo.err).toContain('warning: --env ROUTER_MAX_DYNAMIC_SERVER: not a router variable routerbench reads');
+    // The run keeps it too, where a `warnings.total` budget can see it.
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as Report;
+    expect(report.warnings.total).toBe(1);
+    expect(report.warnings.list[0]).toMatchObject({ atMs: 0, count: 1, message: expect.stringMatching(/^--env ROUTER_MAX_DYNAMIC_SERVER: not a router variable/) });
     expect(cli('run', good, '--env', 'ROUTER_MAX_DYNAMIC_SERVERS=3').err).not.toContain('not a router variable');
     expect(cli('run', good, '--tolerance', 'failover.p99=5%')).toMatchObject({ code: 2, err: expect.stringContaining('--tolerance: applies to a comparison with baselines') });
   });

@@ -141,7 +141,11 @@ async function runTasks(tasks: RunTask[], names: string[], showProgress: boolean
 /** deployment < --env < --set, warnings to stderr. Exported for `sweep`, which takes the same router env flags. */
 export function buildOverrides(opts: RunOptions): InputOverrides {
   const set: Record<string, string> = {};
-  const warn = (w: string): void => void process.stderr.write(`warning: ${w}\n`);
+  const warnings: string[] = [];
+  const warn = (w: string): void => {
+    process.stderr.write(`warning: ${w}\n`);
+    warnings.push(w);
+  };
   if (opts.routerDeployment !== undefined) {
     let text: string;
     try {
@@ -176,6 +180,7 @@ export function buildOverrides(opts: RunOptions): InputOverrides {
   }
   Object.assign(set, opts.set ?? {});
   const o: InputOverrides = { set };
+  if (warnings.length > 0) o.warnings = warnings;
   if (opts.seed !== undefined) o.seed = opts.seed;
   if (opts.budget !== undefined) o.budgets = opts.budget;
   return o;
