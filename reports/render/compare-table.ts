@@ -3,7 +3,7 @@ import type { Report } from '../report.ts';
 
 /**
  * One event log under several strategies, side by side: reloads run, then reload requests by reason (only
- * the reasons some strategy asked for), runtime API traffic and the verdict.
+ * the reasons some strategy asked for), runtime API traffic, invariant violations, warnings and the verdict.
  */
 export function renderCompareTable(reports: readonly Report[]): string {
   const reasons = RELOAD_REASONS.filter((r) => reports.some((rep) => (rep.reloads.requests[r] ?? 0) > 0));
@@ -14,6 +14,7 @@ export function renderCompareTable(reports: readonly Report[]): string {
     ['runtime API commands', ...reports.map((r) => String(r.runtimeApi.commands))],
     ['runtime API errors', ...reports.map((r) => String(r.runtimeApi.errors))],
     ['invariant violations', ...reports.map((r) => String(r.invariants.violations.length))],
+    ['warnings', ...reports.map((r) => String(r.warnings.total))],
     ['verdict', ...reports.map((r) => (r.pass ? 'pass' : 'FAIL'))],
   ];
   const header = ['', ...reports.map((r) => r.strategy)];
