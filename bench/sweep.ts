@@ -102,6 +102,7 @@ async function main(): Promise<void> {
   const configs = opt('workers', '1,2').split(',').map(configOf);
   const rounds = Number(opt('rounds', '3'));
   const warmup = opt('warmup', '1');
+  if (!/^\d+$/.test(warmup)) throw new Error(`--warmup: '${warmup}' is not a number of runs per worker`);
   const runs = 40 * seeds;
   console.log(`churn-with-failover: router.blueprintPoolSize 10 × router.maxDynamicServers 4 × ${seeds} seeds = ${runs} runs; ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(1)}`);
   const self = fileURLToPath(import.meta.url);
