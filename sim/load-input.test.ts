@@ -50,6 +50,12 @@ describe("an event log header's settings, seed and budgets", () => {
     expect(err.message).toMatch(message);
   });
 
+  test('the command line can stand in for a bad header value', () => {
+    const file = logWithHeader({ seed: 'x', settings: { router: { maxDynamicServers: 0 } } });
+    const input = loadRunInput(file, { seed: 4, set: { 'router.maxDynamicServers': '3' } });
+    expect([input.settings.seed, input.settings.router.maxDynamicServers]).toEqual([4, 3]);
+  });
+
   test('what the command line adds is blamed on the command line', () => {
     const file = logWithHeader({ settings: { router: { maxDynamicServers: 3 } } });
     const set = errorOf(file, { set: { 'router.maxDynamicServers': '0' } });

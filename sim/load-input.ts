@@ -66,10 +66,14 @@ function loadEventLogInput(file: string, overrides: InputOverrides): RunInput {
   if (header['settings'] !== undefined && !isRecord(header['settings'])) headerError('settings', 'settings must be an object of settings');
   const base: Record<string, unknown> = isRecord(header['settings']) ? { ...header['settings'] } : {};
   if (header['seed'] !== undefined) base['seed'] = header['seed'];
-  // The header's own `seed` wins over `settings.seed`, as in resolveSettings: name the one that was read.
-  resolveSettings(base, {}, undefined, (key, message) => headerError(key === 'seed' && header['seed'] !== undefined ? 'seed' : `settings.${key}`, message));
-  const settings = resolveSettings(base, overrides.set ?? {}, overrides.seed, (key, message) => {
-    throw new InputError('--set', message, undefined, key);
+  // A value the command line sets replaces the header's (so --set can also stand in for a bad one); any
+  // other bad value came from the header. Its own `seed` wins over `settings.seed`: name the one read.
+  const set = overrides.set ?? {};
+  const fromCommandLine = (key: string): boolean =>
+    (key === 'seed' && overrides.seed !== undefined) || Object.keys(set).some((k) => k === key || key.startsWith(`${k}.`) || k.startsWith(`${key}.`));
+  const settings = resolveSettings(base, set, overrides.seed, (key, message) => {
+    if (fromCommandLine(key)) throw new InputError('--set', message, undefined, key);
+    return headerError(key === 'seed' && header['seed'] !== undefined ? 'seed' : `settings.${key}`, message);
   });
   // A log written by `routerbench expand` carries its scenario's budgets and cluster: run it the same way.
   const raw = header['budgets'];
