@@ -53,7 +53,7 @@ describe('the file line cursor', () => {
         error = err;
       }
       expect(seen, `chunk ${chunk}`).toEqual(good);
-      expect((error as Error).message, `chunk ${chunk}`).toBe(`${file}:4: not UTF-8 text: byte 0xe9 at byte 5 of the line (event logs are UTF-8)`);
+      expect((error as Error).message, `chunk ${chunk}`).toBe(`${file}:4: not UTF-8 text: byte 0xe9 at byte 5 of the line (JSON lines are UTF-8)`);
     }
   });
 

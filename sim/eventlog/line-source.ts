@@ -1,6 +1,6 @@
 import { isAscii, isUtf8 } from 'node:buffer';
-import { InputError } from './input-error.ts';
 import { closeSync, openSync, readSync } from 'node:fs';
+import { InputError } from './input-error.ts';
 
 /** One line of a text file, numbered from 1, without its line terminator. */
 export interface Line {
@@ -146,7 +146,7 @@ export class FileLineCursor implements LineCursor {
       if (!isUtf8(line)) {
         const at = firstBadByte(line);
         this.badLine = this.no + k;
-        this.badDetail = `not UTF-8 text: byte 0x${line[at]!.toString(16).padStart(2, '0')} at byte ${at + 1} of the line (event logs are UTF-8)`;
+        this.badDetail = `not UTF-8 text: byte 0x${line[at]!.toString(16).padStart(2, '0')} at byte ${at + 1} of the line (JSON lines are UTF-8)`;
         return;
       }
       from = to + 1;
