@@ -2,6 +2,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { ClusterSchema } from './cluster/cluster-schema.ts';
 import { readEventLogFile, readEventLogHeader } from './eventlog/event-log-reader.ts';
+import { fieldName } from './eventlog/field-name.ts';
 import { InputError } from './eventlog/input-error.ts';
 import type { RunInput } from './run-input.ts';
 import { loadScenario, reproduceCommand } from './scenario/load-scenario.ts';
@@ -106,7 +107,7 @@ function loadEventLogInput(file: string, overrides: InputOverrides): RunInput {
     const cluster = ClusterSchema.safeParse(header['cluster']);
     if (!cluster.success) {
       const issue = cluster.error.issues[0]!;
-      throw new InputError(file, `header: ${issue.message}`, 1, ['cluster', ...issue.path.map(String)].join('.'));
+      throw new InputError(file, `header: ${issue.message}`, 1, fieldName(['cluster', ...issue.path]));
     }
     input.cluster = cluster.data;
   }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { STRATEGY_NAMES } from '../core/strategy.ts';
 import { RouteSchema } from './eventlog/event-schema.ts';
+import { fieldName } from './eventlog/field-name.ts';
 
 /**
  * Every knob of a run, with its default written once. Dotted keys (`router.maxDynamicServers`) address
@@ -103,10 +104,10 @@ export function resolveSettings(
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   if (issue.code === 'unrecognized_keys') {
-    const key = [...issue.path, issue.keys[0]].join('.');
+    const key = fieldName([...issue.path, issue.keys[0]!]);
     return onError(key, `unknown setting '${key}'`);
   }
-  return onError(issue.path.join('.'), issue.message);
+  return onError(fieldName(issue.path), issue.message);
 }
 
 function setDotted(obj: Record<string, unknown>, key: string, value: unknown): void {

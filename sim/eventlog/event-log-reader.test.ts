@@ -50,7 +50,7 @@ describe('event log v1 reader', () => {
     ['a mistyped field', [HEADER, '{"at":"soon","type":"network.heal"}'], 2, 'at', /expected number/],
     ['a fractional time', [HEADER, '{"at":1.5,"type":"network.heal"}'], 2, 'at', /int/i],
     ['an unknown field', [HEADER, '{"at":0,"type":"network.heal","why":1}'], 2, 'why', /unknown field/],
-    ['a bad endpoint address', [HEADER, '{"at":0,"type":"endpoints.set","namespace":"a","service":"b","endpoints":[{"ip":"10.0.0","port":80}]}'], 2, 'endpoints.0.ip', /IPv4 or IPv6/],
+    ['a bad endpoint address', [HEADER, '{"at":0,"type":"endpoints.set","namespace":"a","service":"b","endpoints":[{"ip":"10.0.0","port":80}]}'], 2, 'endpoints[0].ip', /IPv4 or IPv6/],
     ['a bad termination', [HEADER, '{"at":0,"type":"route.upsert","route":{"namespace":"a","name":"b","host":"h","service":"s","tls":{"termination":"bridge"}}}'], 2, 'route.tls.termination', /edge/],
     ['time going backwards', [HEADER, eps, route], 3, 'at', /time goes backwards: 0 ms after 10 ms/],
     ['an empty line', [HEADER, '', route], 2, undefined, /empty line/],

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { InputEvent } from '../../core/events.ts';
 import { EventLogHeaderSchema, InputEventSchema } from './event-schema.ts';
 import { looksValid } from './fast-event-check.ts';
+import { fieldName } from './field-name.ts';
 import { InputError } from './input-error.ts';
 import { FileLineCursor, TextLineCursor, type LineCursor } from './line-source.ts';
 
@@ -200,7 +201,7 @@ function parseHeader(text: string | undefined, file: string): EventLogHeader {
   const parsed = EventLogHeaderSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new InputError(file, `not an event log v1 header: ${issue.message}`, 1, issue.path.join('.'));
+    throw new InputError(file, `not an event log v1 header: ${issue.message}`, 1, fieldName(issue.path));
   }
   return parsed.data as EventLogHeader;
 }
@@ -208,13 +209,13 @@ function parseHeader(text: string | undefined, file: string): EventLogHeader {
 /** Turns the first zod issue into one readable message naming the field. */
 export function fromZod(error: z.ZodError, file: string, line: number | undefined, raw: unknown): InputError {
   const issue = error.issues[0]!;
-  const field = issue.path.map(String).join('.');
+  const field = fieldName(issue.path);
   const type = typeof raw === 'object' && raw !== null ? (raw as { type?: unknown }).type : undefined;
   let message = issue.message;
   if (issue.code === 'invalid_union' && field === 'type') {
     message = type === undefined ? "missing 'type'" : `unknown event type ${JSON.stringify(type)}`;
   }
   if (issue.code === 'unrecognized_keys') message = `unknown field(s) ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
-  const where = issue.code === 'unrecognized_keys' && issue.keys.length > 0 ? [field, issue.keys[0]].filter(Boolean).join('.') : field;
+  const where = issue.code === 'unrecognized_keys' && issue.keys.length > 0 ? fieldName([...issue.path, issue.keys[0]!]) : field;
   return new InputError(file, message, line, where || undefined);
 }

@@ -158,7 +158,7 @@ describe('importWatch', () => {
     expect(problems[0]!.message).toMatch(/unsupported object "v1" "Service"/);
     expect(problems[2]!.message).toMatch(/not a JSON object: "garbagehere"/);
     expect(problems[3]!.message).toMatch(/not valid JSON/);
-    expect(problems[4]!.message).toMatch(/Endpoints shop\/web: the resulting endpoints.set event is invalid: endpoints.0.ip/);
+    expect(problems[4]!.message).toMatch(/Endpoints shop\/web: the resulting endpoints.set event is invalid: endpoints\[0\].ip/);
     expect(problems[5]!.message).toMatch(/watch error: too old resource version/);
     expect(stats).toMatchObject({ objects: 6, events: 1, skipped: 6 });
   });

@@ -2,6 +2,7 @@ import { serviceKey } from '../../core/route.ts';
 import type { Endpoint } from '../../core/endpoint.ts';
 import type { InputEvent } from '../../core/events.ts';
 import { InputEventSchema } from '../eventlog/event-schema.ts';
+import { fieldName } from '../eventlog/field-name.ts';
 import { InputError } from '../eventlog/input-error.ts';
 import { isStray, JsonObjectSplitter } from './json-stream.ts';
 import {
@@ -127,7 +128,7 @@ export function importWatch(
           const checked = InputEventSchema.safeParse(event);
           if (!checked.success) {
             const issue = checked.error.issues[0]!;
-            problem({ line, column, message: `${describe(o)}: the resulting ${body.type} event is invalid: ${issue.path.join('.')}: ${issue.message}` });
+            problem({ line, column, message: `${describe(o)}: the resulting ${body.type} event is invalid: ${fieldName(issue.path)}: ${issue.message}` });
             continue;
           }
           lastAt = at;

@@ -1,18 +1,7 @@
 import { isMap, isPair, isScalar, isSeq, type Document, type LineCounter, type Node } from 'yaml';
 import type { z } from 'zod';
+import { fieldName, type Path } from '../eventlog/field-name.ts';
 import { InputError } from '../eventlog/input-error.ts';
-
-export type Path = ReadonlyArray<PropertyKey>;
-
-/** `events[3].route.host`: how a field is named in messages. */
-export function fieldName(path: Path): string {
-  let out = '';
-  for (const seg of path) {
-    if (typeof seg === 'number') out += `[${seg}]`;
-    else out += out === '' ? String(seg) : `.${String(seg)}`;
-  }
-  return out;
-}
 
 /**
  * Line and column (1-based) of the node at `path` in a YAML document; with `atKey`, of the mapping key

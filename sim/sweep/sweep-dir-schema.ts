@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { fieldName } from '../eventlog/field-name.ts';
 
 /**
  * What `routerbench merge` reads from a sweep directory: the definition in sweep.json and the rows of
@@ -44,6 +45,6 @@ export function firstIssue(schema: z.ZodType, value: unknown, prefix: string): {
   const r = schema.safeParse(value);
   if (r.success) return undefined;
   const issue = r.error.issues[0]!;
-  const field = issue.path.reduce<string>((f, p) => (typeof p === 'number' ? `${f}[${p}]` : f === '' ? String(p) : `${f}.${String(p)}`), prefix);
+  const field = fieldName(issue.path, prefix);
   return { field, message: issue.message };
 }
