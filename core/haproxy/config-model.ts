@@ -14,6 +14,12 @@ export interface ServerConfig {
   check: boolean;
   /** Static `cookie <value>` on the server line, if any. */
   cookie?: string;
+  /**
+   * `ssl` and `port <n>` (the check port) on the server line. Only a parsed haproxy.cfg sets them
+   * (`mock-haproxy --config`): `show servers state` prints them, and the router's manager never reads them.
+   */
+  ssl?: boolean;
+  checkPort?: number;
 }
 
 export type Balance = 'roundrobin' | 'leastconn' | 'source' | 'random' | 'static-rr' | 'first';

@@ -94,7 +94,7 @@ export class MockBackend {
     this.name = cfg.name;
     this.mode = cfg.mode;
     this.balance = cfg.balance;
-    this.dynamicLb = isDynamicBalance(cfg.balance);
+    this.dynamicLb = isDynamicBalance(cfg.balance, cfg.hashType);
     this.servers = servers;
     this.dynamicCookieEnabled = cfg.cookieName !== undefined;
     if (cfg.cookieName !== undefined) this.cookieName = cfg.cookieName;
@@ -141,9 +141,13 @@ function nameIndex(servers: readonly MockServer[]): Map<string, MockServer> {
   return m;
 }
 
-/** source/uri/hdr hashing is map-based (static) unless `hash-type consistent`, which the model does not carry. */
-export function isDynamicBalance(b: Balance): boolean {
-  return b === 'roundrobin' || b === 'leastconn' || b === 'random' || b === 'first';
+/**
+ * Hashing (`source`) is map-based, a static table, unless `hash-type consistent` puts the servers on a
+ * weighted tree, as the router template does for passthrough backends; `static-rr` is static by name.
+ */
+export function isDynamicBalance(b: Balance, hashType: BackendConfig['hashType']): boolean {
+  if (b === 'source') return hashType === 'consistent';
+  return b !== 'static-rr';
 }
 
 export function backendFromConfig(cfg: BackendConfig, id: number, nowS: number): MockBackend {
@@ -169,14 +173,14 @@ function serverFromConfig(s: ServerConfig, id: number, nowS: number): MockServer
     fqdn: '-',
     port: s.port,
     portMap: s.port === 0,
-    checkPort: 0,
+    checkPort: s.checkPort ?? 0,
     uweight: s.weight,
     iweight: s.weight,
     opState: s.disabled ? OP_STOPPED : OP_RUNNING,
     adminState: s.disabled ? ADMIN_CMAINT | ADMIN_FMAINT : 0,
     checkConfigured: s.check,
     checkEnabled: s.check,
-    useSsl: false,
+    useSsl: s.ssl === true,
     dynamic: false,
     lastChangeS: nowS,
     checkHealth: s.disabled ? 0 : s.check ? RISE + FALL - 1 : RISE,
@@ -251,13 +255,19 @@ export function checkStateOf(s: MockServer): number {
   return state;
 }
 
+/**
+ * How `add server` leaves a new server: in maintenance by default; `disabled` adds the config-maint record;
+ * `enabled` starts it up and ready. The last of the two keywords wins (measured on 2.6.12).
+ */
+export type DynamicStart = 'maint' | 'disabled' | 'enabled';
+
 export function newDynamicServer(
   be: MockBackend,
   name: string,
   address: string,
   fqdn: string,
   port: number,
-  opts: { weight: number; check: boolean; disabled: boolean; ssl: boolean; portMap: boolean; checkPort: number },
+  opts: { weight: number; check: boolean; start: DynamicStart; ssl: boolean; portMap: boolean; checkPort: number },
   nowS: number,
 ): MockServer {
   return {
@@ -270,9 +280,8 @@ export function newDynamicServer(
     checkPort: opts.checkPort,
     uweight: opts.weight,
     iweight: opts.weight,
-    opState: OP_STOPPED,
-    // Dynamic servers always start in maintenance; `disabled` adds the config-maint record.
-    adminState: opts.disabled ? ADMIN_FMAINT | ADMIN_CMAINT : ADMIN_FMAINT,
+    opState: opts.start === 'enabled' ? OP_RUNNING : OP_STOPPED,
+    adminState: opts.start === 'enabled' ? 0 : opts.start === 'disabled' ? ADMIN_FMAINT | ADMIN_CMAINT : ADMIN_FMAINT,
     checkConfigured: opts.check,
     // Checks of a dynamic server stay off until `enable health`.
     checkEnabled: false,

@@ -28,6 +28,7 @@ function sample(): HaproxyConfig {
         ],
       },
       { name: 'be_tcp:ns:b', mode: 'tcp', balance: 'source', servers: [] },
+      { name: 'be_tcp:ns:c', mode: 'tcp', balance: 'source', hashType: 'consistent', servers: [] },
     ],
     maps: {
       'os_http_be.map': [{ key: '^a\\.example\\.com\\.?(:[0-9]+)?(/.*)?$', value: 'be_http:ns:a' }],
@@ -87,11 +88,47 @@ describe('parseHaproxyCfg', () => {
     ]);
   });
 
+  it('counts predefined ACLs once per proxy, takes listen sections as proxies, and lists every use of a map', () => {
+    // Measured on HAProxy 2.6.12 with these sections after a global and a defaults section: `show map` gave
+    // ids 2, 5 and 6 and a.map's description named both of its lines; `show backend` listed st and b1; b1 had id 5.
+    const cfg = [
+      'frontend f1', // proxy 2
+      '  tcp-request inspect-delay 5s',
+      '  tcp-request content accept if HTTP', // ref 0: HTTP, first use in f1
+      '  http-request deny if TRUE !HTTP', // ref 1: TRUE; HTTP is f1's already
+      '  http-request set-var(txn.a) base,map_reg(/m/a.map)', // ref 2: a.map (line 5)
+      'frontend f2', // proxy 3
+      '  http-request deny if HTTP METH_GET', // refs 3, 4: each proxy makes its own
+      '  http-request set-var(txn.b) base,map_reg(/m/b.map)', // ref 5: b.map
+      'listen st', // proxy 4, a backend too
+      '  http-request set-var(txn.c) base,map_reg(/m/c.map) if HTTP', // ref 6: the map before its condition; HTTP ref 7
+      '  http-request set-var(txn.d) base,map_reg(/m/a.map)', // a.map again (line 11): no new ref
+      'backend b1', // proxy 5
+    ].join('\n');
+    const { config, layout } = parseHaproxyCfg(cfg, { cfgFile: 't.cfg', readFile: () => 'k v\n' });
+    expect(config.backends.map((b) => b.name)).toEqual(['st', 'b1']);
+    expect([...layout.backendIds]).toEqual([
+      ['st', 4],
+      ['b1', 5],
+    ]);
+    expect(layout.maps.map((m) => [m.file, m.id, m.line, m.alsoAt ?? []])).toEqual([
+      ['a.map', 2, 5, [11]],
+      ['b.map', 5, 8, []],
+      ['c.map', 6, 10, []],
+    ]);
+    const m = new MockHaproxy();
+    m.load(parseHaproxyCfg(cfg, { cfgFile: 't.cfg', readFile: () => 'k v\n' }).config, layout);
+    expect(m.execute('show map').split('\n')[1]).toBe(
+      "2 (/m/a.map) pattern loaded from file '/m/a.map' used by map at file 't.cfg' line 5, by map at file 't.cfg' line 11. curr_ver=0 next_ver=0 entry_cnt=1",
+    );
+  });
+
   it('names the file and line of what it cannot read', () => {
     const read = () => '';
     expect(() => parseHaproxyCfg('backend b\n  balance uri', { cfgFile: 'r.cfg', readFile: read })).toThrow('r.cfg:2: unsupported balance');
+    expect(() => parseHaproxyCfg('backend b\n  balance source\n  hash-type avalanche', { cfgFile: 'r.cfg', readFile: read })).toThrow('r.cfg:3: unsupported hash-type');
     expect(() => parseHaproxyCfg('backend b\n  server s 10.0.0.1:80 weight 300', { cfgFile: 'r.cfg', readFile: read })).toThrow(/r\.cfg:2: .*weight/);
-    expect(() => parseHaproxyCfg('listen l', { cfgFile: 'r.cfg', readFile: read })).toThrow(CfgParseError);
+    expect(() => parseHaproxyCfg('listen', { cfgFile: 'r.cfg', readFile: read })).toThrow(CfgParseError);
     expect(() => parseHaproxyCfg('frontend f\n  use_backend %[base,map_beg(/m.map)]', { cfgFile: 'r.cfg', readFile: read })).toThrow(
       "r.cfg:2: unsupported converter 'map_beg'",
     );
@@ -116,7 +153,11 @@ describe('parseHaproxyCfg', () => {
     const parsed = parseHaproxyCfg(r.text, { cfgFile: OPTS.cfgFile, readFile: (p) => r.mapFiles.get(p) ?? '' });
     const m = new MockHaproxy();
     m.load(parsed.config, parsed.layout);
-    expect(m.execute('show backend')).toBe('# name\nbe_http:ns:a\nbe_tcp:ns:b\n\n');
+    expect(m.execute('show backend')).toBe('# name\nbe_http:ns:a\nbe_tcp:ns:b\nbe_tcp:ns:c\n\n');
     expect(m.execute('get weight be_http:ns:a/pod-1')).toBe('256 (initial 256)\n\n');
+    // `balance source` hashes into a static table, unless `hash-type consistent` (passthrough backends) makes
+    // it a weighted tree that takes new servers (HAProxy 2.6.12 answers these two the same way).
+    expect(m.execute('add server be_tcp:ns:b/s 10.0.0.9:443')).toBe('Backend must use a dynamic load balancing to support dynamic servers.\n');
+    expect(m.execute('add server be_tcp:ns:c/s 10.0.0.9:443')).toBe('New server registered.\n\n');
   });
 });

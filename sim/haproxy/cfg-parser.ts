@@ -3,8 +3,8 @@ import type { CfgLayout, MapLayout, MapMatch, MapValues } from './haproxy-cfg.ts
 
 /**
  * Reads the part of an haproxy.cfg that the runtime API can observe, as the OpenShift router template writes
- * it: backends (mode, balance, cookie, dynamic-cookie-key, `server` and `server-template` lines with
- * weight, check, disabled, cookie) and the map files the frontends look up with `map_reg(...)`/`map(...)`.
+ * it: backends (mode, balance, hash-type, cookie, dynamic-cookie-key, `server` and `server-template` lines with
+ * weight, check, disabled, cookie, ssl, port) and the map files the frontends look up with `map_reg(...)`/`map(...)`.
  * It also derives the ids HAProxy 2.6 gives proxies and maps (see `haproxy-cfg.ts`), so a mock loaded from
  * the parse answers `show servers state` and `show map` like a real process started on that file.
  * Everything else is skipped. Errors name the file and line.
@@ -49,9 +49,23 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
   let defaultMode: 'http' | 'tcp' = 'tcp';
   let section: Section = { kind: 'other' };
   let nextRefId = 0;
-  const parsedMaps: Omit<MapLayout, 'file'>[] = [];
+  const parsedMaps: (Omit<MapLayout, 'file' | 'alsoAt'> & { alsoAt: number[] })[] = [];
   const deferredMaps: Omit<MapLayout, 'file' | 'id'>[] = [];
-  const seenMaps = new Set<string>();
+  const mapsByPath = new Map<string, (typeof parsedMaps)[number]>();
+  /** The first reference to a file makes its pattern reference; later ones only add to its description. */
+  const useMap = (use: Omit<MapLayout, 'file' | 'id'>): void => {
+    const known = mapsByPath.get(use.path);
+    if (known !== undefined) {
+      known.alsoAt.push(use.line);
+      return;
+    }
+    const made = { ...use, id: nextRefId++, alsoAt: [] };
+    parsedMaps.push(made);
+    mapsByPath.set(use.path, made);
+  };
+  /** ACLs the current proxy declares, and the predefined ones (HTTP, TRUE, ...) its conditions have used. */
+  const declaredAcls = new Set<string>();
+  const predefinedAcls = new Set<string>();
 
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -64,11 +78,13 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
     };
 
     if (kw === 'global' || kw === 'defaults' || kw === 'frontend' || kw === 'backend' || kw === 'listen') {
-      if (kw === 'listen') fail("'listen' sections are not supported; use a frontend and a backend");
-      if (kw === 'frontend' || kw === 'backend') {
+      declaredAcls.clear();
+      predefinedAcls.clear();
+      if (kw === 'frontend' || kw === 'backend' || kw === 'listen') {
         const name = words[1] ?? fail(`'${kw}' needs a name`);
         proxyCount++;
-        if (kw === 'backend') {
+        // A listen section is a frontend and a backend in one proxy (the template's `listen stats`).
+        if (kw !== 'frontend') {
           if (backendIds.has(name)) fail(`backend '${name}' is defined twice`);
           const be: BackendConfig = { name, mode: defaultMode, balance: 'roundrobin', servers: [] };
           backends.push(be);
@@ -97,13 +113,16 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
         const path = m[3]!.trim();
         const match: MapMatch = m[1] === '_reg' ? 'reg' : 'str';
         const values: MapValues = m[2] === '_int' ? 'int' : 'str';
-        if (seenMaps.has(path)) continue;
-        seenMaps.add(path);
+        // `%[...]` in use_backend is resolved after the whole file is read, so its maps come last.
         if (deferred) deferredMaps.push({ path, match, values, cfgFile: file, line: lineNo });
-        else parsedMaps.push({ path, id: nextRefId++, match, values, cfgFile: file, line: lineNo });
+        else useMap({ path, match, values, cfgFile: file, line: lineNo });
       }
-      if (kw === 'acl') nextRefId++;
+      if (kw === 'acl') {
+        nextRefId++;
+        if (words[1] !== undefined) declaredAcls.add(words[1]);
+      }
       nextRefId += (raw.match(ANON_ACL) ?? []).length;
+      nextRefId += newPredefinedAcls(words, declaredAcls, predefinedAcls);
     }
 
     if (section.kind === 'defaults' && kw === 'mode') {
@@ -120,6 +139,12 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
         const b = words[1] as Balance | undefined;
         if (b === undefined || !BALANCES.includes(b)) fail(`unsupported balance '${words[1] ?? ''}' (expected one of ${BALANCES.join(', ')})`);
         be.balance = b!;
+        break;
+      }
+      case 'hash-type': {
+        const t = words[1];
+        if (t !== 'map-based' && t !== 'consistent') fail(`unsupported hash-type '${t ?? ''}' (expected map-based or consistent)`);
+        be.hashType = t as 'map-based' | 'consistent';
         break;
       }
       case 'cookie':
@@ -144,7 +169,8 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
   }
 
   nextRefId += HTTPCLIENT_ACL_REFS;
-  const ordered = [...parsedMaps, ...deferredMaps.map((m) => ({ ...m, id: nextRefId++ }))];
+  for (const m of deferredMaps) useMap(m);
+  const ordered = parsedMaps;
   const maps: Record<string, MapEntry[]> = {};
   const layoutMaps: MapLayout[] = [];
   for (const m of ordered) {
@@ -157,9 +183,36 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
       throw new CfgParseError(file, m.line, `cannot read map file '${m.path}': ${(e as Error).message}`);
     }
     maps[base] = parseMapFile(content, m.path);
-    layoutMaps.push({ ...m, file: base });
+    const { alsoAt, ...rest } = m;
+    layoutMaps.push(alsoAt.length > 0 ? { ...rest, file: base, alsoAt } : { ...rest, file: base });
   }
   return { config: { backends, maps }, layout: { backendIds, maps: layoutMaps } };
+}
+
+/** HAProxy 2.6's predefined ACLs (acl.c): a proxy's first condition to name one makes its pattern reference. */
+const PREDEFINED_ACLS = new Set([
+  'TRUE', 'FALSE', 'LOCALHOST', 'HTTP', 'HTTP_1.0', 'HTTP_1.1', 'HTTP_2.0', 'HTTP_CONTENT', 'HTTP_URL_ABS', 'HTTP_URL_SLASH',
+  'HTTP_URL_STAR', 'METH_CONNECT', 'METH_DELETE', 'METH_GET', 'METH_HEAD', 'METH_OPTIONS', 'METH_POST', 'METH_PUT',
+  'METH_TRACE', 'RDP_COOKIE', 'REQ_CONTENT', 'WAIT_END',
+]);
+
+/** How many predefined ACLs the line's `if`/`unless` condition uses for the first time in this proxy. */
+function newPredefinedAcls(words: readonly string[], declared: ReadonlySet<string>, used: Set<string>): number {
+  const at = words.findIndex((w, i) => i > 0 && (w === 'if' || w === 'unless'));
+  if (at < 0) return 0;
+  let made = 0;
+  let inBraces = false;
+  for (const word of words.slice(at + 1)) {
+    if (word === '{') inBraces = true;
+    else if (word === '}') inBraces = false;
+    if (inBraces) continue;
+    const name = word.replace(/^!/, '');
+    if (PREDEFINED_ACLS.has(name) && !declared.has(name) && !used.has(name)) {
+      used.add(name);
+      made++;
+    }
+  }
+  return made;
 }
 
 /** Words of a cfg line: blanks separate, `#` starts a comment, quotes and backslashes group. */
@@ -221,6 +274,13 @@ function parseServer(name: string, addr: string, rest: readonly string[], fail: 
     else if (kw === 'check') s.check = true;
     else if (kw === 'no-check') s.check = false;
     else if (kw === 'cookie') s.cookie = rest[++i] ?? fail(`server '${name}': 'cookie' needs a value`);
+    else if (kw === 'ssl') s.ssl = true;
+    else if (kw === 'no-ssl') s.ssl = false;
+    else if (kw === 'port') {
+      const p = Number(rest[++i]);
+      if (!Number.isInteger(p) || p < 0 || p > 65535) fail(`server '${name}': check port must be 0..65535, got '${rest[i] ?? ''}'`);
+      s.checkPort = p;
+    }
   }
   return s;
 }

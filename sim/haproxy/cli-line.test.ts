@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { usageReply } from './cli-help.ts';
-import { parseCliRequest } from './cli-line.ts';
+import { completeRequestLength, parseCliRequest } from './cli-line.ts';
 import { canonicalIp, isIpv4 } from './ip-address.ts';
 
 describe('parseCliRequest', () => {
@@ -25,7 +25,18 @@ describe('parseCliRequest', () => {
 
   it('gives the payload after << to the last command, up to the first empty line', () => {
     expect(parseCliRequest('add map m <<\nk v\nk2 v2\n\nignored\n')).toEqual([{ words: ['add', 'map', 'm'], payload: ['k v', 'k2 v2'] }]);
-    expect(parseCliRequest('show backend;add map m<<\nk v')).toEqual([{ words: ['show', 'backend'] }, { words: ['add', 'map', 'm'], payload: ['k v'] }]);
+    expect(parseCliRequest('show backend;add map m <<\nk v')).toEqual([{ words: ['show', 'backend'] }, { words: ['add', 'map', 'm'], payload: ['k v'] }]);
+  });
+
+  it('drops the CR of payload lines and ends a payload at a line holding only a CR', () => {
+    expect(parseCliRequest('add map m <<\r\nk v\r\n\r\nignored\n')).toEqual([{ words: ['add', 'map', 'm'], payload: ['k v'] }]);
+    const request = 'add map m <<\nk v\r\n\r\nnext\n';
+    expect(completeRequestLength(request)).toBe(request.indexOf('next'));
+    expect(completeRequestLength('add map m <<\nk v\r\n')).toBe(-1);
+  });
+
+  it('keeps a << glued to a word, and reads the payload lines as more words (HAProxy 2.6.12 stored key `a<<`, value k1)', () => {
+    expect(parseCliRequest('add map m a<<\nk1 v1\n\n')).toEqual([{ words: ['add', 'map', 'm', 'a<<', 'k1', 'v1'] }]);
   });
 });
 

@@ -3,8 +3,9 @@
  * - an unescaped `;` ends a command; each command's reply is followed by the CLI's own "\n";
  * - blanks (space, tab) separate words; a backslash makes the next character literal and is removed,
  *   so `\;` is a `;` inside a word and `\\` is one backslash;
- * - a line ending in `<<` carries a payload: the following lines up to an empty line, given to the last
- *   command. Quotes mean nothing;
+ * - a line ending in `<<` carries a payload: the following lines up to an empty line (CRs dropped), given
+ *   to the last command; a `<<` glued to the last word stays part of it, and the lines become more words.
+ *   Quotes mean nothing;
  * - several request lines sent at once are all answered, in order.
  */
 export interface CliCommand {
@@ -28,10 +29,14 @@ export function completeRequestLength(buffered: string): number {
   if (nl < 0) return -1;
   const lineEnd = nl > 0 && buffered.charCodeAt(nl - 1) === 0x0d ? nl - 1 : nl;
   if (!buffered.startsWith('<<', lineEnd - 2) || lineEnd < 2) return nl + 1;
-  // A payload ends at the first empty line.
-  if (buffered.startsWith('\n', nl + 1)) return nl + 2;
-  const end = buffered.indexOf('\n\n', nl);
-  return end >= 0 ? end + 2 : -1;
+  // A payload ends at the first empty line; a lone CR counts as empty.
+  let from = nl + 1;
+  for (;;) {
+    const to = buffered.indexOf('\n', from);
+    if (to < 0) return -1;
+    if (to === from || (to === from + 1 && buffered.charCodeAt(from) === 0x0d)) return to + 1;
+    from = to + 1;
+  }
 }
 
 /**
@@ -62,7 +67,11 @@ export function parseCliRequest(request: string): CliCommand[] {
   const nl = request.indexOf('\n');
   if (nl >= 0) line = request.slice(0, nl);
   if (line.endsWith('\r')) line = line.slice(0, -1);
-  if (line.endsWith('<<')) {
+  let moreWords: string[] | undefined;
+  if (line.endsWith('<<') && line.length > 2 && !isBlank(line.charCodeAt(line.length - 3))) {
+    // A `<<` glued to a word stays in it, and the payload's lines are read as more words (measured).
+    moreWords = nl >= 0 ? payloadLines(request.slice(nl + 1)) : [];
+  } else if (line.endsWith('<<')) {
     line = line.slice(0, -2);
     payload = nl >= 0 ? payloadLines(request.slice(nl + 1)) : [];
     // An empty line right after `<<` still hands the command a payload: a lone newline (measured).
@@ -85,7 +94,12 @@ export function parseCliRequest(request: string): CliCommand[] {
       }
     }
   }
-  if (payload !== undefined) commands[commands.length - 1]!.payload = payload;
+  const last = commands[commands.length - 1]!;
+  if (payload !== undefined) last.payload = payload;
+  if (moreWords !== undefined) {
+    for (const l of moreWords) last.words.push(...splitWords(l, 0, l.length));
+    if (last.words.length > WORDS_MAX) last.words.length = WORDS_MAX;
+  }
   return commands;
 }
 
@@ -125,7 +139,8 @@ function payloadLines(text: string): string[] {
     if (to < 0) to = text.length;
     const l = text.slice(from, to);
     if (l === '' || l === '\r') break;
-    lines.push(l);
+    // HAProxy reads the payload a line at a time and drops a line's CR.
+    lines.push(l.endsWith('\r') ? l.slice(0, -1) : l);
     from = to + 1;
   }
   return lines;

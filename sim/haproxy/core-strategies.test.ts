@@ -53,4 +53,16 @@ describe('core config managers against the mock', () => {
     h.apply(eps(2, 3));
     expect(readyPorts(m, 'a.example.com')).toEqual(['10.0.0.2:8080', '10.0.0.3:8080']);
   });
+
+  it('dcm-add-del adds servers to a passthrough backend: `balance source` with `hash-type consistent` is dynamic', () => {
+    // The template writes both on passthrough backends, and HAProxy 2.6.12 registers the server (the
+    // conformance transcript's be_tcp:ns2:hashed); a map-based `source` table would refuse it and reload.
+    const m = new MockHaproxy();
+    const h = new Harness(new DcmAddDelStrategy(), m);
+    h.sync([upsert({ ...route('a'), tls: { termination: 'passthrough' } }), eps(1, 2)]);
+    h.apply(eps(1, 2, 3));
+    expect(h.requests).toEqual([]);
+    expect(h.runtimeErrors).toEqual([]);
+    expect(m.backend('be_tcp:shop:a')!.servers.map((s) => s.address)).toEqual(['10.0.0.1', '10.0.0.2', '10.0.0.3']);
+  });
 });

@@ -28,6 +28,8 @@ export interface MapLayout {
   /** cfg file name as passed to `haproxy -f`, and the line of the first reference (1-based). */
   cfgFile: string;
   line: number;
+  /** Lines of later references to the same file, which HAProxy adds to the map's description. */
+  alsoAt?: readonly number[];
 }
 
 export interface CfgLayout {
@@ -216,6 +218,7 @@ export function defaultMapLayouts(config: HaproxyConfig): readonly MapLayout[] {
 
 function renderBackend(be: BackendConfig, checkIntervalMs: number): string[] {
   const out = [`backend ${be.name}`, `  mode ${be.mode}`, `  balance ${be.balance}`];
+  if (be.hashType !== undefined) out.push(`  hash-type ${be.hashType}`);
   if (be.cookieName !== undefined) {
     if (be.mode !== 'http') throw new Error(`backend ${be.name}: cookies need mode http`);
     out.push(`  cookie ${be.cookieName} insert indirect nocache httponly dynamic`);

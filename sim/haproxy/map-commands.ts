@@ -16,6 +16,7 @@ export interface MapListing {
   path: string;
   cfgFile: string;
   line: number;
+  alsoAt: readonly number[];
   currVer: number;
   nextVer: number;
   /** `entry_cnt` as printed. */
@@ -24,25 +25,33 @@ export interface MapListing {
 
 /** A built map's line in `show map`. */
 export function listingOf(m: MockMap): MapListing {
-  return { id: m.id, path: m.path, cfgFile: m.cfgFile, line: m.line, currVer: m.currVer, nextVer: m.nextVer, entryCount: entryCount(m) };
+  return { id: m.id, path: m.path, cfgFile: m.cfgFile, line: m.line, alsoAt: m.alsoAt, currVer: m.currVer, nextVer: m.nextVer, entryCount: entryCount(m) };
 }
 
 const UNKNOWN_MAP = 'Unknown map identifier. Please use #<id> or <file>.\n\n';
 const ADD_USAGE = "'add map' expects three parameters (map identifier, key and value) or one parameter (map identifier) and a payload\n\n";
 
-/** `<file>` or `#<id>`; an id must be all digits. */
+/**
+ * `<file>` or `#<id>`. The id is read as HAProxy's strtol reads it, and all of it must be a number: leading
+ * blanks and a sign are allowed, and an empty id is 0 (measured on 2.6.12: `#`, `#+0`, `#\ 0` all name map 0).
+ */
 function lookupMap(rt: MapRuntime, ref: string | undefined): MockMap | undefined {
   if (ref === undefined || ref === '') return undefined;
   if (ref.charCodeAt(0) !== 0x23) return rt.map(ref);
-  if (ref.length === 1) return undefined;
-  let id = 0;
-  for (let i = 1; i < ref.length; i++) {
-    const c = ref.charCodeAt(i);
-    if (c < 0x30 || c > 0x39) return undefined;
-    id = id * 10 + (c - 0x30);
-  }
+  const rest = ref.slice(1);
+  if (rest !== '' && !MAP_ID.test(rest)) return undefined;
+  const id = rest === '' ? 0 : Number(rest.trim());
   for (const m of rt.mapListing()) if (m.id === id) return rt.map(m.path);
   return undefined;
+}
+
+const MAP_ID = /^[\t\n\v\f\r ]*[+-]?[0-9]+$/;
+
+/** `, by map at file '<cfg>' line <n>` for each further reference, as HAProxy extends the description. */
+function laterUses(m: MapListing): string {
+  let out = '';
+  for (const line of m.alsoAt) out += `, by map at file '${m.cfgFile}' line ${line}`;
+  return out;
 }
 
 export function showMap(rt: MapRuntime, w: readonly string[]): string {
@@ -55,7 +64,7 @@ export function showMap(rt: MapRuntime, w: readonly string[]): string {
     let out = '# id (file) description\n';
     for (const m of rt.mapListing()) {
       out +=
-        `${m.id} (${m.path}) pattern loaded from file '${m.path}' used by map at file '${m.cfgFile}' line ${m.line}. ` +
+        `${m.id} (${m.path}) pattern loaded from file '${m.path}' used by map at file '${m.cfgFile}' line ${m.line}${laterUses(m)}. ` +
         `curr_ver=${m.currVer} next_ver=${m.nextVer} entry_cnt=${m.entryCount}\n`;
     }
     return `${out}\n`;

@@ -25,6 +25,8 @@ export interface MockMap {
   values: MapValues;
   cfgFile: string;
   line: number;
+  /** Later references to the file (MapLayout.alsoAt); the same empty list when there are none. */
+  alsoAt: readonly number[];
   currVer: number;
   nextVer: number;
   entries: MockMapEntry[];
@@ -92,6 +94,8 @@ export function checkMapValues(layout: MapLayout, entries: readonly MapEntry[]):
   if (bad !== undefined) throw new Error(`map ${layout.path}: value '${bad.value}' of key '${bad.key}' is not an integer`);
 }
 
+const NO_LINES: readonly number[] = [];
+
 export function mapFromLayout(layout: MapLayout, entries: readonly MapEntry[], pointers: PointerSource): MockMap {
   checkMapValues(layout, entries);
   return {
@@ -102,6 +106,7 @@ export function mapFromLayout(layout: MapLayout, entries: readonly MapEntry[], p
     values: layout.values,
     cfgFile: layout.cfgFile,
     line: layout.line,
+    alsoAt: layout.alsoAt ?? NO_LINES,
     currVer: 0,
     nextVer: 0,
     entries: entries.map((e) => ({ ref: pointers.next(), key: e.key, value: e.value, version: 0 })),

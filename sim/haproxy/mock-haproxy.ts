@@ -8,6 +8,7 @@ import { addMap, clearMap, commitMap, delMap, listingOf, prepareMap, setMap, sho
 import { checkMapValues, mapFromLayout, PointerSource, type MockMap } from './map-state.ts';
 import {
   addServer,
+  atoi,
   delServer,
   enableDisableDynamicCookie,
   enableDisableHealth,
@@ -78,7 +79,7 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
       const built = r.maps.get(l.path);
       if (built !== undefined) return listingOf(built);
       const n = r.config.maps[l.file]?.length ?? 0;
-      return { id: l.id, path: l.path, cfgFile: l.cfgFile, line: l.line, currVer: 0, nextVer: 0, entryCount: String(n) };
+      return { id: l.id, path: l.path, cfgFile: l.cfgFile, line: l.line, alsoAt: l.alsoAt ?? [], currVer: 0, nextVer: 0, entryCount: String(n) };
     });
   }
 
@@ -129,13 +130,22 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
     return r.mapLayouts;
   }
 
+  /** `#<id>`: HAProxy looks a proxy up by its id when its name starts with `#` (rare: a scan will do). */
+  private backendById(id: number): MockBackend | undefined {
+    for (const name of this.backendNames()) {
+      const be = this.backend(name);
+      if (be?.id === id) return be;
+    }
+    return undefined;
+  }
+
   backend(name: string): MockBackend | undefined {
     const r = this.running;
     let be = r.backends.get(name);
     if (be !== undefined) return be;
     r.indexByName ??= this.indexBackends(r.config.backends);
     const index = r.indexByName.get(name);
-    if (index === undefined) return undefined;
+    if (index === undefined) return name.charCodeAt(0) === 0x23 ? this.backendById(atoi(name.slice(1))) : undefined;
     const id = this.positionalIds() ? renderedBackendId(index) : this.layout().backendIds.get(name)!;
     be = backendFromConfig(r.config.backends[index]!, id, r.loadedAtS);
     r.backends.set(name, be);
@@ -287,7 +297,8 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
   private runWords(w: readonly string[], payload: readonly string[] | undefined): string | undefined {
     const reply = this.dispatch(w, payload);
     if (reply !== undefined) return reply;
-    if (w[0] === 'quit' && w.length === 1) return undefined;
+    // HAProxy matches the keyword alone: `quit` with words after it still quits.
+    if (w[0] === 'quit') return undefined;
     return usageReply(w.length === 0 ? [''] : w);
   }
 

@@ -8,6 +8,7 @@ import {
   newDynamicServer,
   removeServerFromBackend,
   setAdminState,
+  type DynamicStart,
   type MockBackend,
   type MockServer,
 } from './backend-state.ts';
@@ -39,18 +40,40 @@ const WEIGHT_MAX = 256;
 
 type Lookup = { ok: true; be: MockBackend; srv: MockServer } | { ok: false; reply: string };
 
-/** Resolves `<backend>/<server>`; `terse` selects the single-newline error texts of add/del server. */
+/**
+ * Resolves `<backend>/<server>`, split at the first `/`; `terse` selects the single-newline error texts of
+ * add/del server. Either half may be `#<id>` (see `serverIn`). An empty half is a usage error.
+ */
 function lookupServer(rt: ServerRuntime, arg: string | undefined, terse = false): Lookup {
   const slash = arg === undefined ? -1 : arg.indexOf('/');
   const end = terse ? '\n' : '\n\n';
-  if (arg === undefined || slash < 0) return { ok: false, reply: `Require 'backend/server'.${end}` };
-  const be = rt.backend(arg.slice(0, slash));
+  if (arg === undefined || slash <= 0 || slash === arg.length - 1) return { ok: false, reply: `Require 'backend/server'.${end}` };
+  return findServer(rt, arg.slice(0, slash), arg.slice(slash + 1), end);
+}
+
+function findServer(rt: ServerRuntime, beName: string, srvName: string, end: string): Lookup {
+  const be = rt.backend(beName);
   if (be === undefined) return { ok: false, reply: `No such backend.${end}` };
-  const srv = be.server(arg.slice(slash + 1));
+  const srv = serverIn(be, srvName);
   if (srv === undefined) return { ok: false, reply: `No such server.${end}` };
   // Every command that changes a server finds it here (get weight too: a spare re-read for the checker).
   be.rev++;
   return { ok: true, be, srv };
+}
+
+/** `#<id>` names a server by its id (atoi of the rest; a negative id means the name itself), as HAProxy does. */
+function serverIn(be: MockBackend, name: string): MockServer | undefined {
+  if (name.charCodeAt(0) === 0x23) {
+    const id = atoi(name.slice(1));
+    if (id >= 0) return be.servers.find((s) => s.id === id);
+  }
+  return be.server(name);
+}
+
+/** C's atoi: leading blanks, a sign, digits; anything else reads as 0. */
+export function atoi(text: string): number {
+  const n = strtol(text.replace(/^[\t\n\v\f\r ]+/, ''));
+  return n.digits === 0 ? 0 : n.value;
 }
 
 export function showBackend(rt: ServerRuntime): string {
@@ -142,7 +165,8 @@ export function setServer(rt: ServerRuntime, w: readonly string[]): string {
     case 'weight':
       return setWeight(be, srv, w[4]);
     case 'addr':
-      return setAddr(srv, w[4], w[5] === 'port' ? w[6] : undefined);
+      // `port` with nothing after it is still a port to convert (HAProxy says it cannot).
+      return setAddr(srv, w[4], w[5] === 'port' ? (w[6] ?? '') : undefined);
     default:
       return SET_SERVER_USAGE;
   }
@@ -181,7 +205,11 @@ export function setWeightCommand(rt: ServerRuntime, w: readonly string[]): strin
 }
 
 export function getWeight(rt: ServerRuntime, w: readonly string[]): string {
-  const found = lookupServer(rt, w[2]);
+  // Unlike the others, `get weight` looks up an empty backend name (No such backend) rather than refuse it.
+  const arg = w[2];
+  const slash = arg === undefined ? -1 : arg.indexOf('/');
+  const found =
+    arg === undefined || slash < 0 || slash === arg.length - 1 ? lookupServer(rt, arg) : findServer(rt, arg.slice(0, slash), arg.slice(slash + 1), '\n\n');
   if (!found.ok) return found.reply;
   return `${found.srv.uweight} (initial ${found.srv.iweight})\n\n`;
 }
@@ -234,7 +262,7 @@ function setAddr(srv: MockServer, addrText: string | undefined, portText: string
   if (srv.address === '-') return `Update for the current server address family is only supported through configuration file${SOCKET_CMD}\n\n`;
   let msg = ip === srv.address ? 'no need to change the addr' : `IP changed from '${srv.address}' to '${addrText}'`;
   srv.address = ip;
-  if (portText !== undefined && portText !== '') msg += `, ${setPort(srv, portText)}`;
+  if (portText !== undefined) msg += `, ${setPort(srv, portText)}`;
   return `${msg}${SOCKET_CMD}\n\n`;
 }
 
@@ -281,16 +309,18 @@ export function enableDisableHealth(rt: ServerRuntime, w: readonly string[], ena
 export function addServer(rt: ServerRuntime, w: readonly string[]): string {
   const arg = w[2];
   const slash = arg === undefined ? -1 : arg.indexOf('/');
-  if (arg === undefined || slash < 0) return "Require 'backend/server'.\n";
+  if (arg === undefined || slash <= 0 || slash === arg.length - 1) return "Require 'backend/server'.\n";
   const be = rt.backend(arg.slice(0, slash));
   if (be === undefined) return 'No such backend.\n';
   if (!be.dynamicLb) return 'Backend must use a dynamic load balancing to support dynamic servers.\n';
   const name = arg.slice(slash + 1);
   const addrText = w[3];
   if (addrText === undefined || addrText === '') return "'server' expects <name> and <addr>[:<port>] as arguments.\n\n";
+  const bad = SERVER_NAME_BAD_CHAR.exec(name);
+  if (bad !== null) return `character '${bad[0]}' is not permitted in server name '${name}'.\n\n`;
   const target = parseServerTarget(addrText);
   if (!target.ok) return target.reply;
-  const opts = { weight: 1, check: false, disabled: false, ssl: false, portMap: target.portMap, checkPort: 0 };
+  const opts = { weight: 1, check: false, start: 'maint' as DynamicStart, ssl: false, portMap: target.portMap, checkPort: 0 };
   for (let i = 4; i < w.length; i++) {
     const kw = w[i]!;
     const def = findServerKeyword(kw);
@@ -309,8 +339,8 @@ export function addServer(rt: ServerRuntime, w: readonly string[]): string {
     } else if (kw === 'port') opts.checkPort = strtol(value).value & 0xffff;
     else if (kw === 'check') opts.check = true;
     else if (kw === 'ssl') opts.ssl = true;
-    else if (kw === 'disabled') opts.disabled = true;
-    else if (kw === 'enabled') opts.disabled = false;
+    else if (kw === 'disabled') opts.start = 'disabled';
+    else if (kw === 'enabled') opts.start = 'enabled';
     // `source` takes a variable number of words; one is the common case.
     i += def[1] < 0 ? 1 : def[1];
   }
@@ -325,6 +355,9 @@ export function addServer(rt: ServerRuntime, w: readonly string[]): string {
   addServerToBackend(be, srv);
   return 'New server registered.\n\n';
 }
+
+/** HAProxy's invalid_char: names are letters, digits and `.`, `_`, `-`, `:` (config and runtime alike). */
+const SERVER_NAME_BAD_CHAR = /[^A-Za-z0-9._:-]/;
 
 /**
  * The address of `add server`, read as HAProxy 2.6's address parser does (measured): an optional
@@ -367,7 +400,10 @@ function parseServerTarget(text: string): ParsedTarget {
 
 /** `del server <be>/<srv>`: only a server in maintenance (and, really, without connections) can go. */
 export function delServer(rt: ServerRuntime, w: readonly string[]): string {
-  const found = lookupServer(rt, w[2], true);
+  // HAProxy starts looking for the '/' at the second character, so `/x` is a usage error too.
+  const arg = w[2];
+  const slash = arg === undefined ? -1 : arg.indexOf('/', 1);
+  const found = arg === undefined || slash < 0 || slash === arg.length - 1 ? lookupServer(rt, undefined, true) : findServer(rt, arg.slice(0, slash), arg.slice(slash + 1), '\n');
   if (!found.ok) return found.reply;
   if ((found.srv.adminState & ADMIN_IN_MAINT) === 0) return 'Only servers in maintenance mode can be deleted.\n';
   removeServerFromBackend(found.be, found.srv);
