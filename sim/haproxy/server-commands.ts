@@ -320,7 +320,7 @@ export function addServer(rt: ServerRuntime, w: readonly string[]): string {
   if (bad !== null) return `character '${bad[0]}' is not permitted in server name '${name}'.\n\n`;
   const target = parseServerTarget(addrText);
   if (!target.ok) return target.reply;
-  const opts = { weight: 1, check: false, start: 'maint' as DynamicStart, ssl: false, portMap: target.portMap, checkPort: 0 };
+  const opts = { weight: 1, check: false, start: 'maint' as DynamicStart, ssl: false, portMap: target.portMap, checkPort: 0, tlsToServer: false, verifyNone: false, caFile: false };
   for (let i = 4; i < w.length; i++) {
     const kw = w[i]!;
     const def = findServerKeyword(kw);
@@ -338,7 +338,14 @@ export function addServer(rt: ServerRuntime, w: readonly string[]): string {
       opts.weight = weight;
     } else if (kw === 'port') opts.checkPort = strtol(value).value & 0xffff;
     else if (kw === 'check') opts.check = true;
-    else if (kw === 'ssl') opts.ssl = true;
+    else if (kw === 'ssl') opts.ssl = opts.tlsToServer = true;
+    else if (kw === 'check-ssl') opts.tlsToServer = true;
+    else if (kw === 'ca-file') opts.caFile = value !== '';
+    else if (kw === 'verify') {
+      if (value === '') return "'verify' : missing verify method.\n\n";
+      if (value !== 'none' && value !== 'required') return `'verify' : unknown verify method '${value}', only 'none' and 'required' are supported.\n\n`;
+      opts.verifyNone = value === 'none';
+    }
     else if (kw === 'disabled') opts.start = 'disabled';
     else if (kw === 'enabled') opts.start = 'enabled';
     // `source` takes a variable number of words; one is the common case.
@@ -349,12 +356,18 @@ export function addServer(rt: ServerRuntime, w: readonly string[]): string {
   if (opts.check && opts.checkPort === 0 && target.portMap && ip !== undefined) {
     return `config: backend '${be.name}': server '${name}' has neither service port nor check port nor tcp_check rule 'connect' with port information.\n\n`;
   }
+  // TLS to the server verifies it unless told not to (ssl-server-verify defaults to required), so it needs
+  // a CA file; whether the file loads is not modelled (the router writes the ones it names).
+  if (opts.tlsToServer && !opts.verifyNone && !opts.caFile) return SSL_VERIFY_WITHOUT_CA;
   if (be.server(name) !== undefined) return 'Already exists a server with the same name in backend.\n\n';
   const fqdn = ip === undefined ? target.host : '-';
   const srv = newDynamicServer(be, name, ip ?? '-', fqdn, target.port, opts, rt.nowS());
   addServerToBackend(be, srv);
   return 'New server registered.\n\n';
 }
+
+const SSL_VERIFY_WITHOUT_CA =
+  "verify is enabled by default but no CA file specified. If you're running on a LAN where you're certain to trust the server's certificate, please set an explicit 'verify none' statement on the 'server' line, or use 'ssl-server-verify none' in the global section to disable server-side verifications by default.\n\n";
 
 /** HAProxy's invalid_char: names are letters, digits and `.`, `_`, `-`, `:` (config and runtime alike). */
 const SERVER_NAME_BAD_CHAR = /[^A-Za-z0-9._:-]/;
