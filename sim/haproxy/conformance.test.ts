@@ -315,6 +315,7 @@ function transcript(dir: string): Step[] {
     'add server be_edge_http:ns1:api/a/b 127.128.1.5:80',
     'add server be_edge_http:ns1:api/a$b',
     'add server be_edge_http:ns1:api/t-1 127.128.1.7:443 ssl',
+    'add server be_edge_http:ns1:api/abns-1 abns@foo',
     'add server be_edge_http:ns1:api/api-1 127.128.1.7:443 check-ssl',
     'add server be_edge_http:ns1:api/t-1 127.128.1.7:443 ssl verify',
     'add server be_edge_http:ns1:api/t-1 127.128.1.7:443 ssl verify optional',

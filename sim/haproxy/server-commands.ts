@@ -376,12 +376,12 @@ const SERVER_NAME_BAD_CHAR = /[^A-Za-z0-9._:-]/;
  * The address of `add server`, read as HAProxy 2.6's address parser does (measured): an optional
  * `ipv4@`/`ipv6@` prefix, `[v6]` in brackets, otherwise the LAST colon separates the port (so a bare
  * `fd00::1` is host `fd00:` port 1); an empty host or `*` is 0.0.0.0; a host that is no IP literal is kept
- * as a name. A unix socket has neither address nor port.
+ * as a name. A unix socket (abstract ones included) has neither address nor port.
  */
 type ParsedTarget = { ok: true; host: string; port: number; portMap: boolean } | { ok: false; reply: string };
 
 function parseServerTarget(text: string): ParsedTarget {
-  if (text.startsWith('unix@') || text.startsWith('/')) return { ok: true, host: '-', port: 0, portMap: true };
+  if (text.startsWith('unix@') || text.startsWith('abns@') || text.startsWith('/')) return { ok: true, host: '-', port: 0, portMap: true };
   let rest = text;
   if (rest.startsWith('ipv4@') || rest.startsWith('ipv6@')) rest = rest.slice(5);
   let host: string;
