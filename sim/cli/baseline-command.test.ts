@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
@@ -39,4 +39,41 @@ test('baseline update writes what run --baseline reads, and reports what moved',
   updateBaselines([a, b], { baseline: base }, (l) => said.push(l));
   expect(said[0]).toMatch(/alpha\/report\.json: .*events 4 → 7/);
   expect(said[1]).toMatch(/beta\/report\.json: unchanged$/);
+});
+
+test('one scenario updated alone lands beside the suite; a baseline of another scenario is refused', async () => {
+  const a = join(dir, 'one-a.yaml');
+  const b = join(dir, 'one-b.yaml');
+  writeFileSync(a, scenario('gamma', 2));
+  writeFileSync(b, scenario('delta', 3));
+  const base = join(dir, 'one-baselines');
+  const quiet = () => undefined;
+  expect(updateBaselines([a, b], { baseline: base }, quiet)).toBe(0);
+  // Updating gamma alone rewrites gamma's file, not a report.json at the top that every single run would read.
+  const said: string[] = [];
+  updateBaselines([a], { baseline: base, set: { 'router.blueprintPoolSize': '0' } }, (l) => said.push(l));
+  expect(said).toEqual([expect.stringMatching(/one-baselines\/gamma\/report\.json: /)]);
+  expect(existsSync(join(base, 'report.json'))).toBe(false);
+
+  const out = process.stdout.write;
+  const err = process.stderr.write;
+  const errors: string[] = [];
+  process.stdout.write = (() => true) as typeof process.stdout.write;
+  process.stderr.write = ((t: string) => errors.push(t) > 0) as typeof process.stderr.write;
+  try {
+    // delta alone, against the directory: its own baseline, unchanged.
+    expect(await runCommand([b], { baseline: base, progress: false })).toBe(0);
+    // delta against gamma's report: unrelated numbers, so bad input rather than a regression.
+    await expect(runCommand([b], { baseline: join(base, 'gamma', 'report.json'), progress: false })).rejects.toThrow(
+      "this baseline is scenario 'gamma', not 'delta'",
+    );
+    // A scenario the directory has no baseline for is run, and said to be uncompared.
+    const c = join(dir, 'one-c.yaml');
+    writeFileSync(c, scenario('epsilon', 1));
+    expect(await runCommand([b, c], { baseline: base, progress: false })).toBe(0);
+    expect(errors.join('')).toMatch(/no baseline for epsilon \(.*one-baselines\/epsilon\/report\.json\): not compared/);
+  } finally {
+    process.stdout.write = out;
+    process.stderr.write = err;
+  }
 });

@@ -18,8 +18,8 @@ interface UpdateOptions {
 
 /**
  * `routerbench baseline update <inputs...> --baseline DIR`: runs the inputs and rewrites their baseline
- * reports, in the layout `run --baseline DIR` reads: DIR/report.json for one input, DIR/<scenario>/report.json
- * for several. Every input loads and runs before anything is written; prints what moved against the old
+ * reports, in the layout `run --baseline DIR` reads: DIR/<scenario>/report.json, for one input as for several,
+ * so that updating one scenario leaves the suite's other baselines in place. Every input loads and runs before anything is written; prints what moved against the old
  * baseline. Accepting new numbers is the point, so a failing budget does not stop it (exit 0).
  */
 export function registerBaselineCommand(program: Command): Command {
@@ -43,16 +43,16 @@ export function updateBaselines(paths: string[], opts: UpdateOptions, say: (line
   if (opts.set !== undefined) overrides.set = opts.set;
   const inputs = expandInputPaths(paths).map((p) => loadRunInput(p, overrides));
   const names = outputDirNames(inputs);
-  const single = inputs.length === 1;
   const written = inputs.map((input, i) => {
-    const file = single ? join(opts.baseline, 'report.json') : join(opts.baseline, names[i]!, 'report.json');
+    const file = join(opts.baseline, names[i]!, 'report.json');
     return { file, report: runOne(input).report };
   });
   for (const { file, report } of written) {
     const old = readOld(file);
     writeFileAtomic(file, `${JSON.stringify(report, null, 2)}\n`);
     if (old === undefined) {
-      say(`${file}: new baseline (${report.reloads.total} reloads, failover p99 ${report.failover.latencyMs.p99 ?? '-'} ms)`);
+      const p99 = report.failover.latencyMs.p99;
+      say(`${file}: new baseline (${report.reloads.total} reloads, ${p99 === null ? 'no failover' : `failover p99 ${p99} ms`})`);
       continue;
     }
     const moved = compareWithBaseline(report, old).rows.filter((r) => r.verdict !== 'same');

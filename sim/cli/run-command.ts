@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import Tinypool from 'tinypool';
-import { compareWithBaseline, reportShapeError, type Tolerance } from '../../reports/baseline.ts';
+import { compareWithBaseline, type Tolerance } from '../../reports/baseline.ts';
 import type { Report } from '../../reports/report.ts';
 import { renderHtmlReport } from '../../reports/render/html.ts';
 import { renderJUnit } from '../../reports/render/junit.ts';
@@ -15,6 +15,7 @@ import { expandInputPaths, loadRunInput, type InputOverrides } from '../load-inp
 import { parseRouterDeployment, parseRouterEnv, ROUTER_ENV_NAMES } from '../router-env.ts';
 import { runTask, taskError, type RunTask, type RunTaskResult } from '../parallel/run-task.ts';
 import type { RunInput } from '../run-input.ts';
+import { baselineFile, readBaseline } from './baseline-files.ts';
 import { EXIT } from './exit-codes.ts';
 import { outputDirNames } from './output-dir-names.ts';
 import { withStderrProgress } from './run-progress.ts';
@@ -65,6 +66,8 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
   const inputs = files.map((p) => loadRunInput(p, overrides));
   const names = outputDirNames(inputs);
   const single = inputs.length === 1;
+  // Baselines are read before any run too: a wrong one should not cost the runs first.
+  const baselines = opts.baseline === undefined ? undefined : loadBaselines(opts.baseline, inputs, names, single);
   const dirOf = (i: number): string | undefined => (opts.out === undefined ? undefined : single ? opts.out : join(opts.out, names[i]!));
   const createdDirs: string[] = [];
   const tasks: RunTask[] = files.map((file, i) => {
@@ -87,7 +90,7 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
   const tolerances: Array<Tolerance | string> = opts.tolerance ?? [];
   const outcomes: ScenarioOutcome[] = done.map((r, i) => {
     const outcome: ScenarioOutcome = { report: r.report };
-    const baseline = opts.baseline === undefined ? undefined : readBaseline(opts.baseline, names[i]!, single);
+    const baseline = baselines?.[i];
     if (baseline !== undefined) outcome.comparison = compareWithBaseline(r.report, baseline, tolerances);
     return outcome;
   });
@@ -107,7 +110,11 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
   const reports = outcomes.map((o) => ({ ...o.report, pass: outcomePasses(o) }));
   if (opts.json) process.stdout.write(JSON.stringify(single ? reports[0] : reports, null, 2) + '\n');
   else process.stdout.write(renderSummaryTable(reports));
-  for (const o of outcomes) if (o.comparison && !o.comparison.pass) process.stdout.write(describeRegression(o));
+  for (const o of outcomes) {
+    // A baseline of another seed or strategy compares numbers that were never meant to match: say so.
+    for (const w of o.comparison?.warnings ?? []) process.stderr.write(`${o.report.scenario}: ${w}\n`);
+    if (o.comparison && !o.comparison.pass) process.stdout.write(describeRegression(o));
+  }
   return outcomes.every(outcomePasses) ? EXIT.pass : EXIT.fail;
 }
 
@@ -187,21 +194,15 @@ export function buildOverrides(opts: RunOptions): InputOverrides {
 }
 
 
-function readBaseline(path: string, name: string, single: boolean): Report | undefined {
-  let file = path;
-  if (existsSync(path) && statSync(path).isDirectory()) {
-    file = single && existsSync(join(path, 'report.json')) ? join(path, 'report.json') : join(path, name, 'report.json');
-    if (!existsSync(file)) return undefined;
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new InputError(file, `cannot read the baseline report (${(err as Error).message})`);
-  }
-  const problem = reportShapeError(raw);
-  if (problem !== null) throw new InputError(file, `not a routerbench report.json: ${problem}`);
-  return raw as Report;
+/** Each input's baseline, or undefined where the directory has none (said on stderr: nothing is compared). */
+function loadBaselines(path: string, inputs: readonly RunInput[], names: readonly string[], single: boolean): Array<Report | undefined> {
+  if (!existsSync(path)) throw new InputError('--baseline', `'${path}' does not exist (write baselines with \`routerbench baseline update\`)`);
+  return inputs.map((input, i) => {
+    const file = baselineFile(path, names[i]!, single);
+    const report = readBaseline(file, input.name);
+    if (report === undefined) process.stderr.write(`no baseline for ${input.name} (${file}): not compared\n`);
+    return report;
+  });
 }
 
 function describeRegression(o: ScenarioOutcome): string {
