@@ -49,3 +49,7 @@ test('--strict refuses the input and writes nothing', async () => {
 test('a missing input file is an input error', async () => {
   await expect(program().parseAsync(['import', join(dir, 'none.json')], { from: 'user' })).rejects.toBeInstanceOf(InputError);
 });
+
+test('a directory given as the input is an input error naming it (it was an EISDIR crash)', async () => {
+  await expect(program().parseAsync(['import', dir], { from: 'user' })).rejects.toThrow(`${dir}: is a directory`);
+});

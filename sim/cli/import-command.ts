@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { InputError } from '../eventlog/input-error.ts';
@@ -30,6 +30,7 @@ export function registerImportCommand(program: Command): Command {
     .action(async (input: string | undefined, opts: ImportCliOptions) => {
       const file = input === undefined || input === '-' ? '<stdin>' : input;
       if (file !== '<stdin>' && !existsSync(file)) throw new InputError(file, 'cannot read the watch stream: no such file');
+      if (file !== '<stdin>' && statSync(file).isDirectory()) throw new InputError(file, 'is a directory; give the file that holds the watch stream');
       const options: ImportOptions = { file };
       if (opts.strict) options.strict = true;
       if (opts.spacingMs !== undefined) options.spacingMs = opts.spacingMs;
@@ -77,6 +78,7 @@ function* readChunks(input: string | undefined): Generator<string> {
           continue;
         }
         if ((err as NodeJS.ErrnoException).code === 'EOF') break;
+        if ((err as NodeJS.ErrnoException).code === 'EISDIR') throw new InputError(input ?? '<stdin>', 'is a directory; give the file that holds the watch stream');
         throw err;
       }
       if (n === 0) break;

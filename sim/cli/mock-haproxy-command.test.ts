@@ -3,8 +3,12 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InputError } from '../eventlog/input-error.ts';
+import { CfgParseError } from '../haproxy/cfg-parser.ts';
 import { renderHaproxyCfg, writeRenderedCfg } from '../haproxy/haproxy-cfg.ts';
+import { registerMockHaproxyCommand } from './mock-haproxy-command.ts';
 
 /**
  * Runs `routerbench mock-haproxy` as its own process (through a two-line commander program, since the lead
@@ -101,5 +105,29 @@ describeSocat(socatAvailable ? 'routerbench mock-haproxy' : 'routerbench mock-ha
     proc!.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(existsSync(socket)).toBe(false);
+  });
+});
+
+describe('routerbench mock-haproxy: bad input', () => {
+  const run = (...args: string[]): Promise<unknown> => {
+    const program = new Command('routerbench').exitOverride();
+    registerMockHaproxyCommand(program);
+    return program.parseAsync(['mock-haproxy', ...args], { from: 'user' });
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'routerbench-mock-bad-'));
+  const cfg = join(dir, 'haproxy.cfg');
+  writeFileSync(cfg, 'backend b\n  balance roundrobin\n');
+  const plain = join(dir, 'plain');
+  writeFileSync(plain, '');
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('names a --config that is a directory or not an haproxy.cfg, and a --socket it cannot use, without serving', async () => {
+    await expect(run('--config', dir, '--socket', join(dir, 's.sock'))).rejects.toThrow(`${dir}: is a directory`);
+    const yaml = join(dir, 'scenario.yaml');
+    writeFileSync(yaml, 'name: x\nsim: { durationMs: 1000 }\n');
+    await expect(run('--config', yaml, '--socket', join(dir, 's.sock'))).rejects.toThrow(CfgParseError);
+    await expect(run('--config', cfg, '--socket', plain)).rejects.toThrow(`${plain}: exists and is not a socket`);
+    await expect(run('--config', cfg, '--socket', join(dir, 'no', 's.sock'))).rejects.toThrow(InputError);
+    expect(existsSync(join(dir, 's.sock'))).toBe(false);
   });
 });

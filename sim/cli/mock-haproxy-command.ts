@@ -1,6 +1,8 @@
-import { existsSync, lstatSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { dirname } from 'node:path';
 import type { Command } from 'commander';
+import { InputError } from '../eventlog/input-error.ts';
 import { parseHaproxyCfg } from '../haproxy/cfg-parser.ts';
 import { MockHaproxy } from '../haproxy/mock-haproxy.ts';
 import { serveConnection } from '../haproxy/socket-server.ts';
@@ -24,6 +26,8 @@ export function registerMockHaproxyCommand(program: Command): void {
     .requiredOption('--socket <path>', 'unix socket path to listen on')
     .action(async (opts: MockHaproxyOptions) => {
       const mock = new MockHaproxy({ clockS: () => Math.floor(Date.now() / 1000) });
+      if (!existsSync(opts.config)) throw new InputError(opts.config, 'no such file (--config)');
+      if (statSync(opts.config).isDirectory()) throw new InputError(opts.config, 'is a directory; --config takes an haproxy.cfg file');
       const load = (): void => {
         const parsed = parseHaproxyCfg(readFileSync(opts.config, 'utf8'), {
           cfgFile: opts.config,
@@ -34,12 +38,14 @@ export function registerMockHaproxyCommand(program: Command): void {
       load();
       // HAProxy replaces a stale socket file on start; do the same, but never remove anything else.
       if (existsSync(opts.socket)) {
-        if (!lstatSync(opts.socket).isSocket()) throw new Error(`${opts.socket} exists and is not a socket`);
+        if (!lstatSync(opts.socket).isSocket()) throw new InputError(opts.socket, 'exists and is not a socket: remove it or choose another --socket path');
         rmSync(opts.socket);
       }
+      const dir = dirname(opts.socket);
+      if (!existsSync(dir)) throw new InputError(opts.socket, `cannot listen: the directory ${dir} does not exist`);
       const server = createServer((socket) => serveConnection(socket, mock));
       await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
+        server.once('error', (e: NodeJS.ErrnoException) => reject(new InputError(opts.socket, `cannot listen: ${e.code ?? e.message}`)));
         server.listen(opts.socket, resolve);
       });
       process.stderr.write(

@@ -47,7 +47,8 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
   const backendIds = new Map<string, number>();
   let proxyCount = 0;
   let defaultMode: 'http' | 'tcp' = 'tcp';
-  let section: Section = { kind: 'other' };
+  // Before the first section header nothing may stand: HAProxy refuses the file (and a YAML file lands here).
+  let section: Section | undefined;
   let nextRefId = 0;
   const parsedMaps: (Omit<MapLayout, 'file' | 'alsoAt'> & { alsoAt: number[] })[] = [];
   const deferredMaps: Omit<MapLayout, 'file' | 'id'>[] = [];
@@ -102,6 +103,7 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
       section = { kind: 'other' };
       continue;
     }
+    if (section === undefined) throw new CfgParseError(file, lineNo, `unknown keyword '${kw}' out of section (is this an haproxy.cfg?)`);
 
     // Map references and ACL expressions, in the order HAProxy creates their pattern references.
     if (section.kind === 'frontend' || section.kind === 'backend' || section.kind === 'defaults') {
