@@ -1,3 +1,4 @@
+import { getMaxListeners, setMaxListeners } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import Tinypool from 'tinypool';
 import { taskAt, type SweepDefinition } from './plan.ts';
@@ -69,6 +70,8 @@ export interface ExecuteOptions {
 export async function executeSweep(def: SweepDefinition, opts: ExecuteOptions): Promise<{ rows: Array<RunRow | undefined>; interrupted: boolean }> {
   const rows = new Array<RunRow | undefined>(def.seeds.length * def.grid.reduce((n, a) => n * a.values.length, 1));
   const inFlight = Math.max(1, opts.executor.workers * 2);
+  // Every run in flight listens on the one signal; Node warns of a leak past 10 listeners (6 workers and up).
+  if (opts.signal !== undefined) setMaxListeners(Math.max(getMaxListeners(opts.signal), inFlight + 1), opts.signal);
   let next = 0;
   let failure: unknown;
   const aborted = (): boolean => opts.signal?.aborted === true;
