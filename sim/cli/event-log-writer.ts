@@ -1,6 +1,7 @@
 import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { InputEvent } from '../../core/events.ts';
+import { aboutDestination, prepareDestination } from './write-outputs.ts';
 
 /** Header line of a v1 event log; `extra` adds fields such as seed and source. */
 export function eventLogHeader(extra: Record<string, unknown> = {}): string {
@@ -60,8 +61,14 @@ export async function writeEventLogToStream(out: Writable, header: string, event
 
 /** Writes a file through a temporary sibling and a rename: on any error nothing is left at `path`. */
 export function writeEventLogFile(path: string, header: string, events: Iterable<InputEvent>): void {
+  prepareDestination(path);
   const tmp = `${path}.tmp-${process.pid}`;
-  const fd = openSync(tmp, 'w');
+  let fd: number;
+  try {
+    fd = openSync(tmp, 'w');
+  } catch (err) {
+    throw aboutDestination(err, tmp, path);
+  }
   try {
     for (const chunk of eventLogChunks(header, events)) writeSync(fd, chunk);
     closeSync(fd);
@@ -73,6 +80,6 @@ export function writeEventLogFile(path: string, header: string, events: Iterable
       // already closed
     }
     rmSync(tmp, { force: true });
-    throw err;
+    throw aboutDestination(err, tmp, path);
   }
 }

@@ -14,10 +14,12 @@ import { registerMergeCommand } from './merge-command.ts';
 import { buildOverrides } from './run-command.ts';
 import { collectList, collectSet, parseSeed } from './scenario-options.ts';
 import { rerunSingleThreadedV8, runsSingleThreadedV8, wantsSingleThreadedV8 } from './single-threaded-v8.ts';
-import { writeFileAtomic } from './write-outputs.ts';
+import { checkOutDir, writeFileAtomic } from './write-outputs.ts';
 
 /** Exit code of a sweep stopped with Ctrl-C (128 + SIGINT), after it wrote the finished rows. */
 export const EXIT_INTERRUPTED = 130;
+/** A Ctrl-C this soon after the first is the same keypress passed on by a wrapper (tsx), not a second one. */
+const SECOND_SIGINT_MS = 1000;
 
 interface SweepOptions {
   grid?: string[];
@@ -79,6 +81,7 @@ export function registerSweepCommand(program: Command): Command {
 }
 
 export async function sweepCommand(file: string, opts: SweepOptions): Promise<number> {
+  if (opts.out !== undefined) checkOutDir(opts.out);
   if (opts.singleThreadedV8 !== false && wantsSingleThreadedV8(opts.workers ?? availableParallelism()) && !runsSingleThreadedV8()) {
     return rerunSingleThreadedV8();
   }
@@ -117,9 +120,16 @@ export async function sweepCommand(file: string, opts: SweepOptions): Promise<nu
   const label = `${def.scenario.name}${shard === undefined ? '' : ` shard ${shard.index}/${shard.count}`}`;
   const progress = opts.progress === false ? undefined : createProgress(positions.length, label);
   const stop = new AbortController();
+  let firstSigintMs = 0;
   const onSigint = (): void => {
-    if (stop.signal.aborted) process.exit(EXIT_INTERRUPTED);
-    process.stderr.write('\nstopping: keeping the finished runs (Ctrl-C again to quit at once)\n');
+    // A wrapper such as tsx passes the terminal's Ctrl-C on once more, a moment after the terminal sent it:
+    // only a second Ctrl-C a second or more later means "quit at once".
+    if (stop.signal.aborted) {
+      if (Date.now() - firstSigintMs >= SECOND_SIGINT_MS) process.exit(EXIT_INTERRUPTED);
+      return;
+    }
+    firstSigintMs = Date.now();
+    process.stderr.write('\nstopping: keeping the finished runs (Ctrl-C again, a second later, to quit at once)\n');
     stop.abort();
   };
   process.on('SIGINT', onSigint);

@@ -1,16 +1,46 @@
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { InputError } from '../eventlog/input-error.ts';
 
 /** Writes a file whole or not at all: to a temporary name first, renamed into place. */
 export function writeFileAtomic(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
+  prepareDestination(path);
   const tmp = `${path}.partial`;
-  writeFileSync(tmp, text);
   try {
+    writeFileSync(tmp, text);
     renameSync(tmp, path);
   } catch (err) {
-    // A directory where the file should go, say: leave nothing behind.
     rmSync(tmp, { force: true });
-    throw err;
+    throw aboutDestination(err, tmp, path);
   }
+}
+
+/**
+ * Before a file is written through a temporary sibling: its directory is made as needed, and a directory
+ * standing where the file should go is refused before anything is written.
+ */
+export function prepareDestination(path: string): void {
+  if (existsSync(path) && statSync(path).isDirectory()) throw new InputError(path, 'is a directory; a file was expected here');
+  mkdirSync(dirname(path), { recursive: true });
+}
+
+/** An error about the temporary sibling, retold about the file the user named (the sibling is gone). */
+export function aboutDestination(err: unknown, tmp: string, path: string): unknown {
+  const e = err as NodeJS.ErrnoException;
+  if (e instanceof Error && e.path === tmp) e.path = path;
+  return err;
+}
+
+/**
+ * `--out DIR` checked before the work that fills it: a file in the way, at DIR or above it, is bad input
+ * now rather than after a long sweep.
+ */
+export function checkOutDir(dir: string, flag = '--out'): void {
+  let at = dir;
+  while (!existsSync(at)) {
+    const up = dirname(at);
+    if (up === at) return;
+    at = up;
+  }
+  if (!statSync(at).isDirectory()) throw new InputError(dir, at === dir ? `exists and is not a directory (${flag})` : `${at} is a file, not a directory (${flag})`);
 }
