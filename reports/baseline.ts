@@ -61,9 +61,9 @@ const COMPARED: ReadonlyArray<readonly [string, Direction]> = [
 /** `failover.p99=5%` or `reloads.total=2`. Throws BudgetSyntaxError (an input error) otherwise. */
 export function parseTolerance(text: string): Tolerance {
   const m = /^\s*([^=\s]+)\s*=\s*([0-9]*\.?[0-9]+)\s*(%?)\s*$/.exec(text);
-  if (m === null) throw new BudgetSyntaxError(text, "a tolerance reads 'metric=5%' (relative) or 'metric=2' (absolute)");
+  if (m === null) throw new BudgetSyntaxError(text, "a tolerance reads 'metric=5%' (relative) or 'metric=2' (absolute)", 'tolerance');
   const path = canonicalMetricPath(m[1]!);
-  if (path === null) throw new BudgetSyntaxError(text, `unknown metric '${m[1]}'`);
+  if (path === null) throw new BudgetSyntaxError(text, `unknown metric '${m[1]}'`, 'tolerance');
   const n = Number(m[2]);
   return m[3] === '%' ? { path, relative: n / 100, text: `${path}=${m[2]}%` } : { path, absolute: n, text: `${path}=${m[2]}` };
 }

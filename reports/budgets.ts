@@ -23,8 +23,10 @@ export class BudgetSyntaxError extends Error {
   constructor(
     readonly text: string,
     detail: string,
+    /** What was being read: a budget, or a baseline tolerance (same metric names). */
+    what: 'budget' | 'tolerance' = 'budget',
   ) {
-    super(`bad budget '${text}': ${detail}`);
+    super(`bad ${what} '${text}': ${detail}`);
     this.name = 'BudgetSyntaxError';
   }
 }

@@ -96,6 +96,17 @@ describe('routerbench CLI exit codes', () => {
     expect(cli('run', good, '--tolerance', 'failover.p99=5%')).toMatchObject({ code: 2, err: expect.stringContaining('--tolerance: applies to a comparison with baselines') });
   });
 
+  it('2 for a bad --tolerance before any run; a $GITHUB_STEP_SUMMARY that cannot be written is said, not a failure', () => {
+    expect(cli('run', good, '--out', join(dir, 'tol'), '--no-progress').code).toBe(0);
+    expect(cli('run', good, '--baseline', join(dir, 'tol', 'report.json'), '--tolerance', 'reloads.totl=5%')).toMatchObject({
+      code: 2,
+      err: expect.stringContaining("--tolerance: bad tolerance 'reloads.totl=5%': unknown metric 'reloads.totl'"),
+    });
+    const r = spawnSync(process.execPath, [BIN, 'run', good, '--no-progress'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, GITHUB_STEP_SUMMARY: dir } });
+    expect(r.status).toBe(0);
+    expect(r.stderr).toContain(`cannot append the summary to $GITHUB_STEP_SUMMARY (${dir}): EISDIR`);
+  });
+
   it('0 for --help on every command', () => {
     for (const c of [[], ['run'], ['report'], ['expand'], ['import'], ['mock-haproxy']]) {
       const r = cli(...c, '--help');

@@ -3,7 +3,8 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import Tinypool from 'tinypool';
-import { compareWithBaseline, type Tolerance } from '../../reports/baseline.ts';
+import { compareWithBaseline, parseTolerance, type Tolerance } from '../../reports/baseline.ts';
+import { BudgetSyntaxError } from '../../reports/budgets.ts';
 import type { Report } from '../../reports/report.ts';
 import { renderHtmlReport } from '../../reports/render/html.ts';
 import { renderJUnit } from '../../reports/render/junit.ts';
@@ -60,6 +61,14 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
   if (opts.tolerance !== undefined && opts.baseline === undefined) {
     throw new InputError('--tolerance', 'applies to a comparison with baselines: give --baseline too');
   }
+  // Read before any run: a typo in a tolerance should not wait for the whole suite.
+  const tolerances: Tolerance[] = (opts.tolerance ?? []).map((t) => {
+    try {
+      return parseTolerance(t);
+    } catch (err) {
+      throw err instanceof BudgetSyntaxError ? new InputError('--tolerance', err.message) : err;
+    }
+  });
   const overrides = buildOverrides(opts);
   // Load and validate every input before running anything: a bad file fails fast and writes nothing.
   const files = expandInputPaths(paths);
@@ -87,7 +96,6 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
     throw taskError(failed);
   }
   const done = results as Array<Extract<RunTaskResult, { ok: true }>>;
-  const tolerances: Array<Tolerance | string> = opts.tolerance ?? [];
   const outcomes: ScenarioOutcome[] = done.map((r, i) => {
     const outcome: ScenarioOutcome = { report: r.report };
     const baseline = baselines?.[i];
@@ -106,7 +114,15 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
     writeFileAtomic(join(opts.out, 'summary.md'), markdown);
     writeFileAtomic(join(opts.out, 'junit.xml'), renderJUnit(outcomes));
   }
-  if (process.env['GITHUB_STEP_SUMMARY']) appendFileSync(process.env['GITHUB_STEP_SUMMARY'], markdown);
+  const stepSummary = process.env['GITHUB_STEP_SUMMARY'];
+  if (stepSummary) {
+    try {
+      appendFileSync(stepSummary, markdown);
+    } catch (err) {
+      // The run's own outputs are written and its verdict stands; the CI page just lacks the table.
+      process.stderr.write(`routerbench: cannot append the summary to $GITHUB_STEP_SUMMARY (${stepSummary}): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
+    }
+  }
   const reports = outcomes.map((o) => ({ ...o.report, pass: outcomePasses(o) }));
   if (opts.json) process.stdout.write(JSON.stringify(single ? reports[0] : reports, null, 2) + '\n');
   else process.stdout.write(renderSummaryTable(reports));
