@@ -57,3 +57,9 @@ test('an input error mid-log leaves no output file behind', async () => {
   expect(existsSync(out)).toBe(false);
   expect(readdirSync(dir).filter((f) => f.startsWith('bad-out'))).toEqual([]);
 });
+
+test('an event log given to expand is named as one, not parsed as YAML', async () => {
+  const log = join(dir, 'already.jsonl');
+  writeFileSync(log, '{"routerbench":"eventlog","version":1}\n');
+  await expect(program().parseAsync(['expand', log], { from: 'user' })).rejects.toThrow(`${log}: is an event log already`);
+});

@@ -1,4 +1,6 @@
+import { extname } from 'node:path';
 import type { Command } from 'commander';
+import { InputError } from '../eventlog/input-error.ts';
 import { loadScenario } from '../scenario/load-scenario.ts';
 import { eventLogHeader, writeEventLogFile, writeEventLogToStream } from './event-log-writer.ts';
 import { collectSet, parseSeed } from './scenario-options.ts';
@@ -25,6 +27,7 @@ export function registerExpandCommand(program: Command): Command {
       const overrides: { seed?: number; set?: Record<string, string> } = {};
       if (opts.seed !== undefined) overrides.seed = opts.seed;
       if (opts.set !== undefined) overrides.set = opts.set;
+      if (extname(scenario) === '.jsonl') throw new InputError(scenario, 'is an event log already; expand turns a scenario file (.yaml) into one');
       const input = loadScenario(scenario, overrides);
       // Everything a run of the log needs besides the events, so `routerbench run expanded.jsonl` can match the scenario.
       const header = eventLogHeader({

@@ -53,3 +53,12 @@ test('a missing input file is an input error', async () => {
 test('a directory given as the input is an input error naming it (it was an EISDIR crash)', async () => {
   await expect(program().parseAsync(['import', dir], { from: 'user' })).rejects.toThrow(`${dir}: is a directory`);
 });
+
+test('bytes that are not UTF-8 are an input error naming the byte, not names full of U+FFFD', async () => {
+  const input = join(dir, 'latin1.json');
+  const text = JSON.stringify(ROUTE).replace('"name":"a"', '"name":"a\u00e9"');
+  // Written as Latin-1: é is the single byte 0xe9.
+  writeFileSync(input, Buffer.from(text, 'latin1'));
+  const at = Buffer.from(text, 'latin1').indexOf(0xe9) + 1;
+  await expect(program().parseAsync(['import', input], { from: 'user' })).rejects.toThrow(`not UTF-8 text: byte 0xe9 at byte ${at} of the input`);
+});

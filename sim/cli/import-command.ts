@@ -2,6 +2,7 @@ import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { InputError } from '../eventlog/input-error.ts';
+import { firstBadByte } from '../eventlog/utf8.ts';
 import { importWatch, type ImportOptions, type ImportStats } from '../import/import-watch.ts';
 import { eventLogHeader, writeEventLogFile, writeEventLogToStream } from './event-log-writer.ts';
 
@@ -65,7 +66,9 @@ function parseInstant(v: string): number {
 function* readChunks(input: string | undefined): Generator<string> {
   const fd = input === undefined || input === '-' ? 0 : openSync(input, 'r');
   const buf = Buffer.allocUnsafe(1 << 20);
-  const decoder = new TextDecoder('utf-8');
+  // kubectl writes UTF-8; other bytes would quietly become U+FFFD in names.
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let offset = 0;
   try {
     for (;;) {
       let n: number;
@@ -82,9 +85,23 @@ function* readChunks(input: string | undefined): Generator<string> {
         throw err;
       }
       if (n === 0) break;
-      yield decoder.decode(buf.subarray(0, n), { stream: true });
+      const chunk = buf.subarray(0, n);
+      let text: string;
+      try {
+        text = decoder.decode(chunk, { stream: true });
+      } catch {
+        const at = firstBadByte(chunk);
+        throw new InputError(input ?? '<stdin>', `not UTF-8 text: byte 0x${chunk[at]!.toString(16).padStart(2, '0')} at byte ${offset + at + 1} of the input`);
+      }
+      offset += n;
+      yield text;
     }
-    const rest = decoder.decode();
+    let rest: string;
+    try {
+      rest = decoder.decode();
+    } catch {
+      throw new InputError(input ?? '<stdin>', 'not UTF-8 text: the input ends inside a multi-byte character');
+    }
     if (rest.length > 0) yield rest;
   } finally {
     if (fd !== 0) closeSync(fd);

@@ -12,6 +12,7 @@ import { renderMarkdownSummary } from '../../reports/render/markdown.ts';
 import { outcomePasses, type ScenarioOutcome } from '../../reports/render/outcome.ts';
 import { renderSummaryTable } from '../../reports/render/terminal.ts';
 import { InputError } from '../eventlog/input-error.ts';
+import { notUtf8 } from '../eventlog/utf8.ts';
 import { expandInputPaths, loadRunInput, type InputOverrides } from '../load-input.ts';
 import { parseRouterDeployment, parseRouterEnv, ROUTER_ENV_NAMES } from '../router-env.ts';
 import { runTask, taskError, type RunTask, type RunTaskResult } from '../parallel/run-task.ts';
@@ -170,19 +171,24 @@ export function buildOverrides(opts: RunOptions): InputOverrides {
     warnings.push(w);
   };
   if (opts.routerDeployment !== undefined) {
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = readFileSync(opts.routerDeployment, 'utf8');
+      bytes = readFileSync(opts.routerDeployment);
     } catch {
       throw new InputError(opts.routerDeployment, 'cannot read the Deployment manifest');
     }
+    const bad = notUtf8(bytes);
+    if (bad !== undefined) throw new InputError(opts.routerDeployment, bad.message, bad.line, undefined, bad.column);
     let r: ReturnType<typeof parseRouterDeployment>;
     try {
-      r = parseRouterDeployment(text);
+      r = parseRouterDeployment(bytes.toString('utf8'));
     } catch (err) {
       // Not YAML, or not a Deployment: the user's file, so a located input error (exit 2), not an internal one.
-      const line = (err as { linePos?: { line: number }[] }).linePos?.[0]?.line;
-      throw new InputError(opts.routerDeployment, (err as Error).message.split('\n')[0]!, line);
+      // The yaml library ends its message with the place ("at line 4, column 1:") and a code frame: the
+      // place goes where every message puts it.
+      const at = (err as { linePos?: { line: number; col: number }[] }).linePos?.[0];
+      const message = (err as Error).message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+      throw new InputError(opts.routerDeployment, message, at?.line, undefined, at?.col);
     }
     r.warnings.forEach(warn);
     for (const [k, v] of Object.entries(r.settings)) set[`router.${k}`] = String(v);

@@ -1,6 +1,7 @@
 import { isAscii, isUtf8 } from 'node:buffer';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { InputError } from './input-error.ts';
+import { firstBadByte } from './utf8.ts';
 
 /** One line of a text file, numbered from 1, without its line terminator. */
 export interface Line {
@@ -181,19 +182,6 @@ export class FileLineCursor implements LineCursor {
     if (n === 0) this.eof = true;
     this.view = this.buf.subarray(0, rest + n);
   }
-}
-
-/** Offset of the first byte that does not start a valid UTF-8 sequence there (for a message; `b` is not UTF-8). */
-function firstBadByte(b: Buffer): number {
-  let i = 0;
-  while (i < b.length) {
-    const c = b[i]!;
-    const more = c < 0x80 ? 0 : c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : -1;
-    // isUtf8 of the one sequence also refuses overlong forms and surrogates.
-    if (more < 0 || (more > 0 && !isUtf8(b.subarray(i, i + more + 1)))) return i;
-    i += more + 1;
-  }
-  return b.length - 1;
 }
 
 /** The same cursor over text already in memory. A final "\n" ends the last line; it does not start another. */

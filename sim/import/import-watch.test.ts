@@ -144,6 +144,7 @@ describe('importWatch', () => {
       '{"type":"ADDED", "object": {"bad json": }}',
       '{"type":"ADDED","object":' + JSON.stringify(endpoints('ADDED', '2026-11-29T10:00:00Z', ['10.0.0.999']).object) + '}',
       '{"type":"ERROR","object":{"kind":"Status","message":"too old resource version"}}',
+      '{"type":"ADDED","object":{"kind":"Route","metadata":{"name":"noapi","namespace":"shop"}}}',
     ].join('\n');
     const { events, problems, stats } = run(text);
     expect(events.map((e) => e.type)).toEqual(['route.upsert']);
@@ -154,13 +155,15 @@ describe('importWatch', () => {
       [5, 1, undefined],
       [6, 1, undefined],
       [7, 1, 'object'],
+      [8, 1, 'object.apiVersion'],
     ]);
     expect(problems[0]!.message).toMatch(/unsupported object "v1" "Service"/);
     expect(problems[2]!.message).toMatch(/not a JSON object: "garbagehere"/);
     expect(problems[3]!.message).toMatch(/not valid JSON/);
     expect(problems[4]!.message).toMatch(/Endpoints shop\/web: the resulting endpoints.set event is invalid: endpoints\[0\].ip/);
     expect(problems[5]!.message).toMatch(/watch error: too old resource version/);
-    expect(stats).toMatchObject({ objects: 6, events: 1, skipped: 6 });
+    expect(problems[6]!.message).toMatch(/an object without apiVersion/);
+    expect(stats).toMatchObject({ objects: 7, events: 1, skipped: 7 });
   });
 
   test('--strict rejects the first problem as an InputError with its position', () => {

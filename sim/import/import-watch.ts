@@ -108,6 +108,9 @@ export function importWatch(
             return [{ type: 'endpoints.set', namespace, service, endpoints: [...mine.values()].flat() }];
           }
           default:
+            if (o['apiVersion'] === undefined || o['kind'] === undefined) {
+              throw new ObjectProblem(`an object without ${o['apiVersion'] === undefined ? 'apiVersion' : 'kind'}; kubectl's -o json watch output carries both`, o['apiVersion'] === undefined ? 'apiVersion' : 'kind');
+            }
             throw new ObjectProblem(`unsupported object ${JSON.stringify(o['apiVersion'])} ${JSON.stringify(o['kind'])}; expected route.openshift.io/v1 Route, v1 Endpoints or discovery.k8s.io/v1 EndpointSlice`, 'kind');
         }
       };

@@ -159,6 +159,15 @@ describe('bad scenario files: one clear error each', () => {
     expect(err.message).toMatch(/cannot read scenario file \(ENOENT\)/);
   });
 
+  test('bytes that are not UTF-8 and an alias with no anchor are named at their line and column', () => {
+    const latin1 = join(dir, 'latin1.yaml');
+    writeFileSync(latin1, Buffer.concat([Buffer.from('name: caf'), Buffer.from([0xe9]), Buffer.from('\nsim: { durationMs: 1000 }\n')]));
+    // "name: caf" is 9 bytes, so the é byte of Latin-1 is column 10.
+    expect(errorOf(() => loadScenario(latin1)).message).toBe(`${latin1}:1:10: not UTF-8 text: byte 0xe9 (save the file as UTF-8)`);
+    const alias = write('name: a\nsim: *nope\n');
+    expect(errorOf(() => loadScenario(alias)).message).toMatch(new RegExp(`^${alias}:2:6: YAML: Unresolved alias`));
+  });
+
   test('parseScenario names the given file', () => {
     expect(errorOf(() => parseScenario('seed: x\n', 'inline.yaml')).message).toMatch(/^inline\.yaml:1:7: field 'seed'/);
   });

@@ -1,11 +1,12 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
-import { type Document, LineCounter, parseDocument } from 'yaml';
+import { type Document, LineCounter, parseDocument, visit } from 'yaml';
 import type { InputEvent } from '../../core/events.ts';
 import { parseBudget } from '../../reports/budgets.ts';
 import type { ClusterConfig } from '../cluster/cluster-schema.ts';
 import { readEventLogFile, readEventLogHeader } from '../eventlog/event-log-reader.ts';
 import { InputError } from '../eventlog/input-error.ts';
+import { notUtf8 } from '../eventlog/utf8.ts';
 import { expandGenerators } from '../generate/expand.ts';
 import type { GenerateSpec } from '../generate/spec.ts';
 import type { RunInput } from '../run-input.ts';
@@ -37,13 +38,15 @@ export interface ScenarioRunInput extends RunInput {
 
 /** Reads and validates a scenario file; every problem is an InputError naming file, line, column and key. */
 export function loadScenario(file: string, overrides: ScenarioOverrides = {}): ScenarioRunInput {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (err) {
     throw new InputError(file, `cannot read scenario file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
-  return parseScenario(text, file, overrides);
+  const bad = notUtf8(bytes);
+  if (bad !== undefined) throw new InputError(file, bad.message, bad.line, undefined, bad.column);
+  return parseScenario(bytes.toString('utf8'), file, overrides);
 }
 
 let jsonSchemaCache: unknown;
@@ -114,8 +117,11 @@ function validated(text: string, file: string): { doc: Document.Parsed; lines: L
   try {
     raw = doc.toJS({ maxAliasCount: 100 });
   } catch (err) {
-    // The yaml library stops a file whose aliases expand without bound ("billion laughs") here.
-    throw new InputError(file, `YAML: ${firstLine((err as Error).message)}`);
+    // The yaml library stops here a file whose aliases expand without bound ("billion laughs"), or an alias
+    // with no anchor before it; the latter has a place to point at.
+    const alias = unresolvedAlias(doc);
+    const pos = alias === undefined ? undefined : lines.linePos(alias);
+    throw new InputError(file, `YAML: ${firstLine((err as Error).message)}`, pos?.line, undefined, pos?.col);
   }
   if (raw === null || raw === undefined) throw new InputError(file, 'empty scenario; expected a mapping with at least `events` or `generate`', 1, undefined, 1);
   if (typeof raw !== 'object' || Array.isArray(raw)) {
@@ -194,4 +200,17 @@ export function reproduceCommand(file: string, seed: number, overrides: Scenario
 
 export function shellQuote(s: string): string {
   return /^[A-Za-z0-9_./=:@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Offset of the first alias that names no anchor defined before it, if any. */
+function unresolvedAlias(doc: Document.Parsed): number | undefined {
+  let at: number | undefined;
+  visit(doc, {
+    Alias(_, node) {
+      if (node.resolve(doc) !== undefined) return undefined;
+      at = node.range?.[0];
+      return visit.BREAK;
+    },
+  });
+  return at;
 }
