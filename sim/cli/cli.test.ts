@@ -107,12 +107,16 @@ describe('routerbench CLI exit codes', () => {
     expect(r.stderr).toContain(`cannot append the summary to $GITHUB_STEP_SUMMARY (${dir}): EISDIR`);
   });
 
-  it('0 for --help on every command', () => {
-    for (const c of [[], ['run'], ['report'], ['expand'], ['import'], ['mock-haproxy']]) {
+  it('0 for --help on every command; 2 for no command at all', () => {
+    for (const c of [[], ['run'], ['report'], ['expand'], ['import'], ['mock-haproxy'], ['compare'], ['sweep'], ['merge'], ['baseline', 'update']]) {
       const r = cli(...c, '--help');
       expect(r.code, c.join(' ')).toBe(0);
       expect(r.out).toContain('Usage: routerbench');
     }
+    const none = cli();
+    expect(none.code).toBe(2);
+    expect(none.err).toContain('Usage: routerbench');
+    expect(cli('compare', good, '--set', 'router.strategy=dcm-slots')).toMatchObject({ code: 2, err: expect.stringContaining('router.strategy cannot be set too') });
   });
 
   it('report rebuilds report.json from the output log alone', () => {

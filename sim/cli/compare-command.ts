@@ -2,11 +2,23 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { renderCompareTable } from '../../reports/render/compare-table.ts';
 import { STRATEGY_NAMES, type StrategyName } from '../../core/strategy.ts';
+import { InputError } from '../eventlog/input-error.ts';
 import { loadRunInput } from '../load-input.ts';
 import { runOne } from '../run.ts';
 import { EXIT } from './exit-codes.ts';
 import { withStderrProgress } from './run-progress.ts';
-import { collectSet, parseSeed } from './scenario-options.ts';
+import { buildOverrides } from './run-command.ts';
+import { collectList, collectSet, parseSeed } from './scenario-options.ts';
+
+interface CompareOptions {
+  strategies: StrategyName[];
+  seed?: number;
+  set?: Record<string, string>;
+  env?: string[];
+  routerDeployment?: string;
+  json?: boolean;
+  progress?: boolean;
+}
 
 function parseStrategies(value: string): StrategyName[] {
   const names = value.split(',').map((s) => s.trim()).filter(Boolean);
@@ -25,12 +37,17 @@ export function registerCompareCommand(program: Command): Command {
     .argument('<input>', 'a scenario (.yaml) or an event log (.jsonl)')
     .option('--strategies <list>', 'comma-separated strategies', parseStrategies, [...STRATEGY_NAMES])
     .option('--seed <n>', 'run seed', parseSeed)
-    .option('--set <key=value>', 'override a setting by dotted key (repeatable)', collectSet)
+    .option('--set <key=value>', 'override a setting by dotted key (repeatable; not router.strategy, which --strategies sets)', collectSet)
+    .option('--env <NAME=VALUE>', 'a router environment variable, parsed as the router does, as with run (repeatable)', collectList)
+    .option('--router-deployment <file>', 'take router settings from a Deployment manifest, as with run')
     .option('--json', 'print the reports as JSON')
     .option('--no-progress', 'no progress output on stderr while a long run replays')
-    .action((file: string, opts: { strategies: StrategyName[]; seed?: number; set?: Record<string, string>; json?: boolean; progress?: boolean }) => {
+    .action((file: string, opts: CompareOptions) => {
+      if (opts.set?.['router.strategy'] !== undefined) throw new InputError('--set', 'compare runs every strategy of --strategies: router.strategy cannot be set too');
+      // The router's env may name a config manager; compare still runs each strategy it is asked for.
+      const overrides = buildOverrides(opts);
       const reports = opts.strategies.map((strategy) => {
-        const input = loadRunInput(file, { ...(opts.seed !== undefined && { seed: opts.seed }), set: { ...opts.set, 'router.strategy': strategy } });
+        const input = loadRunInput(file, { ...overrides, set: { ...overrides.set, 'router.strategy': strategy } });
         return withStderrProgress(`${input.name} under ${strategy}`, opts.progress !== false, (observers) => runOne(input, undefined, observers).report);
       });
       process.stdout.write(opts.json ? JSON.stringify(reports, null, 2) + '\n' : renderCompareTable(reports));

@@ -54,7 +54,8 @@ try {
 /** Usage and input problems are the user's to fix (2); anything else is our bug (3), shown with its stack. */
 function exitCodeFor(err: unknown): number {
   if (err instanceof CommanderError) {
-    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.pass;
+    // `--help` and `--version` succeed; help shown because no command was given (exit code 1 in commander) is a usage error.
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return err.exitCode === 0 ? EXIT.pass : EXIT.input;
     return EXIT.input;
   }
   if (err instanceof InputError || err instanceof BudgetSyntaxError || err instanceof CfgParseError) {

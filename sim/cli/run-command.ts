@@ -215,7 +215,6 @@ export function buildOverrides(opts: RunOptions): InputOverrides {
   return o;
 }
 
-
 /** Each input's baseline, or undefined where the directory has none (said on stderr: nothing is compared). */
 function loadBaselines(path: string, inputs: readonly RunInput[], names: readonly string[], single: boolean): Array<Report | undefined> {
   if (!existsSync(path)) throw new InputError('--baseline', `'${path}' does not exist (write baselines with \`routerbench baseline update\`)`);
