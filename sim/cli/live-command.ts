@@ -4,7 +4,7 @@
  * `routerbench live <scenario-or-eventlog> --haproxy-socket PATH [--haproxy-config PATH] [--speed N]`:
  * the config-manager core against a real HAProxy (sim/cli/live/).
  */
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
@@ -16,7 +16,7 @@ import { EXIT } from './exit-codes.ts';
 import { HaproxyStartError } from './live/real-haproxy.ts';
 import { runLive, type LiveResult } from './live/run-live.ts';
 import { collectSet, parseSeed } from './scenario-options.ts';
-import { writeFileAtomic } from './write-outputs.ts';
+import { makeDirs, writeFileAtomic } from './write-outputs.ts';
 
 interface LiveCommandOptions {
   haproxySocket: string;
@@ -69,8 +69,8 @@ export function registerLiveCommand(program: Command): Command {
       const socketPath = resolve(opts.haproxySocket);
       // HAProxy binds the socket and reads the cfg where they are named, but makes no directory for them.
       // A directory that cannot be made is the user's path problem: main.ts reports it (exit 2).
-      for (const path of [socketPath, cfgPath]) mkdirSync(dirname(path), { recursive: true });
-      if (opts.out !== undefined) mkdirSync(opts.out, { recursive: true });
+      for (const path of [socketPath, cfgPath]) makeDirs(dirname(path));
+      if (opts.out !== undefined) makeDirs(opts.out);
       const sink = opts.out === undefined ? undefined : new JsonlFileSink(join(opts.out, 'output.jsonl'), headerOf(input));
       const interrupt = new AbortController();
       const onSigint = (): void => interrupt.abort(new Error('interrupted'));

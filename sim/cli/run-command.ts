@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
@@ -22,7 +22,7 @@ import { EXIT } from './exit-codes.ts';
 import { outputDirNames } from './output-dir-names.ts';
 import { withStderrProgress } from './run-progress.ts';
 import { collectList, collectSet, parseSeed } from './scenario-options.ts';
-import { writeFileAtomic } from './write-outputs.ts';
+import { makeDirs, writeFileAtomic } from './write-outputs.ts';
 
 interface RunOptions {
   seed?: number;
@@ -83,7 +83,7 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
   const tasks: RunTask[] = files.map((file, i) => {
     const dir = dirOf(i);
     if (dir !== undefined) {
-      const created = mkdirSync(dir, { recursive: true });
+      const created = makeDirs(dir);
       if (created !== undefined) createdDirs.push(created);
     }
     return dir === undefined ? { file, overrides } : { file, overrides, dir };

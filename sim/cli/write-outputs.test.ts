@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { writeEventLogFile } from './event-log-writer.ts';
-import { checkOutDir, writeFileAtomic } from './write-outputs.ts';
+import { checkOutDir, makeDirs, writeFileAtomic } from './write-outputs.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'routerbench-write-'));
 
@@ -29,4 +29,12 @@ test('--out is checked before any work: a file at it or above it', () => {
   expect(() => checkOutDir(join(file, 'sub', 'deeper'))).toThrow(`${file} is a file, not a directory (--out)`);
   expect(() => checkOutDir(join(dir, 'new', 'out'))).not.toThrow();
   expect(existsSync(join(dir, 'new'))).toBe(false);
+});
+
+test('makeDirs makes each missing directory and returns the first; under /proc it fails instead of spinning', () => {
+  const top = join(dir, 'm1');
+  expect(makeDirs(join(top, 'm2', 'm3'))).toBe(top);
+  expect(existsSync(join(top, 'm2', 'm3'))).toBe(true);
+  expect(makeDirs(join(top, 'm2'))).toBeUndefined();
+  if (existsSync('/proc/self')) expect(() => makeDirs('/proc/routerbench-x/y')).toThrow();
 });

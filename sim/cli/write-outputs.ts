@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { InputError } from '../eventlog/input-error.ts';
 
 /** Writes a file whole or not at all: to a temporary name first, renamed into place. */
@@ -21,7 +21,7 @@ export function writeFileAtomic(path: string, text: string): void {
  */
 export function prepareDestination(path: string): void {
   if (existsSync(path) && statSync(path).isDirectory()) throw new InputError(path, 'is a directory; a file was expected here');
-  mkdirSync(dirname(path), { recursive: true });
+  makeDirs(dirname(path));
 }
 
 /** An error about the temporary sibling, retold about the file the user named (the sibling is gone). */
@@ -43,4 +43,22 @@ export function checkOutDir(dir: string, flag = '--out'): void {
     at = up;
   }
   if (!statSync(at).isDirectory()) throw new InputError(dir, at === dir ? `exists and is not a directory (${flag})` : `${at} is a file, not a directory (${flag})`);
+}
+
+/**
+ * `mkdir -p`, one directory at a time, returning the first one it made (as `mkdirSync(…, {recursive})`
+ * does). Node 20's recursive mkdir spins forever under /proc; made one by one, each step fails with a
+ * plain error instead.
+ */
+export function makeDirs(dir: string): string | undefined {
+  const missing: string[] = [];
+  for (let at = resolve(dir); !existsSync(at); ) {
+    missing.push(at);
+    const up = dirname(at);
+    if (up === at) break;
+    at = up;
+  }
+  missing.reverse();
+  for (const d of missing) mkdirSync(d);
+  return missing[0];
 }

@@ -18,7 +18,7 @@
  * `haproxy.log` beside the cfg.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -26,6 +26,7 @@ import type { HaproxyConfig } from '../../../core/haproxy/config-model.ts';
 import type { TransportResult } from '../../../core/runtime-effect.ts';
 import { renderHaproxyCfg, writeRenderedCfg, type RenderOptions } from '../../haproxy/haproxy-cfg.ts';
 import type { AsyncHaproxyPort } from './live-router.ts';
+import { makeDirs } from '../write-outputs.ts';
 import { sendCommand } from './socket-transport.ts';
 
 export interface RealHaproxyOptions {
@@ -88,7 +89,7 @@ export class RealHaproxy implements AsyncHaproxyPort {
 
   beginReload(config: HaproxyConfig): void {
     // Written synchronously so the files on disk are the config of the reload that began last.
-    mkdirSync(dirname(this.opts.cfgPath), { recursive: true });
+    makeDirs(dirname(this.opts.cfgPath));
     const rendered = renderHaproxyCfg(config, this.renderOptions);
     writeRenderedCfg(rendered, this.opts.cfgPath, (p, t) => writeFileSync(p, t));
     const previous = this.pending ?? Promise.resolve();
