@@ -58,6 +58,10 @@ export function makeDirs(dir: string): string | undefined {
     if (up === at) break;
     at = up;
   }
+  if (missing.length === 0 && !statSync(dir).isDirectory()) {
+    // What `mkdir -p` says of a file in the way.
+    throw Object.assign(new Error(`EEXIST: file already exists, mkdir '${dir}'`), { code: 'EEXIST', path: dir, syscall: 'mkdir' });
+  }
   missing.reverse();
   for (const d of missing) mkdirSync(d);
   return missing[0];
