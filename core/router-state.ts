@@ -28,6 +28,8 @@ export type StateChange =
       key: string;
       before: readonly Endpoint[];
       after: readonly Endpoint[];
+      /** An `endpoints.delete` (the router's DeleteEndpoints), rather than a list that became empty. */
+      deleted: boolean;
     }
   | { kind: 'blueprint.changed'; before: Route | undefined; after: Route | undefined };
 
@@ -64,7 +66,7 @@ export function applyChurn(state: RouterState, e: ChurnEvent): StateChange | nul
       const before = state.endpoints.get(key) ?? NO_ENDPOINTS;
       if (sameEndpoints(before, e.endpoints)) return null;
       state.endpoints.set(key, e.endpoints);
-      return { kind: 'endpoints.changed', namespace: e.namespace, service: e.service, key, before, after: e.endpoints };
+      return { kind: 'endpoints.changed', namespace: e.namespace, service: e.service, key, before, after: e.endpoints, deleted: false };
     }
     case 'endpoints.delete': {
       const key = state.serviceKeys.of(e.namespace, e.service);
@@ -73,7 +75,7 @@ export function applyChurn(state: RouterState, e: ChurnEvent): StateChange | nul
       if (before === undefined) return null;
       state.endpoints.delete(key);
       if (before.length === 0) return null;
-      return { kind: 'endpoints.changed', namespace: e.namespace, service: e.service, key, before, after: NO_ENDPOINTS };
+      return { kind: 'endpoints.changed', namespace: e.namespace, service: e.service, key, before, after: NO_ENDPOINTS, deleted: true };
     }
     case 'blueprint.upsert': {
       const key = routeKey(e.route);

@@ -10,6 +10,7 @@ import {
   type LimiterAction,
   type LimiterState,
 } from '../core/reload-limiter.ts';
+import { RouteAdmission } from '../core/route-admission.ts';
 import { applyChurn, emptyRouterState, type RouterState } from '../core/router-state.ts';
 import type { RuntimeProgram, TransportResult } from '../core/runtime-effect.ts';
 import type { RouterStrategy, StrategyContext } from '../core/strategy.ts';
@@ -26,6 +27,8 @@ export interface RouterProcessOptions {
   reloadIntervalMs: number;
   reloadDurationMs: number;
   commitIntervalMs: number;
+  /** ROUTER_ALLOW_WILDCARD_ROUTES: otherwise wildcard (`Subdomain`) routes are not admitted. */
+  allowWildcardRoutes?: boolean;
   /** Called when the router is settled (no reload running or pending, no runtime work in flight). */
   onSettled?: (state: RouterState) => void;
 }
@@ -46,6 +49,7 @@ export class RouterProcess {
   private reloadCount = 0;
   private busy = false;
   private readonly backlog: ChurnEvent[] = [];
+  private readonly admission: RouteAdmission;
   private commitTimer: TimerHandle | null = null;
   private readonly intervalUs: number;
   private readonly ctx: StrategyContext;
@@ -58,6 +62,7 @@ export class RouterProcess {
     private readonly opts: RouterProcessOptions,
   ) {
     this.intervalUs = msToUs(opts.reloadIntervalMs);
+    this.admission = new RouteAdmission(opts.allowWildcardRoutes === true, (message) => this.emit({ atUs: this.scheduler.nowUs, type: 'warning', message }));
     const self = this;
     this.ctx = {
       get reloadInProgress() {
@@ -88,7 +93,7 @@ export class RouterProcess {
   }
 
   private handle(e: ChurnEvent): void {
-    const change = applyChurn(this.state, e);
+    const change = applyChurn(this.state, this.admission.admit(e));
     if (change === null || !this.synced) return;
     const program = this.strategy.onChange(change, this.state, this.ctx);
     if (program) this.drive(program, undefined);

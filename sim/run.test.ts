@@ -177,3 +177,35 @@ describe('a cluster-only scenario', () => {
     expect(report.failover.traffic?.advertsSent).toBeLessThanOrEqual(60);
   });
 });
+
+describe('route admission', () => {
+  const scenario = (allow: boolean): string =>
+    [
+      'name: wildcards',
+      `router: { strategy: reload-always, allowWildcardRoutes: ${allow} }`,
+      'sim: { settleMs: 10000 }',
+      'events:',
+      '  - { at: 0, type: route.upsert, route: { namespace: shop, name: a, host: a.example.com, service: web } }',
+      '  - { at: 0, type: endpoints.set, namespace: shop, service: web, endpoints: [{ ip: 10.0.0.1, port: 8080 }] }',
+      '  - { at: 10000, type: route.upsert, route: { namespace: shop, name: w, host: w.example.com, service: web, wildcardPolicy: Subdomain } }',
+      '  - { at: 20000, type: route.upsert, route: { namespace: shop, name: a, host: a.example.com, service: web, wildcardPolicy: Subdomain } }',
+      '',
+    ].join('\n');
+
+  it('rejects wildcard routes unless allowed, as the router does: as if deleted, once said', () => {
+    // Not allowed: the initial reload; w at 10 s is never admitted (nothing changes); a turning into a
+    // wildcard route at 20 s is a removal: one route-change reload. 2 reloads, 2 warnings (w, a).
+    const denied = runOne(parseScenario(scenario(false), 'wildcards.yaml')).report;
+    expect(denied.reloads.total).toBe(2);
+    expect(denied.reloads.requests).toEqual({ initial: 1, 'route-change': 1 });
+    expect(denied.warnings.list.map((w) => w.message)).toEqual([
+      'route shop/w not admitted: wildcard routes are not allowed (ROUTER_ALLOW_WILDCARD_ROUTES / router.allowWildcardRoutes)',
+      'route shop/a not admitted: wildcard routes are not allowed (ROUTER_ALLOW_WILDCARD_ROUTES / router.allowWildcardRoutes)',
+    ]);
+    expect(denied.invariants.violations).toEqual([]);
+    // Allowed: the initial reload, w added at 10 s, a modified at 20 s (10 s apart, above the 5 s interval): 3.
+    const allowed = runOne(parseScenario(scenario(true), 'wildcards.yaml')).report;
+    expect(allowed.reloads.total).toBe(3);
+    expect(allowed.warnings.total).toBe(0);
+  });
+});

@@ -80,6 +80,7 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
         reloadIntervalMs: settings.router.reloadIntervalMs,
         reloadDurationMs: settings.router.reloadDurationMs,
         commitIntervalMs: settings.router.commitIntervalMs,
+        allowWildcardRoutes: settings.router.allowWildcardRoutes,
         ...(settings.sim.invariants === 'settled' && { onSettled: check }),
       },
     );

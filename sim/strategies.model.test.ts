@@ -17,6 +17,9 @@ import { RouterSettingsSchema } from './settings.ts';
  * its own MockHaproxy through a synchronous router (Harness). The model is the desired state itself; after
  * every settle (the dynamic change applied, or the requested reload done) HAProxy must serve exactly it:
  * checkInvariants finds no violation. Small pools (2 slots, 2 pool routes) make every fall-back reachable.
+ * One known exception, faithful to the real router: under dcm-add-del, an `endpoints.delete` followed by the
+ * very same endpoints before any reload leaves the route's backend empty (its stale EndpointTable sees
+ * nothing to add; sim/haproxy/core-strategies.test.ts). The fixed seeds below do not generate it.
  */
 interface Replica {
   strategy: StrategyName;

@@ -5,7 +5,7 @@ import type { HaproxyConfig } from '../haproxy/config-model.ts';
 import { aliasKey, backendNameOf, servedEndpoints, type ServedEndpoint } from '../haproxy/names.ts';
 import { ConfigRenderer } from '../haproxy/config-renderer.ts';
 import { routeKey, type Route } from '../route.ts';
-import type { RouterState, StateChange } from '../router-state.ts';
+import { endpointsOf, type RouterState, type StateChange } from '../router-state.ts';
 import { NotFoundError, parseShowBackend, RuntimeApiError, runCommand, UnexpectedReplyError } from '../runtime-client.ts';
 import type { RuntimeProgram } from '../runtime-effect.ts';
 import type { RouterStrategy, StrategyContext } from '../strategy.ts';
@@ -31,6 +31,7 @@ export interface DcmAddDelOptions {
 }
 
 const HEALTH_INTERVAL_ANNOTATION = 'router.openshift.io/haproxy.health.check.interval';
+const NO_SERVED: readonly ServedEndpoint[] = [];
 const POD_MAXCONN_ANNOTATION = 'haproxy.router.openshift.io/pod-concurrent-connections';
 const TIME_SPEC = /^(?:[1-9][0-9]*(us|ms|s|m|h|d)?)$/;
 const GO_ATOI = /^[+-]?[0-9]+$/;
@@ -52,6 +53,15 @@ export class DcmAddDelStrategy implements RouterStrategy {
   private readonly pending = new Map<string, Route>();
   private indexed = false;
   private readonly renderer: ConfigRenderer;
+  /**
+   * The router's per-route EndpointTable: the served endpoints it believes HAProxy has for each route, the
+   * "old" side of every endpoint diff. Set when a route is added or changed; replaced for a route just
+   * before its runtime update is tried, so a failure stops the walk over the service's routes with the
+   * later routes' tables left behind; never touched by a reload or by a deletion of the endpoints. A stale
+   * table makes the next diff add servers that exist or delete ones that do not: the real router's extra
+   * `runtime-api-error` reloads.
+   */
+  private readonly tables = new Map<string, readonly ServedEndpoint[]>();
 
   constructor(private readonly opts: DcmAddDelOptions = {}) {
     this.pool = new BlueprintPool(opts.blueprintPoolSize ?? 10, opts.customBlueprints ?? []);
@@ -60,6 +70,7 @@ export class DcmAddDelStrategy implements RouterStrategy {
 
   onChange(change: StateChange, state: RouterState, ctx: StrategyContext): RuntimeProgram | void {
     this.renderer.note(change);
+    this.keepTables(change, state);
     if (!this.loaded) {
       if (change.kind === 'blueprint.changed') this.pool.applyChange(change.before, change.after);
       ctx.requestReload(ctx.reloadInProgress ? 'reload-in-progress' : 'initial');
@@ -88,8 +99,45 @@ export class DcmAddDelStrategy implements RouterStrategy {
         ctx.requestReload('blueprint-change');
         return;
       case 'endpoints.changed':
+        if (change.deleted) return this.removeServiceEndpoints(change.namespace, change.service, change.before, state, ctx);
         return this.replaceServiceEndpoints(change.namespace, change.service, change.before, change.after, state, ctx);
     }
+  }
+
+  /**
+   * Route tables that change whatever the runtime does: dynamicallyAddRoute records the service's endpoints
+   * for an added or changed route; a removed route takes its table along. Before the first reload has
+   * ended, an endpoint change still updates the first route's table (in key order) before its update is
+   * refused as "reload in progress".
+   */
+  private keepTables(change: StateChange, state: RouterState): void {
+    switch (change.kind) {
+      case 'route.added':
+      case 'route.modified': {
+        const r = change.kind === 'route.added' ? change.route : change.after;
+        this.tables.set(routeKey(r), servedEndpoints(r.service, endpointsOf(state, r.namespace, r.service)));
+        return;
+      }
+      case 'route.removed':
+        this.tables.delete(routeKey(change.route));
+        return;
+      case 'endpoints.changed': {
+        if (this.loaded || change.deleted) return;
+        const first = this.routeKeysOf(change.namespace, change.service, state)[0];
+        if (first !== undefined) this.tables.set(first, servedEndpoints(change.service, change.after));
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** The service's routes in key order: from the index once it is built, from the state before. */
+  private routeKeysOf(namespace: string, service: string, state: RouterState): readonly string[] {
+    if (this.indexed) return this.index.routesOf(namespace, service);
+    const keys: string[] = [];
+    for (const [key, r] of state.routes) if (r.namespace === namespace && r.service === service) keys.push(key);
+    return keys.sort();
   }
 
   render(state: RouterState): HaproxyConfig {
@@ -108,6 +156,9 @@ export class DcmAddDelStrategy implements RouterStrategy {
     if (this.indexed) return;
     this.index.rebuild(state);
     this.indexed = true;
+    // Routes of the initial sync were added before the strategy saw any change: their tables are taken to
+    // be right (the endpoints were known when each route was added).
+    for (const [key, r] of state.routes) if (!this.tables.has(key)) this.tables.set(key, servedEndpoints(r.service, endpointsOf(state, r.namespace, r.service)));
   }
 
   /** dynamicallyReplaceEndpoints: every route of the service in key order, stopping at the first failure. */
@@ -121,29 +172,65 @@ export class DcmAddDelStrategy implements RouterStrategy {
   ): RuntimeProgram<void> {
     const keys = this.index.routesOf(namespace, service);
     if (keys.length === 0) return;
-    const oldServed = servedEndpoints(service, before);
     const newServed = servedEndpoints(service, after);
-    if (sameServed(oldServed, newServed)) return;
+    if (sameServed(servedEndpoints(service, before), newServed)) return;
     for (const key of keys) {
       const route = state.routes.get(key);
       if (route === undefined) continue;
+      const oldServed = this.tables.get(key) ?? NO_SERVED;
+      this.tables.set(key, newServed);
       if (ctx.reloadInProgress) {
         ctx.requestReload('reload-in-progress', `reload in progress, cannot dynamically change endpoints of ${key}`);
         return;
       }
       const { errors, missingBackend } = yield* this.replaceRouteEndpoints(route, oldServed, newServed, ctx);
-      if (missingBackend && this.pending.get(key) === route) {
-        // Its backend is not in HAProxy yet: the route change already asked for the reload that writes it.
-        ctx.requestReload('route-change', `${errors.join('; ')} (route ${key} waits for a reload)`);
-        return;
-      }
-      if (errors.length > 0) {
-        const detail = errors.join('; ');
-        ctx.runtimeError(detail);
-        ctx.requestReload('runtime-api-error', detail);
-        return;
-      }
+      if (this.failed(key, route, errors, missingBackend, ctx)) return;
     }
+  }
+
+  /**
+   * dynamicallyRemoveEndpoints (an `endpoints.delete`): RemoveRouteEndpoints on every route of the service,
+   * with the service's last endpoints rather than the route's table, which it leaves as it was. Stops at
+   * the first failure.
+   */
+  private *removeServiceEndpoints(namespace: string, service: string, before: readonly Endpoint[], state: RouterState, ctx: StrategyContext): RuntimeProgram<void> {
+    const served = servedEndpoints(service, before);
+    for (const key of this.index.routesOf(namespace, service)) {
+      const route = state.routes.get(key);
+      if (route === undefined) continue;
+      if (ctx.reloadInProgress) {
+        ctx.requestReload('reload-in-progress', `reload in progress, cannot dynamically delete endpoints of ${key}`);
+        return;
+      }
+      // RemoveRouteEndpoints arms the commit timer whatever follows.
+      ctx.armCommitTimer();
+      const backend = backendNameOf(route);
+      const errors: string[] = [];
+      let missingBackend = false;
+      try {
+        yield* this.findBackend(backend);
+        for (const e of served) yield* this.collect(errors, this.deleteServer(backend, e));
+      } catch (e) {
+        if (!(e instanceof RuntimeApiError)) throw e;
+        errors.push(e.message);
+        missingBackend = e instanceof NotFoundError;
+      }
+      if (this.failed(key, route, errors, missingBackend, ctx)) return;
+    }
+  }
+
+  /** After a route's update: asks for the reload its errors call for, and says whether the walk stops. */
+  private failed(key: string, route: Route, errors: readonly string[], missingBackend: boolean, ctx: StrategyContext): boolean {
+    if (missingBackend && this.pending.get(key) === route) {
+      // Its backend is not in HAProxy yet: the route change already asked for the reload that writes it.
+      ctx.requestReload('route-change', `${errors.join('; ')} (route ${key} waits for a reload)`);
+      return true;
+    }
+    if (errors.length === 0) return false;
+    const detail = errors.join('; ');
+    ctx.runtimeError(detail);
+    ctx.requestReload('runtime-api-error', detail);
+    return true;
   }
 
   /** ReplaceRouteEndpoints: deletes, then adds, then health checks; errors are collected, not fail-fast. */

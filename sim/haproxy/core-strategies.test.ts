@@ -65,4 +65,43 @@ describe('core config managers against the mock', () => {
     expect(h.runtimeErrors).toEqual([]);
     expect(m.backend('be_tcp:shop:a')!.servers.map((s) => s.address)).toEqual(['10.0.0.1', '10.0.0.2', '10.0.0.3']);
   });
+
+  it('dcm-add-del diffs each route against its own table, left stale when an earlier route of the service fails', () => {
+    // Routes a1 and a2 share service a, visited in key order. Both start with the single endpoint 1, which
+    // the template renders without `check`.
+    const m = new MockHaproxy();
+    const h = new Harness(new DcmAddDelStrategy(), m);
+    h.sync([upsert({ ...route('a'), name: 'a1', host: 'a1.example.com' }), upsert({ ...route('a'), name: 'a2', host: 'a2.example.com' }), eps(1)]);
+    // 1 → 2: a1's table becomes [1, 2], then its `enable health` on the former single server fails (no
+    // `check`): runtime-api-error, and the walk stops before a2, whose table stays [1].
+    h.apply(eps(1, 2));
+    expect(h.reasons()).toEqual(['runtime-api-error']);
+    h.settle(); // the reload writes both backends with servers 1 and 2, both with `check`
+    // 2 → 3 endpoints: a1 (table [1, 2]) adds 3 and is fine. a2 diffs against its stale [1]: it adds 2,
+    // which exists ("Already exists"; the retry's `del server` is refused, 2 is not in maintenance), and 3:
+    // one more runtime-api-error reload, which a diff against the service's previous endpoints would not ask for.
+    h.apply(eps(1, 2, 3));
+    expect(h.reasons()).toEqual(['runtime-api-error']);
+    expect(h.runtimeErrors.at(-1)).toMatch(/Only servers in maintenance mode can be deleted/);
+    h.settle();
+    // The reload renders a2 afresh, but its table stays [1, 2, 3] from the failed attempt: 3 → 2 is clean.
+    h.apply(eps(1, 2));
+    expect(h.requests).toEqual([]);
+    expect(readyPorts(m, 'a2.example.com')).toEqual(['10.0.0.1:8080', '10.0.0.2:8080']);
+  });
+
+  it('dcm-add-del deletes endpoints without touching the route tables, as DeleteEndpoints does', () => {
+    const m = new MockHaproxy();
+    const h = new Harness(new DcmAddDelStrategy(), m);
+    h.sync([upsert(route('a')), eps(1, 2)]);
+    // endpoints.delete: servers 1 and 2 go (maint, del server) with no reload; the table keeps [1, 2].
+    h.apply({ at: 0, type: 'endpoints.delete', namespace: 'shop', service: 'a' });
+    expect(h.requests).toEqual([]);
+    expect(m.backend('be_http:shop:a')!.servers).toEqual([]);
+    // The same pods come back: against the table [1, 2] nothing is new, so nothing is added and nothing
+    // reloads: the backend stays empty, as the real router leaves it (the invariants would say so).
+    h.apply(eps(1, 2));
+    expect(h.requests).toEqual([]);
+    expect(m.backend('be_http:shop:a')!.servers).toEqual([]);
+  });
 });

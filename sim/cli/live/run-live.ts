@@ -146,6 +146,7 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
       reloadIntervalMs: settings.router.reloadIntervalMs,
       reloadDurationMs: settings.router.reloadDurationMs,
       commitIntervalMs: settings.router.commitIntervalMs,
+      allowWildcardRoutes: settings.router.allowWildcardRoutes,
       ...(settings.sim.invariants === 'settled' && { onSettled: check }),
     });
     router.start();
