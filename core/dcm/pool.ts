@@ -1,6 +1,6 @@
 import { backendNameOf } from '../haproxy/names.ts';
 import type { Route } from '../route.ts';
-import type { RouterState } from '../router-state.ts';
+import { sameRoute, type RouterState } from '../router-state.ts';
 import { customBlueprintRoute, defaultBlueprintRoutes, poolSizeOf, POOL_NAMESPACE, type Blueprint } from './blueprints.ts';
 
 /**
@@ -28,22 +28,28 @@ export class BlueprintPool {
 
   /**
    * AddBlueprint: a custom blueprint replaces the one of the same name in the pool namespace in place
-   * (whatever namespace it came from), otherwise it is appended after the defaults.
+   * (whatever namespace it came from), otherwise it is appended after the defaults. Returns whether the
+   * router's routes change, which is what makes it reload: not for a blueprint that only changed its host
+   * (AddBlueprint compares without it) nor for one whose pool is empty (nothing is provisioned).
    */
-  upsert(route: Route): void {
+  upsert(route: Route): boolean {
     const r = customBlueprintRoute(route);
     const bp: Blueprint = { route: r, poolSize: poolSizeOf(r, this.defaultPoolSize) };
     const i = this.list.findIndex((b) => b.route.name === r.name);
+    if (i >= 0 && sameRoute(this.list[i]!.route, r)) return false;
     if (i >= 0) this.list[i] = bp;
     else this.list.push(bp);
     this.poolRoutesCache = null;
+    return bp.poolSize > 0;
   }
 
-  /** RemoveBlueprint, by name in the pool namespace. Default blueprints can be removed too. */
-  remove(name: string): void {
+  /** RemoveBlueprint, by name in the pool namespace (defaults too); whether pool routes went with it. */
+  remove(name: string): boolean {
     const i = this.list.findIndex((b) => b.route.name === name);
-    if (i >= 0) this.list.splice(i, 1);
+    if (i < 0) return false;
+    const [gone] = this.list.splice(i, 1);
     this.poolRoutesCache = null;
+    return gone!.poolSize > 0;
   }
 
   /** Slot i (1-based) of a blueprint: route `<blueprint>-<i>` in the pool namespace, host "". */
@@ -102,9 +108,11 @@ export class BlueprintPool {
   }
 
   /** Applies a blueprint event (AddBlueprint / RemoveBlueprint). */
-  applyChange(before: Route | undefined, after: Route | undefined): void {
-    if (before !== undefined && (after === undefined || after.name !== before.name)) this.remove(before.name);
-    if (after !== undefined) this.upsert(after);
+  applyChange(before: Route | undefined, after: Route | undefined): boolean {
+    let changed = false;
+    if (before !== undefined && (after === undefined || after.name !== before.name)) changed = this.remove(before.name);
+    if (after !== undefined) changed = this.upsert(after) || changed;
+    return changed;
   }
 
   /** After a reload every slot is free again. */

@@ -95,8 +95,7 @@ export class DcmAddDelStrategy implements RouterStrategy {
         return;
       case 'blueprint.changed':
         // Blueprints only feed the (now unused) route pool; the pool routes still change the router state.
-        this.pool.applyChange(change.before, change.after);
-        ctx.requestReload('blueprint-change');
+        if (this.pool.applyChange(change.before, change.after)) ctx.requestReload('blueprint-change');
         return;
       case 'endpoints.changed':
         if (change.deleted) return this.removeServiceEndpoints(change.namespace, change.service, change.before, state, ctx);

@@ -165,6 +165,25 @@ describe('dcm-slots', () => {
     expect(fake.ready(slot)).toEqual(['10.0.0.1:8080']);
   });
 
+  it('a blueprint change reloads only when it changes the pool routes (AddBlueprint ignores the host; an empty pool provisions nothing)', () => {
+    const bp = route('_blueprint-reencrypt-route', { namespace: 'blueprints', tls: { termination: 'reencrypt' } });
+    h.apply({ at: 0, type: 'blueprint.upsert', route: bp });
+    expect(h.reasons()).toEqual(['blueprint-change']);
+    h.settle();
+    // The same blueprint under another host: AddBlueprint compares without the host.
+    h.apply({ at: 0, type: 'blueprint.upsert', route: { ...bp, host: 'elsewhere.example.com' } });
+    expect(h.requests).toEqual([]);
+    // An invalid pool-size annotation gives an empty pool (getPoolSize's bug): nothing to provision, no reload.
+    const empty = route('_blueprint-empty', { namespace: 'blueprints', annotations: { 'router.openshift.io/pool-size': 'x' } });
+    h.apply({ at: 0, type: 'blueprint.upsert', route: empty });
+    expect(h.requests).toEqual([]);
+    h.apply({ at: 0, type: 'blueprint.delete', namespace: 'blueprints', name: '_blueprint-empty' });
+    expect(h.requests).toEqual([]);
+    // Removing the reencrypt blueprint takes its pool routes away: a reload.
+    h.apply({ at: 0, type: 'blueprint.delete', namespace: 'blueprints', name: '_blueprint-reencrypt-route' });
+    expect(h.reasons()).toEqual(['blueprint-change']);
+  });
+
   it('passthrough routes get weight 100% and the sni/tcp entries', () => {
     h.apply(eps('pt', 1));
     fake.commands.length = 0;

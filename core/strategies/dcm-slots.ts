@@ -76,9 +76,8 @@ export class DcmSlotsStrategy implements RouterStrategy {
   onChange(change: StateChange, state: RouterState, ctx: StrategyContext): RuntimeProgram | void {
     this.renderer.note(change);
     if (change.kind === 'blueprint.changed') {
-      // AddBlueprint/RemoveBlueprint (re)provision pool routes: the router state changes, so it reloads.
-      this.pool.applyChange(change.before, change.after);
-      ctx.requestReload('blueprint-change');
+      // AddBlueprint/RemoveBlueprint (re)provision pool routes: when that changes the router's routes, it reloads.
+      if (this.pool.applyChange(change.before, change.after)) ctx.requestReload('blueprint-change');
       return;
     }
     if (!this.loaded) {
@@ -148,16 +147,17 @@ export class DcmSlotsStrategy implements RouterStrategy {
   private watchBlueprintNamespace(change: StateChange, ctx: StrategyContext): void {
     const ns = this.opts.blueprintNamespace ?? '';
     if (ns.length === 0) return;
+    let changed: boolean;
     if (change.kind === 'route.added' && change.route.namespace === ns) {
-      this.pool.upsert(change.route);
+      changed = this.pool.upsert(change.route);
     } else if (change.kind === 'route.modified' && change.after.namespace === ns) {
-      this.pool.upsert(change.after);
+      changed = this.pool.upsert(change.after);
     } else if (change.kind === 'route.removed' && change.route.namespace === ns) {
-      this.pool.remove(change.route.name);
+      changed = this.pool.remove(change.route.name);
     } else {
       return;
     }
-    ctx.requestReload('blueprint-change');
+    if (changed) ctx.requestReload('blueprint-change');
   }
 
   /** Pool slot → route key, for checks. */
