@@ -69,12 +69,13 @@ export function applyChurn(state: RouterState, e: ChurnEvent): StateChange | nul
       return { kind: 'endpoints.changed', namespace: e.namespace, service: e.service, key, before, after: e.endpoints, deleted: false };
     }
     case 'endpoints.delete': {
+      // A change even when there was nothing to delete: the router's DeleteEndpoints marks its state
+      // changed for any service a route uses (the template router reloads), and the config managers still
+      // run RemoveRouteEndpoints, which arms the commit timer.
       const key = state.serviceKeys.of(e.namespace, e.service);
-      const before = state.endpoints.get(key);
+      const before = state.endpoints.get(key) ?? NO_ENDPOINTS;
       state.serviceKeys.forget(e.namespace, e.service);
-      if (before === undefined) return null;
       state.endpoints.delete(key);
-      if (before.length === 0) return null;
       return { kind: 'endpoints.changed', namespace: e.namespace, service: e.service, key, before, after: NO_ENDPOINTS, deleted: true };
     }
     case 'blueprint.upsert': {

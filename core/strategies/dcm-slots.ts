@@ -104,6 +104,13 @@ export class DcmSlotsStrategy implements RouterStrategy {
         if (keys.length === 0) return;
         const oldServed = servedEndpoints(change.service, change.before);
         const newServed = servedEndpoints(change.service, change.after);
+        if (change.deleted && oldServed.length === 0) {
+          // DeleteEndpoints of endpoints already empty: RemoveRouteEndpoints has nothing to disable, yet it
+          // is refused during a reload and arms the commit timer otherwise.
+          if (ctx.reloadInProgress) ctx.requestReload('reload-in-progress', `reload in progress, cannot dynamically delete endpoints of ${keys[0]}`);
+          else ctx.armCommitTimer();
+          return;
+        }
         if (sameServed(oldServed, newServed)) return;
         if (ctx.reloadInProgress) return this.refuseServiceEndpoints(keys, state, ctx);
         return this.replaceServiceEndpoints(keys, oldServed, newServed, state, ctx);

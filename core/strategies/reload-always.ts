@@ -42,7 +42,8 @@ export class ReloadAlwaysStrategy implements RouterStrategy {
         return;
       case 'endpoints.changed': {
         if (this.index.routesOfKey(change.key).length === 0) return;
-        if (sameServedEndpoints(change.service, change.before, change.after)) return;
+        // DeleteEndpoints marks the state changed without comparing: even endpoints that were empty reload.
+        if (!change.deleted && sameServedEndpoints(change.service, change.before, change.after)) return;
         ctx.requestReload('endpoints-change');
         return;
       }

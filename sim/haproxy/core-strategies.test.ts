@@ -3,6 +3,7 @@ import type { Endpoint } from '../../core/endpoint.ts';
 import type { Route } from '../../core/route.ts';
 import { DcmAddDelStrategy } from '../../core/strategies/dcm-add-del.ts';
 import { DcmSlotsStrategy } from '../../core/strategies/dcm-slots.ts';
+import { ReloadAlwaysStrategy } from '../../core/strategies/reload-always.ts';
 import { Harness } from '../../core/testing/harness.ts';
 import { MockHaproxy } from './mock-haproxy.ts';
 import { resolveRoute } from './route-resolver.ts';
@@ -103,5 +104,27 @@ describe('core config managers against the mock', () => {
     h.apply(eps(1, 2));
     expect(h.requests).toEqual([]);
     expect(m.backend('be_http:shop:a')!.servers).toEqual([]);
+  });
+
+  it('deleting endpoints that were already empty: the template router reloads, the config managers arm the commit timer', () => {
+    // router.go DeleteEndpoints marks the state changed for any service a route uses, without comparing,
+    // and the config managers' RemoveRouteEndpoints arms the commit timer even with nothing to remove.
+    const del = { at: 0, type: 'endpoints.delete' as const, namespace: 'shop', service: 'a' };
+    const always = new Harness(new ReloadAlwaysStrategy(), new MockHaproxy());
+    always.sync([upsert(route('a'))]);
+    always.apply(del);
+    expect(always.reasons()).toEqual(['endpoints-change']);
+    for (const strategy of [new DcmSlotsStrategy({ maxDynamicServers: 2, blueprintPoolSize: 2 }), new DcmAddDelStrategy()]) {
+      const h = new Harness(strategy, new MockHaproxy());
+      h.sync([upsert(route('a'))]);
+      h.apply(del);
+      expect(h.requests, strategy.name).toEqual([]);
+      expect(h.commitArms, strategy.name).toBe(1);
+    }
+    // A service no route uses changes nothing, whatever the strategy.
+    const lone = new Harness(new ReloadAlwaysStrategy(), new MockHaproxy());
+    lone.sync([upsert(route('a'))]);
+    lone.apply({ ...del, service: 'nobody' });
+    expect(lone.requests).toEqual([]);
   });
 });
