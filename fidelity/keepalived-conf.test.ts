@@ -101,7 +101,8 @@ vrrp_instance VI_53 {
   });
 
   test("a misconfigured node's own interval; v2 rounds to whole seconds as the simulator does", () => {
-    const r = resolved({ keepalived: { advertIntervalMs: 1500, advertIntervalMsByNode: { 'infra-3': 2000 }, instances: [{ vip: '198.18.0.100', vrid: 7 }] } });
+    // 1.4 s rounds to 1 s (keepalived rounds half up: 1.5 s would be 2 s).
+    const r = resolved({ keepalived: { advertIntervalMs: 1400, advertIntervalMsByNode: { 'infra-3': 2000 }, instances: [{ vip: '198.18.0.100', vrid: 7 }] } });
     expect(renderKeepalivedConf(r, 'infra-1')).toContain('advert_int 1\n');
     expect(renderKeepalivedConf(r, 'infra-3')).toContain('advert_int 2\n');
   });

@@ -51,8 +51,23 @@ describe('ipfailover expansion', () => {
     expect(nodePriorities('10.0.0.139', 1, 1, () => 0)[0]!.priority).toBe(244);
   });
 
-  test('a generated priority outside 1..255 is an input error naming the node', () => {
-    // ip .64, 3 replicas: idx = 64 mod 3 + 1 = 2, so instance 1 is not preferred: 64 mod 64 + 0 = 0
-    expect(() => expandIpfailover({ ...opts, replicas: 3 }, [{ name: 'n64', ip: '10.0.0.64' }], zero)).toThrow(/cluster\.nodes\.n64\.ip: generated priority 0/);
+  test('a generated priority of 0 becomes keepalived\'s default, 100', () => {
+    // ip .64, 3 replicas: idx = 64 mod 3 + 1 = 2, so instance 1 is not preferred: 64 mod 64 + 0 = 0, which
+    // keepalived's vrrp_prio_handler refuses and replaces with VRRP_PRIO_DFL = 100.
+    const [first] = expandIpfailover({ ...opts, replicas: 3 }, [{ name: 'n64', ip: '10.0.0.64' }], zero);
+    expect(first!.priorities['n64']).toBe(100);
+  });
+
+  test('nopreempt: no preferred masters and no flip-flop, every preferred instance at 255 - ipslot', () => {
+    // ip .12, 1 replica: idx = 12 mod 1 + 1 = 1, so every instance is "preferred". With preemption they
+    // alternate 255 - 12 = 243 and 12 + 1 = 13 (flip-flop) and the node is `state MASTER`; under nopreempt
+    // the generator (OCPBUGS-33629) writes no `state MASTER`, so "previous" never reads master: 243 each time.
+    const node = [{ name: 'n12', ip: '10.0.0.12' }];
+    const flip = expandIpfailover({ ...opts, replicas: 1 }, node, zero);
+    expect(flip.map((s) => s.priorities['n12'])).toEqual(flip.map((_, i) => (i % 2 === 0 ? 243 : 13)));
+    expect(flip.every((s) => s.initialMasterNodes.includes('n12'))).toBe(true);
+    const still = expandIpfailover({ ...opts, replicas: 1, preemption: 'nopreempt' }, node, zero);
+    expect(still.map((s) => s.priorities['n12'])).toEqual(still.map(() => 243));
+    expect(still.every((s) => s.initialMasterNodes.length === 0 && !s.preempt)).toBe(true);
   });
 });

@@ -78,7 +78,10 @@ export interface NodePriority {
  * 255 − ipslot, or ipslot + 1 when the previous preferred instance took 255 − ipslot (flip-flop); every other
  * instance gets ipslot mod 64 + random(0..31). One draw per instance, as $RANDOM is read for each.
  */
-export function nodePriorities(ip: string, count: number, replicas: number, draw32: () => number): NodePriority[] {
+/** VRRP_PRIO_DFL: what keepalived uses for a priority outside 1..255. */
+const KEEPALIVED_DEFAULT_PRIORITY = 100;
+
+export function nodePriorities(ip: string, count: number, replicas: number, draw32: () => number, nopreempt = false): NodePriority[] {
   const ipslot = Number(ip.split('.')[3]) % 128;
   const idx = (ipslot % Math.max(1, replicas)) + 1;
   let previous: 'none' | 'master' | 'flip-flop' = 'none';
@@ -88,13 +91,15 @@ export function nodePriorities(ip: string, count: number, replicas: number, draw
     let priority = (ipslot % 64) + offset;
     let preferredMaster = false;
     if (c % idx === 0) {
-      preferredMaster = true;
+      // Under nopreempt the generator writes no `state MASTER` (keepalived would drop nopreempt for it), and
+      // since "previous" then never reads "master", no priority flip-flops either (OCPBUGS-33629).
+      preferredMaster = !nopreempt;
       if (previous === 'master') {
         priority = ipslot + 1;
         previous = 'flip-flop';
       } else {
         priority = 255 - ipslot;
-        previous = 'master';
+        previous = nopreempt ? 'none' : 'master';
       }
     }
     out.push({ priority, preferredMaster });
@@ -131,11 +136,11 @@ export function expandIpfailover(
     initialMasterNodes: [],
   }));
   for (const node of nodes) {
-    const prios = nodePriorities(node.ip, vips.length, replicas, draw32For(node.name));
+    const prios = nodePriorities(node.ip, vips.length, replicas, draw32For(node.name), !preempt);
     prios.forEach((p, i) => {
-      if (p.priority < 1 || p.priority > 255)
-        throw new ClusterConfigError(`cluster.nodes.${node.name}.ip`, `generated priority ${p.priority} for ${vips[i]} is outside 1..255`);
-      specs[i]!.priorities[node.name] = p.priority;
+      // A node whose address ends in .0 or .128 draws priority 0 one time in 32: keepalived's
+      // vrrp_prio_handler refuses it and uses its default, 100 (which makes that node the first backup).
+      specs[i]!.priorities[node.name] = p.priority < 1 || p.priority > 255 ? KEEPALIVED_DEFAULT_PRIORITY : p.priority;
       if (p.preferredMaster) specs[i]!.initialMasterNodes.push(node.name);
     });
   }

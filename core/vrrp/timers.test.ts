@@ -24,9 +24,12 @@ describe('VRRP timers', () => {
     expect(masterDownUs(2, 100, 1_000_000, 5)).toBe(5_609_375);
   });
 
-  test('v2 carries whole seconds (never below 1), v3 centiseconds', () => {
-    expect(effectiveAdvertIntervalUs(2, 1500)).toBe(1_000_000);
+  test('v2 carries whole seconds (rounded half up, never below 1 nor above 255), v3 centiseconds', () => {
+    // keepalived's vrrp_complete_instance adds half a second, then drops the fraction: 1.5 s → 2 s, 1.4 s → 1 s.
+    expect(effectiveAdvertIntervalUs(2, 1500)).toBe(2_000_000);
+    expect(effectiveAdvertIntervalUs(2, 1400)).toBe(1_000_000);
     expect(effectiveAdvertIntervalUs(2, 300)).toBe(1_000_000);
+    expect(effectiveAdvertIntervalUs(2, 300_000)).toBe(255_000_000);
     expect(effectiveAdvertIntervalUs(3, 300)).toBe(300_000);
     expect(effectiveAdvertIntervalUs(3, 1234)).toBe(1_230_000);
   });

@@ -31,11 +31,15 @@ export function masterDownUs(
 }
 
 /**
- * The interval an instance really uses for a configured one: v2 carries whole seconds (keepalived rounds a
- * fractional advert_int down and never below 1 s); v3 carries centiseconds (1..4095).
+ * The interval an instance really uses for a configured one, as keepalived's vrrp_complete_instance makes
+ * it: v2 carries whole seconds (a fractional advert_int is rounded to the nearest, half up, never below
+ * 1 s nor above 255 s); v3 carries centiseconds (1..4095).
  */
+/** VRRPv2's advert interval field is 8 bits of seconds. */
+const V2_MAX_INTERVAL_S = 255;
+
 export function effectiveAdvertIntervalUs(version: VrrpVersion, configuredMs: number): number {
-  if (version === 2) return Math.max(1, Math.floor(configuredMs / 1000)) * US_PER_S;
+  if (version === 2) return Math.min(V2_MAX_INTERVAL_S, Math.max(1, Math.floor((configuredMs + 500) / 1000))) * US_PER_S;
   const cs = Math.min(V3_MAX_INTERVAL_CS, Math.max(1, Math.round(configuredMs / 10)));
   return cs * US_PER_CS;
 }
