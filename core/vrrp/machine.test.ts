@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { initialTransition, transition } from 'xstate';
 import { vrrpMachine, type VrrpEvent, type VrrpInput } from './machine.ts';
+import { skewUs } from './timers.ts';
 
 const base: VrrpInput = {
   version: 2,
@@ -33,6 +34,18 @@ describe('VRRP instance machine', () => {
     const owner = run({ basePriority: 255 }, [start]);
     expect(owner.state).toBe('MASTER');
     expect(owner.actions.map((a) => a.type)).toEqual(['sendAdvert', 'garp', 'armAdvertTimer', 'armGarpTimer']);
+  });
+
+  test("a backup's priority change moves its running down timer by the change in Skew", () => {
+    // Priority 100 → 150 at 1 s: Master_Down shrinks by Skew(100) − Skew(150), in whole µs
+    // 156·10⁶/256 − ⌊106·10⁶/256⌋ = 609,375 − 414,062 = 195,313; the deadline set at START moves that much
+    // earlier and the timer is re-armed there.
+    const before = run({}, [start]).ctx.downDeadlineUs;
+    const shift = skewUs(2, 100, 1_000_000) - skewUs(2, 150, 1_000_000);
+    const after = run({}, [start, { type: 'SET_PRIORITY', nowUs: 1_000_000, priority: 150 }]);
+    expect(after.ctx).toMatchObject({ priority: 150, downDeadlineUs: before - shift });
+    expect(after.actions).toEqual([{ type: 'armDownTimer', params: { atUs: before - shift } }]);
+    expect(shift).toBe(195_313);
   });
 
   test('a weight-0 script KO at start means FAULT', () => {

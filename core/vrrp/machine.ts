@@ -187,6 +187,18 @@ export const vrrpMachine = setup({
           { guard: 'downExpired', target: 'MASTER' },
           { actions: { type: 'armDownTimer', params: ({ context }) => ({ atUs: context.downDeadlineUs }) } },
         ],
+        // keepalived's vrrp_set_effective_priority: a backup's running down timer moves by the change in
+        // Skew (its Master_Down_Interval changes by exactly that).
+        SET_PRIORITY: {
+          actions: [
+            assign(({ context: c, event }) => {
+              const e = event as Extract<VrrpEvent, { type: 'SET_PRIORITY' }>;
+              const shift = skewUs(c.version, e.priority, c.masterAdverIntervalUs) - skewUs(c.version, c.priority, c.masterAdverIntervalUs);
+              return { priority: e.priority, downDeadlineUs: c.downDeadlineUs < 0 ? c.downDeadlineUs : c.downDeadlineUs + shift };
+            }),
+            { type: 'armDownTimer', params: ({ context, event }) => ({ atUs: Math.max(context.downDeadlineUs, event.nowUs) }) },
+          ],
+        },
         FAULT: { target: 'FAULT', actions: ['leaveBackup'] },
         SHUTDOWN: { target: 'INIT', actions: ['leaveBackup'] },
       },
