@@ -56,6 +56,14 @@ describe('VRRP instance machine', () => {
     expect(run({}, [start, advert(500_000, 0)]).ctx.downDeadlineUs).toBe(500_000 + 609_375);
   });
 
+  test('v3: a priority-0 advert starts Skew from the interval the backup holds, not the advert\'s own', () => {
+    // The backup learned 1 s from its master at 1 s; a priority-0 advert at 2 s carries 2 s. keepalived's
+    // vrrp_state_backup computes Skew from master_adver_int (1 s) and learns nothing from that advert.
+    const r = run({ version: 3 }, [start, advert(1_000_000, 200), advert(2_000_000, 0, 20, 2_000_000)]);
+    expect(r.ctx).toMatchObject({ masterAdverIntervalUs: 1_000_000, downDeadlineUs: 2_000_000 + skewUs(3, 100, 1_000_000) });
+    expect(skewUs(3, 100, 1_000_000)).not.toBe(skewUs(3, 100, 2_000_000));
+  });
+
   test('a lower-priority advert is discarded with preemption, accepted with nopreempt', () => {
     expect(run({}, [start, advert(1_000_000, 50)]).ctx.downDeadlineUs).toBe(3_609_375);
     expect(run({ preempt: false }, [start, advert(1_000_000, 50)]).ctx.downDeadlineUs).toBe(1_000_000 + 3_609_375);

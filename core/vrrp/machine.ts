@@ -157,11 +157,9 @@ export const vrrpMachine = setup({
           {
             guard: 'priorityZero',
             actions: [
-              assign(({ context: c, event }) => {
-                const e = event as Advert;
-                const interval = learnedInterval(c, e);
-                return { masterAdverIntervalUs: interval, downDeadlineUs: e.nowUs + skewUs(c.version, c.priority, interval) };
-              }),
+              // keepalived's vrrp_state_backup: Skew from the interval it already holds; a priority-0
+              // advert's own interval is not learned (v3), unlike an accepted one's.
+              assign(({ context: c, event }) => ({ downDeadlineUs: event.nowUs + skewUs(c.version, c.priority, c.masterAdverIntervalUs) })),
               { type: 'armDownTimer', params: ({ context }) => ({ atUs: context.downDeadlineUs }) },
             ],
           },
