@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { InputError } from './eventlog/input-error.ts';
 import { loadRunInput, type InputOverrides } from './load-input.ts';
+import { inputErrorOf } from './testing/input-error-of.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rb-load-input-'));
 let n = 0;
@@ -12,15 +13,7 @@ function logWithHeader(header: Record<string, unknown>): string {
   writeFileSync(file, `${JSON.stringify({ routerbench: 'eventlog', version: 1, ...header })}\n{"at":0,"type":"network.heal"}\n`);
   return file;
 }
-function errorOf(file: string, overrides: InputOverrides = {}): InputError {
-  try {
-    loadRunInput(file, overrides);
-  } catch (err) {
-    if (err instanceof InputError) return err;
-    throw err;
-  }
-  throw new Error('no error');
-}
+const errorOf = (file: string, overrides: InputOverrides = {}): InputError => inputErrorOf(() => loadRunInput(file, overrides));
 
 describe("an event log header's settings, seed and budgets", () => {
   test('apply, under the command line', () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EVENT_BATCH, readEventLogFile, readEventLogText } from './event-log-reader.ts';
 import { InputError } from './input-error.ts';
+import { inputErrorOf } from '../testing/input-error-of.ts';
 
 const HEADER = '{"routerbench":"eventlog","version":1,"seed":7}';
 const route = '{"at":0,"type":"route.upsert","route":{"namespace":"shop","name":"web","host":"web.example.com","service":"web"}}';
@@ -13,15 +14,7 @@ function read(lines: string[]) {
   return [...readEventLogText(lines.join('\n') + '\n', 'churn.jsonl')];
 }
 
-function errorOf(lines: string[]): InputError {
-  try {
-    read(lines);
-  } catch (err) {
-    if (err instanceof InputError) return err;
-    throw err;
-  }
-  throw new Error('expected an InputError');
-}
+const errorOf = (lines: string[]): InputError => inputErrorOf(() => read(lines));
 
 describe('event log v1 reader', () => {
   it('reads good lines in order, keeping optional fields', () => {

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { InputEvent } from '../../core/events.ts';
-import { InputError } from '../eventlog/input-error.ts';
 import { SimSettingsSchema } from '../settings.ts';
 import { BAD_SCENARIOS as BAD } from './bad-scenarios.ts';
+import { inputErrorOf } from '../testing/input-error-of.ts';
 import { loadScenario, parseScenario } from './load-scenario.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'routerbench-scenario-'));
@@ -20,15 +20,7 @@ function write(text: string, name = `s${fileNo++}.yaml`): string {
 const LOG_HEADER = '{"routerbench":"eventlog","version":1}';
 const ROUTE = '{ at: 0, type: route.upsert, route: { namespace: a, name: r, host: h.example.com, service: s } }';
 
-function errorOf(fn: () => unknown): InputError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof InputError) return err;
-    throw err;
-  }
-  throw new Error('expected an InputError');
-}
+const errorOf = inputErrorOf;
 
 describe('a good scenario', () => {
   test('becomes a RunInput with settings, budgets and a reproduce line', () => {
