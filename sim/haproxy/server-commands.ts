@@ -41,17 +41,30 @@ const WEIGHT_MAX = 256;
 type Lookup = { ok: true; be: MockBackend; srv: MockServer } | { ok: false; reply: string };
 
 /**
- * Resolves `<backend>/<server>`, split at the first `/`; `terse` selects the single-newline error texts of
- * add/del server. Either half may be `#<id>` (see `serverIn`). An empty half is a usage error.
+ * How a command splits `<backend>/<server>` (HAProxy has three ways, measured on 2.6.12): where the search
+ * for the `/` starts (`del server` skips the first character), whether an empty backend half is looked up
+ * (`get weight`: No such backend) rather than refused, and the error texts' ending (add/del server print
+ * theirs raw, with a single newline).
  */
-function lookupServer(rt: ServerRuntime, arg: string | undefined, terse = false): Lookup {
-  const slash = arg === undefined ? -1 : arg.indexOf('/');
-  const end = terse ? '\n' : '\n\n';
-  if (arg === undefined || slash <= 0 || slash === arg.length - 1) return { ok: false, reply: `Require 'backend/server'.${end}` };
-  return findServer(rt, arg.slice(0, slash), arg.slice(slash + 1), end);
+interface Split {
+  from: 0 | 1;
+  emptyBackend: boolean;
+  end: '\n' | '\n\n';
+}
+const CLI_SPLIT: Split = { from: 0, emptyBackend: false, end: '\n\n' };
+const GET_WEIGHT_SPLIT: Split = { from: 0, emptyBackend: true, end: '\n\n' };
+const DEL_SERVER_SPLIT: Split = { from: 1, emptyBackend: false, end: '\n' };
+
+/** Resolves `<backend>/<server>`; either half may be `#<id>` (see `serverIn`). A missing half is a usage error. */
+function lookupServer(rt: ServerRuntime, arg: string | undefined, split: Split = CLI_SPLIT): Lookup {
+  const slash = arg === undefined ? -1 : arg.indexOf('/', split.from);
+  if (arg === undefined || slash < 0 || slash === arg.length - 1 || (slash === 0 && !split.emptyBackend)) {
+    return { ok: false, reply: `Require 'backend/server'.${split.end}` };
+  }
+  return findServer(rt, arg.slice(0, slash), arg.slice(slash + 1), split.end);
 }
 
-function findServer(rt: ServerRuntime, beName: string, srvName: string, end: string): Lookup {
+function findServer(rt: ServerRuntime, beName: string, srvName: string, end: Split['end']): Lookup {
   const be = rt.backend(beName);
   if (be === undefined) return { ok: false, reply: `No such backend.${end}` };
   const srv = serverIn(be, srvName);
@@ -205,11 +218,7 @@ export function setWeightCommand(rt: ServerRuntime, w: readonly string[]): strin
 }
 
 export function getWeight(rt: ServerRuntime, w: readonly string[]): string {
-  // Unlike the others, `get weight` looks up an empty backend name (No such backend) rather than refuse it.
-  const arg = w[2];
-  const slash = arg === undefined ? -1 : arg.indexOf('/');
-  const found =
-    arg === undefined || slash < 0 || slash === arg.length - 1 ? lookupServer(rt, arg) : findServer(rt, arg.slice(0, slash), arg.slice(slash + 1), '\n\n');
+  const found = lookupServer(rt, w[2], GET_WEIGHT_SPLIT);
   if (!found.ok) return found.reply;
   return `${found.srv.uweight} (initial ${found.srv.iweight})\n\n`;
 }
@@ -413,10 +422,7 @@ function parseServerTarget(text: string): ParsedTarget {
 
 /** `del server <be>/<srv>`: only a server in maintenance (and, really, without connections) can go. */
 export function delServer(rt: ServerRuntime, w: readonly string[]): string {
-  // HAProxy starts looking for the '/' at the second character, so `/x` is a usage error too.
-  const arg = w[2];
-  const slash = arg === undefined ? -1 : arg.indexOf('/', 1);
-  const found = arg === undefined || slash < 0 || slash === arg.length - 1 ? lookupServer(rt, undefined, true) : findServer(rt, arg.slice(0, slash), arg.slice(slash + 1), '\n');
+  const found = lookupServer(rt, w[2], DEL_SERVER_SPLIT);
   if (!found.ok) return found.reply;
   if ((found.srv.adminState & ADMIN_IN_MAINT) === 0) return 'Only servers in maintenance mode can be deleted.\n';
   removeServerFromBackend(found.be, found.srv);
