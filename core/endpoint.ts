@@ -4,17 +4,32 @@ export interface Endpoint {
   port: number;
   /** Not-ready addresses stay listed but must not receive traffic. Defaults to true. */
   ready?: boolean;
-  /** The pod (or port) name; part of the identity the router uses for static server names. */
+  /** The pod behind the address (its `targetRef`); part of the identity the router uses for static server names. */
   name?: string;
+  /**
+   * The Endpoints port's name (the service port's name), empty for an unnamed single-port service. A route
+   * whose `targetPort` names it is served only this port's endpoints; it is also part of the server name.
+   */
+  portName?: string;
 }
 
 export function isReady(e: Endpoint): boolean {
   return e.ready !== false;
 }
 
-/** Endpoint identity as the config manager diffs it: address, port and name. */
+/** Endpoint identity as the config manager diffs it: address, port, pod and port name. */
 export function endpointId(e: Endpoint): string {
-  return e.name === undefined ? `${e.ip}:${e.port}` : `${e.ip}:${e.port}:${e.name}`;
+  const id = e.name === undefined ? `${e.ip}:${e.port}` : `${e.ip}:${e.port}:${e.name}`;
+  return e.portName === undefined ? id : `${id}/${e.portName}`;
+}
+
+/**
+ * Whether a route with this preferred port (its `targetPort` as text, PreferPort upstream) is served the
+ * endpoint: every endpoint without one, else those whose port name or number is that text
+ * (template_helper.go endpointsForAlias).
+ */
+export function servesPort(preferPort: string | undefined, portName: string | undefined, port: number): boolean {
+  return preferPort === undefined || portName === preferPort || String(port) === preferPort;
 }
 
 /** Two endpoint lists are the same set (order ignored), so re-applying an `endpoints.set` changes nothing. */
@@ -34,5 +49,5 @@ export function sameEndpoints(a: readonly Endpoint[], b: readonly Endpoint[]): b
 }
 
 function sameEndpoint(x: Endpoint, y: Endpoint): boolean {
-  return x.ip === y.ip && x.port === y.port && x.name === y.name && isReady(x) === isReady(y);
+  return x.ip === y.ip && x.port === y.port && x.name === y.name && x.portName === y.portName && isReady(x) === isReady(y);
 }

@@ -48,6 +48,19 @@ describe('bundled config-manager scenarios', () => {
     expect(run('dcm-certificates-annotations-reencrypt.yaml', 'dcm-add-del')).toEqual({ total: 5, requests: { initial: 1, 'route-change': 4 } });
   });
 
+  it('routes that pick one port of a multi-port service', () => {
+    // reload-always: the initial sync, then each endpoint change at 10, 20 and 30 s (10 s apart, more than the
+    // 5 s reload interval) reloads at once → 1 + 3.
+    expect(run('dcm-multi-port-routes.yaml', 'reload-always')).toEqual({ total: 4, requests: { initial: 1, 'endpoints-change': 3 } });
+    // dcm-slots: each route is served its own port, so 2 → 5 pods is 3 new endpoints per route, within its 5
+    // slots (both ports would be 6: dynamic-slots-exhausted); the scale-down and the delete set servers to maint.
+    expect(run('dcm-multi-port-routes.yaml', 'dcm-slots')).toEqual({ total: 1, requests: { initial: 1 } });
+    // dcm-add-del: add server / del server for the scale-up and scale-down; the delete at 30 s hands route
+    // `web` (first in key order) all four endpoints, and the two metrics servers are not in its backend: one
+    // runtime-api-error reload, and the walk stops before web-metrics.
+    expect(run('dcm-multi-port-routes.yaml', 'dcm-add-del')).toEqual({ total: 2, requests: { initial: 1, 'runtime-api-error': 1 } });
+  });
+
   it('a custom reencrypt blueprint', () => {
     // reload-always: route at 10 s, endpoints at 20 s, route at 30 s: three reloads after the initial one.
     expect(run('dcm-custom-reencrypt-blueprint.yaml', 'reload-always')).toEqual({

@@ -1,5 +1,5 @@
 import { dynamicMapEntries, MAP_EDGE_REENCRYPT, MAP_HTTP, MAP_TCP, renderedMapEntries } from '../core/haproxy/map-entries.ts';
-import { backendNameOf, servedEndpoints } from '../core/haproxy/names.ts';
+import { backendNameOf, preferPortOf, servedEndpoints, servedForRoute } from '../core/haproxy/names.ts';
 import { POOL_NAMESPACE } from '../core/dcm/blueprints.ts';
 import { routeKey, type Route } from '../core/route.ts';
 import type { Endpoint } from '../core/endpoint.ts';
@@ -36,7 +36,7 @@ export function checkInvariants(state: RouterState, haproxy: MockHaproxy, opts: 
     if (r.host.length === 0) continue;
     if ((claims.get(f.claim) ?? 0) > 1) continue;
 
-    const expected = expectedServers(r.service, endpointsOf(state, r.namespace, r.service));
+    const expected = expectedServers(r.service, endpointsOf(state, r.namespace, r.service), preferPortOf(r));
     for (const probe of f.probes) {
       // A probe that passed stays passed while nothing it read moved: its maps, its backend's servers, the
       // expected servers. Only the sharing of backends between routes is decided anew.
@@ -266,15 +266,17 @@ export interface ExpectedServers {
 /** Endpoint lists are immutable, so the expectation is kept per list. */
 const expectedByEndpoints = new WeakMap<readonly Endpoint[], Map<string, ExpectedServers>>();
 
-export function expectedServers(service: string, endpoints: readonly Endpoint[]): ExpectedServers {
+export function expectedServers(service: string, endpoints: readonly Endpoint[], preferPort?: string): ExpectedServers {
   let perService = expectedByEndpoints.get(endpoints);
   if (perService === undefined) {
     perService = new Map();
     expectedByEndpoints.set(endpoints, perService);
   }
-  let e = perService.get(service);
+  // Service names are DNS labels, without ':'; routes without a targetPort (most) build no key.
+  const key = preferPort === undefined ? service : `${service}:${preferPort}`;
+  let e = perService.get(key);
   if (e === undefined) {
-    const served = servedEndpoints(service, endpoints);
+    const served = servedForRoute(servedEndpoints(service, endpoints), preferPort);
     const list = served.map((x) => `${x.ip}:${x.port}`).sort();
     let byAddress: ExpectedServers['byAddress'] = new Map();
     // Two endpoints at one address and port (different names) are two servers alike: the mask cannot count them.
@@ -286,7 +288,7 @@ export function expectedServers(service: string, endpoints: readonly Endpoint[])
         else ports.push([x.port, 1 << i]);
       });
     e = { list, joined: list.join(','), byAddress };
-    perService.set(service, e);
+    perService.set(key, e);
   }
   return e;
 }

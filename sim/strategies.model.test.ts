@@ -17,9 +17,17 @@ import { RouterSettingsSchema } from './settings.ts';
  * its own MockHaproxy through a synchronous router (Harness). The model is the desired state itself; after
  * every settle (the dynamic change applied, or the requested reload done) HAProxy must serve exactly it:
  * checkInvariants finds no violation. Small pools (2 slots, 2 pool routes) make every fall-back reachable.
- * One known exception, faithful to the real router: under dcm-add-del, an `endpoints.delete` followed by the
- * very same endpoints before any reload leaves the route's backend empty (its stale EndpointTable sees
- * nothing to add; sim/haproxy/core-strategies.test.ts). The fixed seeds below do not generate it.
+ *
+ * Two kinds of violation are the real router's own, so the model must reproduce them, not avoid them
+ * (upstreamFlaw below); any other violation fails the test, and so does one of these that the next reload
+ * does not clear:
+ * - dcm-add-del diffs each route against the EndpointTable it keeps for that route (router.go). A walk over
+ *   a service's routes that stops early (a refusal while a reload runs, a runtime error) leaves the later
+ *   routes' tables stale, and an `endpoints.delete` updates none; the next diff against a stale table then
+ *   leaves servers behind or misses some (sim/haproxy/core-strategies.test.ts shows both). Such a violation
+ *   is a route's set of servers, never a map entry or a backend.
+ * - dcm-slots under connection faults: RemoveRoute logs and ignores errors removing map entries, so an
+ *   entry can outlive its route (pointing at a pool backend) until the next reload.
  */
 interface Replica {
   strategy: StrategyName;
@@ -54,8 +62,26 @@ function settleAndCheck(real: Real, label: string): void {
     const v = checkInvariants(r.h.state, r.mock);
     // The check reuses probes that passed before; a check from scratch must agree.
     expect(checkInvariants(r.h.state, r.mock, { reuse: false }), `${r.strategy} after ${label}, from scratch`).toEqual(v);
-    expect(v, `${r.strategy} after ${label}`).toEqual([]);
+    expect(
+      v.filter((x) => !upstreamFlaw(r, x)),
+      `${r.strategy} after ${label}`,
+    ).toEqual([]);
+    if (v.length > 0) {
+      // What the router got wrong at runtime, a reload puts right.
+      r.h.reload();
+      expect(checkInvariants(r.h.state, r.mock), `${r.strategy} after ${label} and a reload`).toEqual([]);
+    }
   }
+}
+
+const STALE_TABLE = /: backend be_\S+ serves \[[^\]]*\], expected \[[^\]]*\]$/;
+const ORPHAN_MAP_ENTRY = /^os_\w+\.map: entry .* → \S+ belongs to no live route$/;
+
+/** The router's own flaws (see the header), recognised by the violation and what the router logged. */
+function upstreamFlaw(r: Replica, violation: string): boolean {
+  if (r.strategy === 'dcm-add-del') return STALE_TABLE.test(violation);
+  if (r.strategy === 'dcm-slots') return ORPHAN_MAP_ENTRY.test(violation) && r.h.notes.some((n) => n.includes('continuing despite errors removing map entries'));
+  return false;
 }
 
 const describeEvent = (e: ChurnEvent): string => JSON.stringify(e);
@@ -117,24 +143,40 @@ const routeArb: fc.Arbitrary<Route> = fc
     tls: tlsArb,
     path: fc.constantFrom(undefined, '/api'),
     annotations: fc.constantFrom<Record<string, string> | undefined>(undefined, { 'haproxy.router.openshift.io/timeout': '5m' }, { 'example.com/team': 'a' }),
+    // By port name, by number, or a port no endpoint has (the route is then served nothing).
+    targetPort: fc.constantFrom<string | number | undefined>(undefined, undefined, 'http', 8443, 'metrics'),
   })
-  .map(({ name, service, tls, path, annotations }) => {
+  .map(({ name, service, tls, path, annotations, targetPort }) => {
     // One host per route name, so no two live routes claim the same host and path.
     const r: Route = { namespace: NS, name, host: `${name}.example.com`, service };
     if (tls !== undefined) r.tls = tls;
     if (path !== undefined && tls?.termination !== 'passthrough') r.path = path;
     if (annotations !== undefined) r.annotations = annotations;
+    if (targetPort !== undefined) r.targetPort = targetPort;
     return r;
   });
 
+const ports = [
+  { port: 8080, portName: 'http' },
+  { port: 8443, portName: 'https' },
+];
+
+/** A service's endpoints: one or two named ports, listed port by port as the router lists them. */
 const endpointsArb: fc.Arbitrary<ChurnEvent> = fc
-  .record({ service: fc.constantFrom(...services), members: fc.subarray([1, 2, 3, 4, 5, 6]), notReady: fc.subarray([1, 2, 3, 4, 5, 6]) })
-  .map(({ service, members, notReady }) => ({
+  .record({
+    service: fc.constantFrom(...services),
+    ports: fc.subarray(ports, { minLength: 1 }),
+    members: fc.subarray([1, 2, 3, 4, 5, 6]),
+    notReady: fc.subarray([1, 2, 3, 4, 5, 6]),
+  })
+  .map(({ service, ports, members, notReady }) => ({
     at: 0,
     type: 'endpoints.set' as const,
     namespace: NS,
     service,
-    endpoints: members.map((i) => ({ ip: `10.0.${services.indexOf(service)}.${i}`, port: 8080, name: `${service}-${i}`, ...(notReady.includes(i) ? { ready: false } : {}) })),
+    endpoints: ports.flatMap((p) =>
+      members.map((i) => ({ ip: `10.0.${services.indexOf(service)}.${i}`, ...p, name: `${service}-${i}`, ...(notReady.includes(i) ? { ready: false } : {}) })),
+    ),
   }));
 
 const blueprints: Route[] = [

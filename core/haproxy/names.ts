@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isReady, type Endpoint } from '../endpoint.ts';
+import { isReady, servesPort, type Endpoint } from '../endpoint.ts';
 import { terminationOf, type Route, type Termination } from '../route.ts';
 
 /**
@@ -32,11 +32,12 @@ export function backendNameOf(route: Route): string {
 
 /**
  * The endpoint ID the router uses as the static server name. Endpoints backed by a pod (our `name`) are
- * `pod:<pod>:<endpoints name = service>:<port name>:<ip>:<port>`, others `ept:<service>:<port name>:<ip>:<port>`.
- * The event log carries no port name, so that field is empty, as for an unnamed single-port service.
+ * `pod:<pod>:<endpoints name = service>:<port name>:<ip>:<port>`, others `ept:<service>:<port name>:<ip>:<port>`
+ * (plugin.go); an unnamed port leaves that field empty.
  */
 export function endpointServerName(service: string, e: Endpoint): string {
-  return e.name === undefined ? `ept:${service}::${e.ip}:${e.port}` : `pod:${e.name}:${service}::${e.ip}:${e.port}`;
+  const portName = e.portName ?? '';
+  return e.name === undefined ? `ept:${service}:${portName}:${e.ip}:${e.port}` : `pod:${e.name}:${service}:${portName}:${e.ip}:${e.port}`;
 }
 
 /**
@@ -65,16 +66,18 @@ export function routingKeyName(r: { namespace: string; name: string }): string {
   return md5Hex(` ${aliasKey(r)}`);
 }
 
-/** One served endpoint: its static server name and address. */
+/** One served endpoint: its static server name, address, and the port name a route's targetPort may select. */
 export interface ServedEndpoint {
   id: string;
   ip: string;
   port: number;
+  portName?: string | undefined;
 }
 
 /**
  * The endpoints the router serves for a service, in endpoint-list order: only ready addresses (the router
- * reads `subsets[].addresses`, never `notReadyAddresses`), duplicates by ID dropped as plugin.go does.
+ * reads `subsets[].addresses`, never `notReadyAddresses`), duplicates by ID dropped as plugin.go does. This
+ * is the service's EndpointTable; a route is served its share of it (servedForRoute).
  */
 export function servedEndpoints(service: string, endpoints: readonly Endpoint[]): ServedEndpoint[] {
   const out: ServedEndpoint[] = [];
@@ -87,8 +90,31 @@ export function servedEndpoints(service: string, endpoints: readonly Endpoint[])
       if (seen.has(id)) continue;
       seen.add(id);
     }
-    out.push({ id, ip: e.ip, port: e.port });
+    out.push({ id, ip: e.ip, port: e.port, portName: e.portName });
   }
+  return out;
+}
+
+/**
+ * A route's preferred port (PreferPort upstream): its `targetPort` as text, a number in decimal, or
+ * undefined when it names none and takes every port.
+ */
+export function preferPortOf(route: Route): string | undefined {
+  return route.targetPort === undefined ? undefined : String(route.targetPort);
+}
+
+/**
+ * The share of a service's served endpoints a route gets (endpointsForAlias): all of them without a
+ * preferred port, else those of that port, by name or number. The same list when nothing is filtered out,
+ * so routes without a targetPort cost nothing.
+ */
+export function servedForRoute(served: readonly ServedEndpoint[], preferPort: string | undefined): readonly ServedEndpoint[] {
+  if (preferPort === undefined) return served;
+  let i = 0;
+  while (i < served.length && servesPort(preferPort, served[i]!.portName, served[i]!.port)) i++;
+  if (i === served.length) return served;
+  const out = served.slice(0, i);
+  for (i++; i < served.length; i++) if (servesPort(preferPort, served[i]!.portName, served[i]!.port)) out.push(served[i]!);
   return out;
 }
 

@@ -1,7 +1,7 @@
 import type { Endpoint } from '../endpoint.ts';
 import type { Route } from '../route.ts';
 import type { Balance, BackendConfig, ServerConfig } from './config-model.ts';
-import { isTrue, md5Hex, routingKeyName, servedEndpoints } from './names.ts';
+import { isTrue, md5Hex, preferPortOf, routingKeyName, servedEndpoints, servedForRoute } from './names.ts';
 
 /**
  * What a reload writes, modelled on images/router/haproxy/conf/haproxy-config.template: one backend per
@@ -47,6 +47,8 @@ export function slotServerName(i: number): string {
  */
 export interface BackendShape {
   readonly service: string;
+  /** The route's targetPort as text: only that port's endpoints become servers. */
+  readonly preferPort: string | undefined;
   readonly name: string;
   readonly mode: 'http' | 'tcp';
   readonly balance: Balance;
@@ -97,6 +99,7 @@ export function backendShape(route: Route, name: string, manager: 'none' | 'slot
   const dynamicCookieKey = (manager === 'slots' && (slots > 0 || termination === 'reencrypt')) || manager === 'add-del' ? key : undefined;
   return {
     service: route.service,
+    preferPort: preferPortOf(route),
     name,
     mode: passthrough ? 'tcp' : 'http',
     balance,
@@ -148,11 +151,12 @@ class RenderedBackend implements BackendConfig {
 }
 
 function serversOf(shape: BackendShape, endpoints: readonly Endpoint[]): ServerConfig[] {
-  const served = servedEndpoints(shape.service, endpoints);
+  const served = servedForRoute(servedEndpoints(shape.service, endpoints), shape.preferPort);
   // One service per route: with endpoints it is the single active service unit, whose weight the router
   // reduces to 1 (calculateServiceWeights); without endpoints it has no weight entry and no servers.
   const weight = 1;
-  // Health checks only when the route has more than one active endpoint (`gt $cfg.ActiveEndpoints 1`).
+  // Health checks only when the route has more than one active endpoint (`gt $cfg.ActiveEndpoints 1`),
+  // counted on its own port (getActiveEndpoints with PreferPort).
   const check = served.length > 1;
   const servers: ServerConfig[] = new Array(served.length + shape.slotServers.length);
   for (let i = 0; i < served.length; i++) {

@@ -2,7 +2,7 @@ import { BlueprintPool } from '../dcm/pool.ts';
 import type { Endpoint } from '../endpoint.ts';
 import * as cmd from '../haproxy/commands.ts';
 import type { HaproxyConfig } from '../haproxy/config-model.ts';
-import { aliasKey, backendNameOf, servedEndpoints, type ServedEndpoint } from '../haproxy/names.ts';
+import { aliasKey, backendNameOf, preferPortOf, servedEndpoints, servedForRoute, type ServedEndpoint } from '../haproxy/names.ts';
 import { ConfigRenderer } from '../haproxy/config-renderer.ts';
 import { routeKey, type Route } from '../route.ts';
 import { endpointsOf, type RouterState, type StateChange } from '../router-state.ts';
@@ -31,6 +31,11 @@ export interface DcmAddDelOptions {
 }
 
 const HEALTH_INTERVAL_ANNOTATION = 'router.openshift.io/haproxy.health.check.interval';
+/** The route's EndpointTable as dynamicallyAddRoute records it: its port's share of the service. */
+function tableOf(r: Route, state: RouterState): readonly ServedEndpoint[] {
+  return servedForRoute(servedEndpoints(r.service, endpointsOf(state, r.namespace, r.service)), preferPortOf(r));
+}
+
 const NO_SERVED: readonly ServedEndpoint[] = [];
 const POD_MAXCONN_ANNOTATION = 'haproxy.router.openshift.io/pod-concurrent-connections';
 const TIME_SPEC = /^(?:[1-9][0-9]*(us|ms|s|m|h|d)?)$/;
@@ -114,7 +119,7 @@ export class DcmAddDelStrategy implements RouterStrategy {
       case 'route.added':
       case 'route.modified': {
         const r = change.kind === 'route.added' ? change.route : change.after;
-        this.tables.set(routeKey(r), servedEndpoints(r.service, endpointsOf(state, r.namespace, r.service)));
+        this.tables.set(routeKey(r), tableOf(r, state));
         return;
       }
       case 'route.removed':
@@ -123,7 +128,8 @@ export class DcmAddDelStrategy implements RouterStrategy {
       case 'endpoints.changed': {
         if (this.loaded || change.deleted) return;
         const first = this.routeKeysOf(change.namespace, change.service, state)[0];
-        if (first !== undefined) this.tables.set(first, servedEndpoints(change.service, change.after));
+        const route = first === undefined ? undefined : state.routes.get(first);
+        if (route !== undefined) this.tables.set(first!, servedForRoute(servedEndpoints(change.service, change.after), preferPortOf(route)));
         return;
       }
       default:
@@ -157,7 +163,7 @@ export class DcmAddDelStrategy implements RouterStrategy {
     this.indexed = true;
     // Routes of the initial sync were added before the strategy saw any change: their tables are taken to
     // be right (the endpoints were known when each route was added).
-    for (const [key, r] of state.routes) if (!this.tables.has(key)) this.tables.set(key, servedEndpoints(r.service, endpointsOf(state, r.namespace, r.service)));
+    for (const [key, r] of state.routes) if (!this.tables.has(key)) this.tables.set(key, tableOf(r, state));
   }
 
   /** dynamicallyReplaceEndpoints: every route of the service in key order, stopping at the first failure. */
@@ -177,20 +183,23 @@ export class DcmAddDelStrategy implements RouterStrategy {
       const route = state.routes.get(key);
       if (route === undefined) continue;
       const oldServed = this.tables.get(key) ?? NO_SERVED;
-      this.tables.set(key, newServed);
+      // The route's share of the service: only its targetPort's endpoints (endpointsForAlias).
+      const routeServed = servedForRoute(newServed, preferPortOf(route));
+      this.tables.set(key, routeServed);
       if (ctx.reloadInProgress) {
         ctx.requestReload('reload-in-progress', `reload in progress, cannot dynamically change endpoints of ${key}`);
         return;
       }
-      const { errors, missingBackend } = yield* this.replaceRouteEndpoints(route, oldServed, newServed, ctx);
+      const { errors, missingBackend } = yield* this.replaceRouteEndpoints(route, oldServed, routeServed, ctx);
       if (this.failed(key, route, errors, missingBackend, ctx)) return;
     }
   }
 
   /**
    * dynamicallyRemoveEndpoints (an `endpoints.delete`): RemoveRouteEndpoints on every route of the service,
-   * with the service's last endpoints rather than the route's table, which it leaves as it was. Stops at
-   * the first failure.
+   * with the service's last endpoints rather than the route's table, which it leaves as it was. Those are
+   * every port's: a route with a targetPort is asked to delete servers it never had, which fails and
+   * reloads. Stops at the first failure.
    */
   private *removeServiceEndpoints(namespace: string, service: string, before: readonly Endpoint[], state: RouterState, ctx: StrategyContext): RuntimeProgram<void> {
     const served = servedEndpoints(service, before);

@@ -6,7 +6,7 @@ import { RuntimeView } from '../dcm/runtime-view.ts';
 import * as cmd from '../haproxy/commands.ts';
 import type { HaproxyConfig } from '../haproxy/config-model.ts';
 import { dynamicMapEntries, type MapAssociation } from '../haproxy/map-entries.ts';
-import { backendNameOf, routingKeyName, servedEndpoints, type ServedEndpoint } from '../haproxy/names.ts';
+import { backendNameOf, preferPortOf, routingKeyName, servedEndpoints, servedForRoute, type ServedEndpoint } from '../haproxy/names.ts';
 import { ConfigRenderer } from '../haproxy/config-renderer.ts';
 import type { ReloadReason } from '../reload-reason.ts';
 import { routeKey, type Route } from '../route.ts';
@@ -243,7 +243,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
     }
     ctx.armCommitTimer();
 
-    const served = servedEndpoints(route.service, endpointsOf(state, route.namespace, route.service));
+    const served = servedForRoute(servedEndpoints(route.service, endpointsOf(state, route.namespace, route.service)), preferPortOf(route));
     yield* this.replaceEndpoints(entry, NO_SERVED, served, ctx);
     return true;
   }
@@ -288,7 +288,9 @@ export class DcmSlotsStrategy implements RouterStrategy {
     for (const key of keys) {
       const route = state.routes.get(key);
       if (route === undefined) continue;
-      const ok = yield* this.guard(ctx, this.replaceEndpoints(this.entryOf(route, key), oldServed, newServed, ctx));
+      // Each route is handed its own port's share of the service (router.go: endpointsForAlias).
+      const port = preferPortOf(route);
+      const ok = yield* this.guard(ctx, this.replaceEndpoints(this.entryOf(route, key), servedForRoute(oldServed, port), servedForRoute(newServed, port), ctx));
       if (!ok) return;
     }
   }

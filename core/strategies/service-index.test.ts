@@ -6,8 +6,14 @@ import { sameServed, sameServedEndpoints } from './service-index.ts';
 
 // Few distinct values so duplicates, reorders and not-ready twins come up often.
 const endpointArb: fc.Arbitrary<Endpoint> = fc
-  .record({ ip: fc.constantFrom('10.0.0.1', '10.0.0.2'), port: fc.constantFrom(80, 8080), name: fc.constantFrom(undefined, 'p1', 'p2'), ready: fc.constantFrom(undefined, true, false) })
-  .map(({ ip, port, name, ready }) => ({ ip, port, ...(name !== undefined && { name }), ...(ready !== undefined && { ready }) }));
+  .record({
+    ip: fc.constantFrom('10.0.0.1', '10.0.0.2'),
+    port: fc.constantFrom(80, 8080),
+    name: fc.constantFrom(undefined, 'p1', 'p2'),
+    ready: fc.constantFrom(undefined, true, false),
+    portName: fc.constantFrom(undefined, 'http', 'web'),
+  })
+  .map(({ ip, port, name, ready, portName }) => ({ ip, port, ...(name !== undefined && { name }), ...(ready !== undefined && { ready }), ...(portName !== undefined && { portName }) }));
 
 describe('sameServedEndpoints', () => {
   test.prop([fc.array(endpointArb, { maxLength: 20 }), fc.array(endpointArb, { maxLength: 20 })], { numRuns: 2000 })(

@@ -74,7 +74,7 @@ export function sameServedEndpoints(service: string, a: readonly Endpoint[], b: 
     }
     const x = a[i]!;
     const y = b[j]!;
-    if (x.ip !== y.ip || x.port !== y.port || x.name !== y.name) break;
+    if (x.ip !== y.ip || x.port !== y.port || x.name !== y.name || x.portName !== y.portName) break;
     i++;
     j++;
   }
@@ -85,14 +85,14 @@ export function sameServedEndpoints(service: string, a: readonly Endpoint[], b: 
 
 const PAIRWISE_MAX = 16;
 
-/** Whether two endpoints share an identity (ip, port, name); long lists are assumed to. */
+/** Whether two endpoints share an identity (ip, port, pod, port name); long lists are assumed to. */
 function mayHaveDuplicates(list: readonly Endpoint[]): boolean {
   if (list.length > PAIRWISE_MAX) return true;
   for (let i = 1; i < list.length; i++) {
     const x = list[i]!;
     for (let j = 0; j < i; j++) {
       const y = list[j]!;
-      if (x.ip === y.ip && x.port === y.port && x.name === y.name) return true;
+      if (x.ip === y.ip && x.port === y.port && x.name === y.name && x.portName === y.portName) return true;
     }
   }
   return false;

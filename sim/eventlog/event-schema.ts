@@ -36,6 +36,8 @@ export const EndpointSchema = z
     port: z.number().int().min(1).max(65535),
     ready: z.boolean().optional(),
     name: z.string().min(1).optional(),
+    // Kubernetes requires a DNS label here; it becomes part of an HAProxy server name.
+    portName: z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, { error: 'expected a port name: a DNS label (lowercase letters, digits and -, at most 63)' }).optional(),
   })
   .strict();
 

@@ -106,6 +106,86 @@ describe('core config managers against the mock', () => {
     expect(m.backend('be_http:shop:a')!.servers).toEqual([]);
   });
 
+  it('dcm-add-del: an endpoint change refused during a reload updates only the first route\'s table; a later scale to zero leaves the others\' servers', () => {
+    // Routes a1 and a2 share service a (key order a1, a2); a2 is added while a reload runs, when a has no
+    // endpoints yet, so its table is [].
+    const m = new MockHaproxy();
+    const h = new Harness(new DcmAddDelStrategy(), m);
+    h.sync([upsert({ ...route('a'), name: 'a1', host: 'a1.example.com' })]);
+    const end = h.beginReload();
+    h.apply(upsert({ ...route('a'), name: 'a2', host: 'a2.example.com' }));
+    // Endpoint 1 arrives during the reload: a1's table becomes [1], then its update is refused and the walk
+    // stops; a2's stays [].
+    h.apply(eps(1));
+    expect(h.reasons()).toEqual(['route-change', 'reload-in-progress']);
+    end();
+    h.settle(); // the next reload renders both backends with server 1
+    expect(readyPorts(m, 'a2.example.com')).toEqual(['10.0.0.1:8080']);
+    // 1 → none: a1 deletes server 1; a2 diffs [] against its table [] and sends nothing. No reload is asked
+    // for, and a2 keeps serving the gone endpoint until some later reload.
+    h.apply(eps());
+    expect(h.requests).toEqual([]);
+    expect(readyPorts(m, 'a1.example.com')).toEqual([]);
+    expect(readyPorts(m, 'a2.example.com')).toEqual(['10.0.0.1:8080']);
+  });
+
+  describe("a route's targetPort selects its endpoints (endpointsForAlias)", () => {
+    // Service a with two named ports; listed port by port, as the router lists them.
+    const twoPorts = (...is: number[]) => ({
+      at: 0,
+      type: 'endpoints.set' as const,
+      namespace: 'shop',
+      service: 'a',
+      endpoints: [
+        ...is.map((i) => ({ ip: `10.0.0.${i}`, port: 8080, name: `a-${i}`, portName: 'http' })),
+        ...is.map((i) => ({ ip: `10.0.0.${i}`, port: 8443, name: `a-${i}`, portName: 'https' })),
+      ],
+    });
+    const web = { ...route('a'), name: 'web', host: 'web.example.com', targetPort: 'http' };
+    const secure = { ...route('a'), name: 'secure', host: 'secure.example.com', targetPort: 8443 };
+    const servers = (m: MockHaproxy, be: string) => m.backend(be)!.servers.map((s) => `${s.name} ${s.address}:${s.port}${s.checkConfigured ? ' check' : ''}`);
+
+    it('the rendered backend has only the port\'s servers, named with the port name, and `check` counts that port alone', () => {
+      const m = new MockHaproxy();
+      const h = new Harness(new ReloadAlwaysStrategy(), m);
+      h.sync([upsert(web), upsert(secure), twoPorts(1)]);
+      // One pod, two ports: each route has one endpoint, so no health check (ActiveEndpoints is 1 per
+      // port); without the filter each would have two servers, both with `check`.
+      expect(servers(m, 'be_http:shop:web')).toEqual(['pod:a-1:a:http:10.0.0.1:8080 10.0.0.1:8080']);
+      expect(servers(m, 'be_http:shop:secure')).toEqual(['pod:a-1:a:https:10.0.0.1:8443 10.0.0.1:8443']);
+      // A second pod makes two endpoints per route: now with `check`.
+      h.apply(twoPorts(1, 2));
+      h.settle();
+      expect(servers(m, 'be_http:shop:web')).toEqual(['pod:a-1:a:http:10.0.0.1:8080 10.0.0.1:8080 check', 'pod:a-2:a:http:10.0.0.2:8080 10.0.0.2:8080 check']);
+    });
+
+    it('dcm-slots fills one slot per pod, not per pod and port', () => {
+      const m = new MockHaproxy();
+      const h = new Harness(new DcmSlotsStrategy({ maxDynamicServers: 2, blueprintPoolSize: 2 }), m);
+      h.sync([upsert(web), upsert(secure), twoPorts(1)]);
+      // 1 → 3 pods: each route gets 2 new endpoints of its port, which fit its 2 slots. Unfiltered, each
+      // route would need 4 slots and fall back to a dynamic-slots-exhausted reload.
+      h.apply(twoPorts(1, 2, 3));
+      expect(h.requests).toEqual([]);
+      expect(readyPorts(m, 'web.example.com')).toEqual(['10.0.0.1:8080', '10.0.0.2:8080', '10.0.0.3:8080']);
+      expect(readyPorts(m, 'secure.example.com')).toEqual(['10.0.0.1:8443', '10.0.0.2:8443', '10.0.0.3:8443']);
+    });
+
+    it('dcm-add-del adds the port\'s servers, and an endpoints.delete asks it to delete every port\'s: an error, so a reload', () => {
+      const m = new MockHaproxy();
+      const h = new Harness(new DcmAddDelStrategy(), m);
+      h.sync([upsert(web), twoPorts(1, 2)]);
+      h.apply(twoPorts(1, 2, 3));
+      expect(h.requests).toEqual([]);
+      expect(readyPorts(m, 'web.example.com')).toEqual(['10.0.0.1:8080', '10.0.0.2:8080', '10.0.0.3:8080']);
+      // DeleteEndpoints hands RemoveRouteEndpoints the whole EndpointTable: the https servers are not in
+      // web's backend, so `set server … state maint` fails for them.
+      h.apply({ at: 0, type: 'endpoints.delete', namespace: 'shop', service: 'a' });
+      expect(h.reasons()).toEqual(['runtime-api-error']);
+      expect(h.runtimeErrors.at(-1)).toMatch(/pod:a-1:a:https:10\.0\.0\.1:8443/);
+    });
+  });
+
   it('deleting endpoints that were already empty: the template router reloads, the config managers arm the commit timer', () => {
     // router.go DeleteEndpoints marks the state changed for any service a route uses, without comparing,
     // and the config managers' RemoveRouteEndpoints arms the commit timer even with nothing to remove.

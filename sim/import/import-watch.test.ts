@@ -93,10 +93,55 @@ describe('importWatch', () => {
       namespace: 'shop',
       service: 'web',
       endpoints: [
-        { ip: '10.1.0.1', port: 8080, name: 'web-0' },
-        { ip: '10.1.0.3', port: 8080, name: 'web-nr', ready: false },
+        { ip: '10.1.0.1', port: 8080, name: 'web-0', portName: 'http' },
+        { ip: '10.1.0.3', port: 8080, name: 'web-nr', ready: false, portName: 'http' },
       ],
     });
+  });
+
+  test('a multi-port service lists port by port, keeps port names, drops UDP ports and non-pod target names', () => {
+    const object = {
+      apiVersion: 'v1',
+      kind: 'Endpoints',
+      metadata: { name: 'web', namespace: 'shop', creationTimestamp: '2026-11-29T10:00:00Z' },
+      subsets: [
+        {
+          addresses: [
+            { ip: '10.1.0.1', targetRef: { kind: 'Pod', name: 'web-0' } },
+            { ip: '10.1.0.2', targetRef: { kind: 'Node', name: 'node-a' } },
+          ],
+          ports: [
+            { name: 'https', port: 8443, protocol: 'TCP' },
+            { name: 'dns', port: 53, protocol: 'UDP' },
+            { port: 8080 },
+          ],
+        },
+      ],
+    };
+    // createRouterEndpoints: for each port (UDP skipped by default), every address; only a Pod targetRef
+    // names the pod. So 2 TCP ports × 2 addresses = 4 endpoints, https ones first.
+    expect(run(JSON.stringify({ type: 'ADDED', object })).events[0]).toMatchObject({
+      endpoints: [
+        { ip: '10.1.0.1', port: 8443, name: 'web-0', portName: 'https' },
+        { ip: '10.1.0.2', port: 8443, portName: 'https' },
+        { ip: '10.1.0.1', port: 8080, name: 'web-0' },
+        { ip: '10.1.0.2', port: 8080 },
+      ],
+    });
+    const eps = (run(JSON.stringify({ type: 'ADDED', object })).events[0] as { endpoints: object[] }).endpoints;
+    expect(eps[1]).not.toHaveProperty('name');
+    expect(eps[2]).not.toHaveProperty('portName');
+  });
+
+  test('a port name that is not a DNS label is a problem at its field', () => {
+    const object = {
+      apiVersion: 'v1',
+      kind: 'Endpoints',
+      metadata: { name: 'web', namespace: 'shop' },
+      subsets: [{ addresses: [{ ip: '10.1.0.1' }], ports: [{ name: 'Web Port', port: 8080 }] }],
+    };
+    const { problems } = run(JSON.stringify({ type: 'ADDED', object }));
+    expect(problems.map((p) => p.field)).toEqual(['object.subsets[0].ports[0].name']);
   });
 
   test('the result does not depend on how the input is chunked', () => {

@@ -106,23 +106,29 @@ function tlsFrom(t: Obj): RouteTls {
   return tls;
 }
 
-/** v1 Endpoints: every address × port of every subset; notReadyAddresses listed with ready: false. */
+/**
+ * v1 Endpoints: every port × address of every subset, port by port as the router lists them
+ * (createRouterEndpoints); notReadyAddresses listed with ready: false. UDP ports are left out, as the router
+ * does without --include-udp-endpoints.
+ */
 export function endpointsFromObject(o: Obj): { namespace: string; service: string; endpoints: Endpoint[] } {
   const meta = obj(o['metadata'], 'metadata');
   const endpoints: Endpoint[] = [];
   arr(o['subsets'], 'subsets').forEach((s, i) => {
     const subset = obj(s, `subsets[${i}]`);
     const ports = arr(subset['ports'], `subsets[${i}].ports`).map((p, j) => portOf(p, `subsets[${i}].ports[${j}]`));
-    const add = (list: unknown, key: string, ready: boolean): void => {
-      arr(list, `subsets[${i}].${key}`).forEach((a, k) => {
+    const addresses = (key: string): { ip: string; name: string | undefined }[] =>
+      arr(subset[key], `subsets[${i}].${key}`).map((a, k) => {
         const addr = obj(a, `subsets[${i}].${key}[${k}]`);
-        const ip = str(addr['ip'], `subsets[${i}].${key}[${k}].ip`);
-        const name = podName(addr['targetRef']);
-        for (const port of ports) endpoints.push(endpoint(ip, port, ready, name));
+        return { ip: str(addr['ip'], `subsets[${i}].${key}[${k}].ip`), name: podName(addr['targetRef']) };
       });
-    };
-    add(subset['addresses'], 'addresses', true);
-    add(subset['notReadyAddresses'], 'notReadyAddresses', false);
+    const ready = addresses('addresses');
+    const notReady = addresses('notReadyAddresses');
+    for (const port of ports) {
+      if (port.udp) continue;
+      for (const a of ready) endpoints.push(endpoint(a.ip, port, true, a.name));
+      for (const a of notReady) endpoints.push(endpoint(a.ip, port, false, a.name));
+    }
   });
   return { namespace: str(meta['namespace'], 'metadata.namespace'), service: str(meta['name'], 'metadata.name'), endpoints };
 }
@@ -143,28 +149,44 @@ export function sliceFromObject(o: Obj): { namespace: string; service: string; s
     const ready = conditions['ready'] !== false;
     const name = podName(ep['targetRef']);
     for (const ip of arr(ep['addresses'], `endpoints[${i}].addresses`)) {
-      for (const port of ports) endpoints.push(endpoint(str(ip, `endpoints[${i}].addresses`), port, ready, name));
+      for (const port of ports) if (!port.udp) endpoints.push(endpoint(str(ip, `endpoints[${i}].addresses`), port, ready, name));
     }
   });
   return { namespace: str(meta['namespace'], 'metadata.namespace'), service, slice: str(meta['name'], 'metadata.name'), endpoints };
 }
 
-function portOf(p: unknown, field: string): number {
-  const port = obj(p, field)['port'];
-  if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) throw new ObjectProblem('expected a port number 1-65535', `${field}.port`);
-  return port;
+interface EndpointPort {
+  port: number;
+  name: string | undefined;
+  udp: boolean;
 }
 
+function portOf(p: unknown, field: string): EndpointPort {
+  const o = obj(p, field);
+  const port = o['port'];
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) throw new ObjectProblem('expected a port number 1-65535', `${field}.port`);
+  const name = o['name'];
+  if (name !== undefined && name !== null && typeof name !== 'string') throw new ObjectProblem('expected a port name (a string)', `${field}.name`);
+  // The event log needs a DNS label, as Kubernetes does; an empty name is an unnamed port.
+  if (typeof name === 'string' && name !== '' && !PORT_NAME.test(name)) throw new ObjectProblem(`port name ${JSON.stringify(name)} is not a DNS label`, `${field}.name`);
+  return { port, name: typeof name === 'string' && name !== '' ? name : undefined, udp: o['protocol'] === 'UDP' };
+}
+
+const PORT_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/** The pod behind an address: only a targetRef of kind Pod gives the `pod:` server name (createRouterEndpoints). */
 function podName(ref: unknown): string | undefined {
   if (ref === null || typeof ref !== 'object') return undefined;
-  const name = (ref as Obj)['name'];
+  const { name, kind } = ref as Obj;
+  if (kind !== 'Pod') return undefined;
   return typeof name === 'string' && name !== '' ? name : undefined;
 }
 
-function endpoint(ip: string, port: number, ready: boolean, name: string | undefined): Endpoint {
-  const e: Endpoint = { ip, port };
+function endpoint(ip: string, port: EndpointPort, ready: boolean, name: string | undefined): Endpoint {
+  const e: Endpoint = { ip, port: port.port };
   if (!ready) e.ready = false;
   if (name !== undefined) e.name = name;
+  if (port.name !== undefined) e.portName = port.name;
   return e;
 }
 

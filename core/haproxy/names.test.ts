@@ -1,0 +1,39 @@
+import { expect, test } from 'vitest';
+import type { Endpoint } from '../endpoint.ts';
+import { endpointServerName, preferPortOf, servedEndpoints, servedForRoute } from './names.ts';
+
+const http = (i: number): Endpoint => ({ ip: `10.0.0.${i}`, port: 8080, name: `web-${i}`, portName: 'http' });
+const https = (i: number): Endpoint => ({ ip: `10.0.0.${i}`, port: 8443, name: `web-${i}`, portName: 'https' });
+const unnamed = (i: number): Endpoint => ({ ip: `10.0.0.${i}`, port: 9000 });
+
+test('server names carry the port name in their fourth field, empty for an unnamed port (plugin.go)', () => {
+  expect(endpointServerName('web', http(1))).toBe('pod:web-1:web:http:10.0.0.1:8080');
+  expect(endpointServerName('web', unnamed(2))).toBe('ept:web::10.0.0.2:9000');
+  // The same address and port under two port names are two endpoints.
+  expect(servedEndpoints('web', [http(1), { ...http(1), portName: 'alt' }]).map((e) => e.id)).toEqual([
+    'pod:web-1:web:http:10.0.0.1:8080',
+    'pod:web-1:web:alt:10.0.0.1:8080',
+  ]);
+});
+
+test('a targetPort selects endpoints by port name or by number, as text (endpointsForAlias)', () => {
+  const served = servedEndpoints('web', [http(1), http(2), https(1), unnamed(3)]);
+  const ids = (port: string | number | undefined) =>
+    servedForRoute(served, preferPortOf({ namespace: 'ns', name: 'r', host: 'h', service: 'web', ...(port === undefined ? {} : { targetPort: port }) })).map((e) => `${e.ip}:${e.port}`);
+  expect(ids(undefined)).toEqual(['10.0.0.1:8080', '10.0.0.2:8080', '10.0.0.1:8443', '10.0.0.3:9000']);
+  expect(ids('http')).toEqual(['10.0.0.1:8080', '10.0.0.2:8080']);
+  expect(ids(8443)).toEqual(['10.0.0.1:8443']);
+  // A numeric string compares with the port number too; an unnamed port can only be chosen by number.
+  expect(ids('9000')).toEqual(['10.0.0.3:9000']);
+  expect(ids('metrics')).toEqual([]);
+});
+
+test('without a targetPort, or when every endpoint matches, the route shares the service list itself', () => {
+  const served = servedEndpoints('web', [http(1), http(2)]);
+  expect(servedForRoute(served, undefined)).toBe(served);
+  expect(servedForRoute(served, 'http')).toBe(served);
+  // A filtered list keeps the order, whichever endpoint is dropped first.
+  const mixed = servedEndpoints('web', [https(1), http(1), https(2), http(2)]);
+  expect(servedForRoute(mixed, 'http').map((e) => e.id)).toEqual(['pod:web-1:web:http:10.0.0.1:8080', 'pod:web-2:web:http:10.0.0.2:8080']);
+  expect(servedForRoute(mixed, 'https').map((e) => e.id)).toEqual(['pod:web-1:web:https:10.0.0.1:8443', 'pod:web-2:web:https:10.0.0.2:8443']);
+});
