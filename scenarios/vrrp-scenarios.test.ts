@@ -150,11 +150,15 @@ describe('shipped VRRP scenarios agree with the formulas', () => {
   test('unicast join: the joiner hears no master until the peers are regenerated', () => {
     const { fo, budgets } = run('vrrp-unicast-join.yaml');
     expect(fo.exposure!.windows).toEqual([{ node: 'infra-3', fromMs: 60_000, toMs: 90_000, vips: 1 }]);
-    // infra-3 (default priority 100) claims the VIP at 60 s + 3A + S(100) = 63.609375 s; infra-1's first
-    // advert after the regeneration at 90 s leaves at tm + 87·A = 90.414062 s and arrives d later.
+    // infra-3 (default priority 100) claims the VIP at 60 s + 3A + S(100) = 63.609375 s and advertises every
+    // A from then on, to both peers. infra-1 reads each of those adverts (lower priority: it answers with
+    // its own at once) and restarts its advert timer from it, so from then on it advertises d after infra-3
+    // does, in step with it (as keepalived 2.2.7 does: docs/fidelity-keepalived.md). Its first advert after
+    // the regeneration at 90 s therefore leaves at 90.609375 s + d and reaches infra-3 d later: the split
+    // brain lasts 27 s + 2d.
     const start = 60_000_000 + 3 * A + S(100);
-    const end = tm + 87 * A;
-    inRange(fo.splitBrainMs * 1000, end - start + D_MIN, end - start + D_MAX);
+    const end = start + 27 * A;
+    inRange(fo.splitBrainMs * 1000, end - start + 2 * D_MIN, end - start + 2 * D_MAX);
     expect(fo.flaps).toBe(1);
     passes(budgets);
   });
@@ -172,10 +176,34 @@ describe('shipped VRRP scenarios agree with the formulas', () => {
     passes(budgets);
   });
 
+  test('advert interval mismatch on three nodes: the silent long-interval master makes the other flap', () => {
+    const { fo, budgets } = run('vrrp-interval-mismatch-flap.yaml');
+    // infra-2 (A' = 2 s, 100) drops infra-1's adverts and becomes master at 3A' + S(100) = 6.609375 s; its
+    // advert timer is then pushed back by each of infra-1's adverts, so it sends that one advert only.
+    // infra-3 (A' = 2 s, 90) accepted it (d later) and times out 3A' + S(90) = 6.6484375 s after; as master it
+    // advertises, infra-2 answers (a lower priority advert: one at once), and infra-3 yields d after that.
+    // Each answer restarts infra-3's down timer, so it flaps every 6.6484375 s + 2d: at 6.609375 s + k · that,
+    // k = 1..8 before 60 s (k = 9 would be 66.4 s). Each flap is a split brain of about 2d.
+    const first = 3 * 2 * A + S(100);
+    const period = 3 * 2 * A + S(90);
+    expect(first + 8 * period + 16 * D_MAX).toBeLessThan(60_000_000);
+    expect(first + 9 * period).toBeGreaterThan(60_000_000);
+    expect(fo.flaps).toBe(8);
+    // The split brain: infra-1 and infra-2 both master from 6.609375 s to the end (infra-3's flaps overlap it).
+    expect(fo.splitBrainMs * 1000).toBe(60_000_000 - first);
+    passes(budgets);
+  });
+
   test('advert interval mismatch: both master from the second election to the end', () => {
     const { fo, sim } = run('vrrp-interval-mismatch.yaml');
     // infra-2 (A = 2 s) times out at 3 · 2 s + S(100) = 6.609375 s, never having accepted an advert
     expect(fo.splitBrainMs).toBe((60_000_000 - (6 * A + S(100))) / 1000);
     expect(sim.counters().intervalDrops).toBeGreaterThan(0);
+    // Each master restarts its advert timer on every advert it reads, dropped ones included (keepalived 2.2.7
+    // does; docs/fidelity-keepalived.md). infra-2 sends one advert on becoming master at 6.609375 s; from
+    // then on infra-1's adverts, every 1 s, keep pushing its 2 s timer back, so it never sends again.
+    // infra-1 sends at tm = 3.5859375 s and tm + 1, 2, 3 s; infra-2's advert reaches it d after 6.609375 s
+    // and restarts its timer, so it sends at 7.609375 s + d + k·A for k = 0..52 (the last at 59.6 s): 4 + 53.
+    expect(sim.counters().advertsSent).toBe(4 + 53 + 1);
   });
 });

@@ -84,9 +84,28 @@ describe('VRRP instance machine', () => {
     expect(run({}, [...master, advert(4_000_000, 100, 5)]).state).toBe('MASTER');
     const lower = run({}, [...master, advert(4_000_000, 50)]);
     expect(lower.state).toBe('MASTER');
+    // ... and the advert timer restarts from the received advert: 4 s + A.
     expect(lower.actions).toEqual([
       { type: 'sendAdvert', params: { priority: 100 } },
       { type: 'garp', params: { reason: 'lower-prio' } },
+      { type: 'armAdvertTimer', params: { atUs: 5_000_000 } },
+    ]);
+  });
+
+  test('MASTER: an advert it drops still restarts its advert timer (vrrp_dispatcher_read); so does priority 0', () => {
+    const master: VrrpEvent[] = [start, { type: 'DOWN_TIMER', nowUs: 3_609_375 }];
+    // v2 with A = 1 s: an advert carrying 2 s is dropped, and the next own advert is due 1 s after it,
+    // not 1 s after the last one sent (3.609375 s + 1 s).
+    const dropped = run({}, [...master, advert(4_200_000, 150, 20, 2_000_000)]);
+    expect(dropped.state).toBe('MASTER');
+    expect(dropped.actions).toEqual([
+      { type: 'dropAdvert', params: { reason: 'interval' } },
+      { type: 'armAdvertTimer', params: { atUs: 5_200_000 } },
+    ]);
+    const zero = run({}, [...master, advert(4_200_000, 0)]);
+    expect(zero.actions).toEqual([
+      { type: 'sendAdvert', params: { priority: 100 } },
+      { type: 'armAdvertTimer', params: { atUs: 5_200_000 } },
     ]);
   });
 

@@ -97,6 +97,9 @@ export function masterYields(c: VrrpContext, e: Advert): boolean {
   return e.priority > c.priority || (e.priority === c.priority && e.srcIp > c.ip);
 }
 
+/** A master's advert timer, (re)started from the event's time. */
+const REARM_ADVERT_TIMER = { type: 'armAdvertTimer', params: ({ context, event }: { context: VrrpContext; event: { nowUs: number } }) => ({ atUs: event.nowUs + context.advertIntervalUs }) } as const;
+
 export const vrrpMachine = setup({
   types: {
     context: {} as VrrpContext,
@@ -206,13 +209,16 @@ export const vrrpMachine = setup({
         assign(({ context: c }) => ({ masterAdverIntervalUs: c.advertIntervalUs, downDeadlineUs: -1, preemptAtUs: -1 })),
         { type: 'sendAdvert', params: ({ context }) => ({ priority: context.priority }) },
         { type: 'garp', params: { reason: 'master' } },
-        { type: 'armAdvertTimer', params: ({ context, event }) => ({ atUs: event.nowUs + context.advertIntervalUs }) },
+        REARM_ADVERT_TIMER,
         { type: 'armGarpTimer', params: ({ context, event }) => ({ atUs: event.nowUs + context.garpMasterDelayUs }) },
       ],
       on: {
+        // Every advert a master reads and stays master after, dropped ones included, restarts its advert
+        // timer from now (vrrp_dispatcher_read → vrrp_init_instance_sands). Checked against keepalived 2.2.7
+        // (docs/fidelity-keepalived.md): a 2 s master hearing 1 s adverts sends once and then never again.
         ADVERT: [
-          { guard: 'mismatch', actions: { type: 'dropAdvert', params: { reason: 'interval' } } },
-          { guard: 'priorityZero', actions: { type: 'sendAdvert', params: ({ context }) => ({ priority: context.priority }) } },
+          { guard: 'mismatch', actions: [{ type: 'dropAdvert', params: { reason: 'interval' } }, REARM_ADVERT_TIMER] },
+          { guard: 'priorityZero', actions: [{ type: 'sendAdvert', params: ({ context }) => ({ priority: context.priority }) }, REARM_ADVERT_TIMER] },
           {
             guard: 'masterYields',
             target: 'BACKUP',
@@ -222,13 +228,14 @@ export const vrrpMachine = setup({
             actions: [
               { type: 'sendAdvert', params: ({ context }) => ({ priority: context.priority }) },
               { type: 'garp', params: { reason: 'lower-prio' } },
+              REARM_ADVERT_TIMER,
             ],
           },
         ],
         ADVERT_TIMER: {
           actions: [
             { type: 'sendAdvert', params: ({ context }) => ({ priority: context.priority }) },
-            { type: 'armAdvertTimer', params: ({ context, event }) => ({ atUs: event.nowUs + context.advertIntervalUs }) },
+            REARM_ADVERT_TIMER,
           ],
         },
         GARP_TIMER: { actions: { type: 'garp', params: { reason: 'repeat' } } },

@@ -1,0 +1,76 @@
+/**
+ * A scenario's VRRP cluster on real keepalived, for checking the simulator's timing by eye: starts every node
+ * of the scenario's `cluster` in its own network namespace (fidelity/netns-harness.ts; root, iproute2,
+ * keepalived, python3), starts each `node.join` node at its event's time with a configuration that lists
+ * every node (the others' configurations never list it: no regeneration), and prints, in seconds from the
+ * start, every advert seen on the bridge and every VIP added or removed, then each node's last log lines.
+ * Other events of the scenario are not applied.
+ *
+ *   sudo npx tsx bench/keepalived-timeline.ts scenarios/vrrp-interval-mismatch.yaml [--seconds 20]
+ *   sudo npx tsx bench/keepalived-timeline.ts scenarios/vrrp-unicast-join.yaml --seconds 30 --join-at 8
+ *
+ * `--join-at S` starts the joiners S seconds in instead of at their event's time. docs/fidelity-keepalived.md
+ * quotes what these two showed on keepalived 2.2.7.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { renderKeepalivedConf } from '../fidelity/keepalived-conf.ts';
+import { NetnsCluster, netnsUnavailableReason, wallUs } from '../fidelity/netns-harness.ts';
+import { ClusterSchema } from '../sim/cluster/cluster-schema.ts';
+import { resolveCluster } from '../sim/cluster/resolve.ts';
+import { RandomStreams } from '../sim/random-streams.ts';
+import { loadScenario } from '../sim/scenario/load-scenario.ts';
+
+const args = process.argv.slice(2);
+const opt = (name: string): string | undefined => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const file = args.find((a, i) => !a.startsWith('--') && (i === 0 || !args[i - 1]!.startsWith('--')));
+const seconds = Number(opt('seconds') ?? 20);
+const joinAtS = opt('join-at') === undefined ? undefined : Number(opt('join-at'));
+if (file === undefined || !(seconds > 0) || (joinAtS !== undefined && !(joinAtS >= 0))) {
+  console.error('usage: keepalived-timeline.ts <scenario.yaml> [--seconds N] [--join-at S]');
+  process.exit(2);
+}
+const unavailable = netnsUnavailableReason();
+if (unavailable !== null) {
+  console.error(`keepalived-timeline: cannot run real keepalived here: ${unavailable}`);
+  process.exit(2);
+}
+
+const input = loadScenario(file);
+const config = input.cluster;
+if (config === undefined) {
+  console.error(`${file}: the scenario has no cluster`);
+  process.exit(2);
+}
+const joins = [...input.events()].flatMap((e) => (e.type === 'node.join' ? [{ name: e.node, ip: e.ip, atS: joinAtS ?? e.at / 1000 }] : []));
+const founders = resolveCluster(ClusterSchema.parse(config), new RandomStreams(input.settings.seed));
+const everyone = resolveCluster(ClusterSchema.parse({ ...config, nodes: [...config.nodes, ...joins.map(({ name, ip }) => ({ name, ip }))] }), new RandomStreams(input.settings.seed));
+const joiners = new Set(joins.map((j) => j.name));
+const cluster = await NetnsCluster.create({
+  nodes: everyone.nodes,
+  vips: everyone.instances.map((i) => i.vip),
+  conf: (node) => renderKeepalivedConf(joiners.has(node) ? everyone : founders, node),
+});
+const t0 = wallUs();
+const at = (us: number): string => ((us - t0) / 1e6).toFixed(3).padStart(8);
+const started: { us: number; text: string }[] = [];
+try {
+  for (const n of founders.nodes) await cluster.start(n.name);
+  for (const j of [...joins].sort((a, b) => a.atS - b.atS)) {
+    await sleep(Math.max(0, t0 / 1000 + j.atS * 1000 - wallUs() / 1000));
+    started.push({ us: wallUs(), text: `${j.name} starts (join)` });
+    await cluster.start(j.name);
+  }
+  await sleep(Math.max(0, t0 / 1000 + seconds * 1000 - wallUs() / 1000));
+  const lines = [
+    ...started,
+    ...cluster.adverts.map((a) => ({ us: a.atUs, text: `advert from ${a.node}, vrid ${a.vrid}, priority ${a.priority}` })),
+    ...cluster.events.map((e) => ({ us: e.atUs, text: `${e.node} ${e.added ? 'adds' : 'removes'} ${e.address}` })),
+  ].sort((a, b) => a.us - b.us);
+  for (const l of lines) console.log(`${at(l.us)}  ${l.text}`);
+  for (const n of cluster.nodeNames()) console.log(`--- ${n}\n${cluster.logTail(n, 10)}`);
+} finally {
+  await cluster.destroy();
+}
