@@ -2,9 +2,10 @@
  * A scenario's VRRP cluster on real keepalived, for checking the simulator's timing by eye: starts every node
  * of the scenario's `cluster` in its own network namespace (fidelity/netns-harness.ts; root, iproute2,
  * keepalived, python3), starts each `node.join` node at its event's time with a configuration that lists
- * every node (the others' configurations never list it: no regeneration), and prints, in seconds from the
- * start, every advert seen on the bridge and every VIP added or removed, then each node's last log lines.
- * Other events of the scenario are not applied.
+ * every node (the others' configurations never list it: no regeneration), freezes each `node.stall` node's
+ * VRRP process (SIGSTOP, then SIGCONT after `durationMs`), and prints, in seconds from the start, every advert
+ * seen on the bridge and every VIP added or removed, then each node's last log lines. Other events of the
+ * scenario are not applied.
  *
  *   sudo npx tsx bench/keepalived-timeline.ts scenarios/vrrp-interval-mismatch.yaml [--seconds 20]
  *   sudo npx tsx bench/keepalived-timeline.ts scenarios/vrrp-unicast-join.yaml --seconds 30 --join-at 8
@@ -44,7 +45,8 @@ if (config === undefined) {
   console.error(`${file}: the scenario has no cluster`);
   process.exit(2);
 }
-const joins = [...input.events()].flatMap((e) => (e.type === 'node.join' ? [{ name: e.node, ip: e.ip, atS: joinAtS ?? e.at / 1000 }] : []));
+const events = [...input.events()];
+const joins = events.flatMap((e) => (e.type === 'node.join' ? [{ name: e.node, ip: e.ip, atS: joinAtS ?? e.at / 1000 }] : []));
 const founders = resolveCluster(ClusterSchema.parse(config), new RandomStreams(input.settings.seed));
 const everyone = resolveCluster(ClusterSchema.parse({ ...config, nodes: [...config.nodes, ...joins.map(({ name, ip }) => ({ name, ip }))] }), new RandomStreams(input.settings.seed));
 const joiners = new Set(joins.map((j) => j.name));
@@ -58,10 +60,22 @@ const at = (us: number): string => ((us - t0) / 1e6).toFixed(3).padStart(8);
 const started: { us: number; text: string }[] = [];
 try {
   for (const n of founders.nodes) await cluster.start(n.name);
-  for (const j of [...joins].sort((a, b) => a.atS - b.atS)) {
-    await sleep(Math.max(0, t0 / 1000 + j.atS * 1000 - wallUs() / 1000));
-    started.push({ us: wallUs(), text: `${j.name} starts (join)` });
-    await cluster.start(j.name);
+  const steps: { atS: number; text: string; act: () => Promise<unknown> | unknown }[] = [
+    ...joins.map((j) => ({ atS: j.atS, text: `${j.name} starts (join)`, act: () => cluster.start(j.name) })),
+    ...events.flatMap((e) =>
+      e.type === 'node.stall'
+        ? [
+            { atS: e.at / 1000, text: `${e.node} stalls (SIGSTOP)`, act: () => cluster.stall(e.node) },
+            { atS: (e.at + e.durationMs) / 1000, text: `${e.node} resumes (SIGCONT)`, act: () => cluster.resume(e.node) },
+          ]
+        : [],
+    ),
+  ].sort((a, b) => a.atS - b.atS);
+  for (const step of steps) {
+    if (step.atS > seconds) break;
+    await sleep(Math.max(0, t0 / 1000 + step.atS * 1000 - wallUs() / 1000));
+    started.push({ us: wallUs(), text: step.text });
+    await step.act();
   }
   await sleep(Math.max(0, t0 / 1000 + seconds * 1000 - wallUs() / 1000));
   const lines = [

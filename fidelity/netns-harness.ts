@@ -356,6 +356,26 @@ export class NetnsCluster {
     return at;
   }
 
+  /**
+   * Stall: SIGSTOP the VRRP child (a frozen process: it neither sends nor reads, while the kernel keeps
+   * queueing what arrives on its sockets). `resume` sends SIGCONT. Returns the time (µs).
+   */
+  stall(name: string): number {
+    const rt = this.node(name);
+    if (rt.vrrpPid === null || !this.isRunning(name)) throw new Error(`netns-harness: keepalived is not running on ${name}`);
+    const at = wallUs();
+    killIfOurs(rt.vrrpPid, rt.conf, 'SIGSTOP');
+    this.lastFaultEndUs = at;
+    return at;
+  }
+
+  resume(name: string): number {
+    const rt = this.node(name);
+    if (rt.vrrpPid === null) throw new Error(`netns-harness: keepalived is not running on ${name}`);
+    killIfOurs(rt.vrrpPid, rt.conf, 'SIGCONT');
+    return wallUs();
+  }
+
   /** The router check starts failing (the flag file exists). */
   routerFail(name: string): number {
     const at = wallUs();

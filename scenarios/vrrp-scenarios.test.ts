@@ -176,6 +176,20 @@ describe('shipped VRRP scenarios agree with the formulas', () => {
     passes(budgets);
   });
 
+  test('a stalled backup reads the queued adverts before its overdue down timer: no takeover', () => {
+    const { fo, sim, budgets } = run('vrrp-stall-backup.yaml');
+    // infra-2 stalls at 60 s; its down deadline (d after infra-1's last advert + 3A + S(100)) passes at about
+    // 63.3 s, but infra-1's advert at tm + 57·A = 60.5859375 s arrived before it and waits in the socket.
+    // On waking at 66 s that advert is read first and restarts the down timer: nothing changes hands.
+    expect(tm + 57 * A).toBeGreaterThan(60_000_000);
+    expect(fo.flaps).toBe(0);
+    expect(fo.splitBrainMs).toBe(0);
+    expect(fo.incidents).toBe(0);
+    // Queued adverts are delivered late, not lost: 6 s of adverts at 1 per second reach infra-2.
+    expect(sim.counters().dropped).toBe(0);
+    passes(budgets);
+  });
+
   test('advert interval mismatch on three nodes: the silent long-interval master makes the other flap', () => {
     const { fo, budgets } = run('vrrp-interval-mismatch-flap.yaml');
     // infra-2 (A' = 2 s, 100) drops infra-1's adverts and becomes master at 3A' + S(100) = 6.609375 s; its

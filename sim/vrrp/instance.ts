@@ -25,6 +25,17 @@ export interface NodeRt {
   peers: number[] | null;
   /** Bumped on crash/stop so timers armed before it are ignored. */
   epoch: number;
+  /** Adverts that arrived while the node was stalled, in arrival order (the socket queue; see releaseHeld). */
+  held: HeldAdvert[];
+}
+
+/** An advert queued in a stalled node's socket. */
+export interface HeldAdvert {
+  inst: InstanceRt;
+  atUs: number;
+  priority: number;
+  srcIp: number;
+  intervalUs: number;
 }
 
 export interface ScriptRt {
@@ -51,6 +62,8 @@ export interface InstanceRt {
   /** Cached Master_Down_Interval for ctx (priority, learned interval). */
   masterDownUs: number;
   advertTimer: TimerHandle | null;
+  /** When the advert timer was due as armed (a stall defers it, this stays). */
+  advertDueUs: number;
   /** The node's epoch when `advertTimer` was armed. */
   advertEpoch: number;
   /** `advertTimer`'s handler, made once: a master arms it every advert interval. */

@@ -84,6 +84,7 @@ export class VrrpWorld {
       instances: [],
       peers: null,
       epoch: 0,
+      held: [],
     };
     primeDoubleFields(node, ['stalledUntilUs']);
     c.instances.forEach((spec, vi) => {
@@ -110,6 +111,7 @@ export class VrrpWorld {
         state: 'INIT',
         masterDownUs: contextMasterDownUs(snap.context),
         advertTimer: null,
+        advertDueUs: -1,
         advertEpoch: 0,
         onAdvertTimer: NO_HANDLER,
         garpTimer: null,
@@ -118,9 +120,8 @@ export class VrrpWorld {
         fastMinPriority: Infinity,
         fastIntervalUs: -1,
       };
-      const advertFired = (): void => this.advertTimerFired(inst);
-      inst.onAdvertTimer = () => this.fireNodeTimer(node, inst.advertEpoch, advertFired);
-      primeDoubleFields(inst, ['pendAtUs']);
+      inst.onAdvertTimer = () => this.advertTimerDue(inst);
+      primeDoubleFields(inst, ['pendAtUs', 'advertDueUs']);
       primeDoubleFields(inst.ctx, ['downDeadlineUs', 'preemptAtUs']);
       node.instances[vi] = inst;
       this.groups[vi]![id] = inst;
@@ -182,12 +183,13 @@ export class VrrpWorld {
   private stopNode(node: NodeRt, cause: string): void {
     node.alive = false;
     node.epoch++;
+    node.held.length = 0;
     for (const s of node.scripts.values()) this.cancel(s.timer), (s.timer = null);
     for (const inst of node.instances) if (inst) this.clearTimers(inst);
     this.emit({ atUs: this.sched.nowUs, type: 'vrrp.node', node: node.name, live: false, cause });
   }
 
-  /** node.stall: nothing runs on the node for `durationUs`; its timers fire late, packets to it are lost. */
+  /** node.stall: nothing runs on the node for `durationUs`; its timers fire late, packets to it wait in its socket (releaseHeld). */
   stallNode(node: NodeRt, durationUs: number): void {
     if (!node.alive) return;
     const now = this.sched.nowUs;
@@ -200,6 +202,7 @@ export class VrrpWorld {
       if (node.epoch !== epoch || node.stalledUntilUs !== until) return;
       node.stalledUntilUs = 0;
       this.emit({ atUs: this.sched.nowUs, type: 'vrrp.node', node: node.name, live: true, cause: 'stall-end' });
+      this.releaseHeld(node);
     });
   }
 
@@ -378,7 +381,22 @@ export class VrrpWorld {
   private armAdvert(inst: InstanceRt, atUs: number): void {
     this.cancel(inst.advertTimer);
     inst.advertEpoch = inst.node.epoch;
+    inst.advertDueUs = atUs;
     inst.advertTimer = this.sched.at(atUs, inst.onAdvertTimer);
+  }
+
+  /**
+   * The advert timer is due. On a stalled node it waits for the stall's end, still as the instance's timer,
+   * so that re-arming it then (an advert read on waking restarts it) cancels the late one.
+   */
+  private advertTimerDue(inst: InstanceRt): void {
+    const node = inst.node;
+    if (node.epoch !== inst.advertEpoch) return;
+    if (node.stalledUntilUs > this.sched.nowUs) {
+      inst.advertTimer = this.sched.at(node.stalledUntilUs, inst.onAdvertTimer);
+      return;
+    }
+    this.advertTimerFired(inst);
   }
 
   /** MASTER's advert timer, fast path: the machine sends an advert at its priority and re-arms, nothing else. */
@@ -433,8 +451,13 @@ export class VrrpWorld {
       }
       const node = rcv.node;
       const arrival = now + delay;
-      if (!node.alive || node.stalledUntilUs > arrival) {
+      if (!node.alive) {
         dropped++;
+        continue;
+      }
+      if (node.stalledUntilUs > arrival) {
+        if (this.hold(rcv, arrival, priority, fromIp, intervalUs)) deliveries++;
+        else dropped++;
         continue;
       }
       deliveries++;
@@ -463,10 +486,54 @@ export class VrrpWorld {
     const node = rcv.node;
     const epoch = node.epoch;
     this.sched.at(atUs, () => {
-      if (node.epoch !== epoch || !node.alive || node.stalledUntilUs > this.sched.nowUs) return;
+      if (node.epoch !== epoch || !node.alive) return;
+      if (node.stalledUntilUs > this.sched.nowUs) {
+        if (!this.hold(rcv, this.sched.nowUs, priority, srcIp, intervalUs)) this.counters.dropped++;
+        return;
+      }
       if (rcv.state === 'INIT' || rcv.state === 'FAULT') return;
       this.step(rcv, { type: 'ADVERT', nowUs: this.sched.nowUs, priority, srcIp, intervalUs }, `advert prio ${priority}`);
     });
+  }
+
+  /**
+   * An advert reaching a stalled node waits in its socket (a frozen process or VM: the kernel or the
+   * hypervisor keeps queueing) up to HELD_MAX per node; false when the queue is full and it is lost.
+   */
+  private hold(rcv: InstanceRt, atUs: number, priority: number, srcIp: number, intervalUs: number): boolean {
+    const held = rcv.node.held;
+    if (held.length >= HELD_MAX) return false;
+    held.push({ inst: rcv, atUs, priority, srcIp, intervalUs });
+    return true;
+  }
+
+  /**
+   * The stall ends (this runs before any timer deferred to this instant): keepalived finds its socket
+   * readable and its timers overdue, and handles them in the order they became ready (epoll's ready list).
+   * So an instance reads the adverts that arrived before its timer was due now, and the rest after its
+   * overdue timer has run. Timed on keepalived 2.2.7 (docs/fidelity-keepalived.md): a backup stalled past
+   * its down timer, with its master's adverts queued, does not take over on waking; a master stalled past its
+   * advert timer sends that advert, then answers the queued adverts of the backup that took over.
+   */
+  private releaseHeld(node: NodeRt): void {
+    if (node.held.length === 0) return;
+    const held = node.held;
+    node.held = [];
+    const now = this.sched.nowUs;
+    let late: Set<InstanceRt> | undefined;
+    for (const h of held) {
+      const inst = h.inst;
+      if (inst.state === 'INIT' || inst.state === 'FAULT') continue;
+      const due = inst.state === 'BACKUP' ? inst.ctx.downDeadlineUs : inst.advertDueUs;
+      if (late?.has(inst) !== true && (due < 0 || due > now || h.atUs < due)) {
+        this.settle(inst, now);
+        this.step(inst, { type: 'ADVERT', nowUs: now, priority: h.priority, srcIp: h.srcIp, intervalUs: h.intervalUs }, `advert prio ${h.priority} (queued)`);
+      } else {
+        (late ??= new Set()).add(inst);
+        // Queued behind the timers already due now, which were deferred to this instant earlier.
+        this.slowDelivery(inst, now, h.priority, h.srcIp, h.intervalUs);
+      }
+    }
   }
 
   private applyPending(rcv: InstanceRt): void {
@@ -496,6 +563,13 @@ export class VrrpWorld {
  * representation up front; the value is restored at once.
  */
 const PRIME_US = 2 ** 41 + 0.5;
+
+/**
+ * Adverts a stalled node's socket holds: Linux's default receive buffer (net.core.rmem_default, 212,992
+ * bytes) over the ~768 bytes a small datagram is charged (its skb's truesize): about 277. Beyond that the
+ * kernel drops what arrives.
+ */
+const HELD_MAX = 277;
 function primeDoubleFields<T extends object>(obj: T, keys: (keyof T)[]): void {
   const o = obj as Record<keyof T, unknown>;
   for (const k of keys) {
