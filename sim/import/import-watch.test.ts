@@ -179,6 +179,36 @@ describe('importWatch', () => {
     ]);
   });
 
+  test('endpoint slices read as the router converts them: slices by name, addresses by IP, ports by number, port by port', () => {
+    const object = (name: string, ips: string[]) => ({
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      addressType: 'IPv4',
+      metadata: { name, namespace: 'shop', labels: { 'kubernetes.io/service-name': 'web' } },
+      endpoints: ips.map((ip) => ({ addresses: [ip] })),
+      ports: [
+        { name: 'https', port: 8443, protocol: 'TCP' },
+        { name: 'http', port: 8080, protocol: 'TCP' },
+      ],
+    });
+    // Slice web-b arrives first, and lists 10.0.0.10 before 10.0.0.9; the router sorts slices by name and
+    // addresses by their bytes (9 < 10), and lists each slice port by port, 8080 before 8443.
+    const { events } = run(kubectl([{ type: 'ADDED', object: object('web-b', ['10.0.0.10', '10.0.0.9']) }, { type: 'ADDED', object: object('web-a', ['10.0.0.20']) }]), { spacingMs: 1 });
+    const last = events.at(-1)!;
+    expect(last.type === 'endpoints.set' && last.endpoints.map((x) => `${x.ip}:${x.port}`)).toEqual([
+      '10.0.0.20:8080',
+      '10.0.0.20:8443',
+      '10.0.0.9:8080',
+      '10.0.0.10:8080',
+      '10.0.0.9:8443',
+      '10.0.0.10:8443',
+    ]);
+    // IPv6 compares by value too: ::9 < ::10 (hex 0x10) < ::1:0.
+    const v6 = { ...object('web-6', ['fd00::1:0', 'fd00::10', 'fd00::9']), addressType: 'IPv6', ports: [{ name: 'http', port: 8080 }] };
+    const six = run(JSON.stringify({ type: 'ADDED', object: v6 })).events[0]!;
+    expect(six.type === 'endpoints.set' && six.endpoints.map((x) => x.ip)).toEqual(['fd00::9', 'fd00::10', 'fd00::1:0']);
+  });
+
   test('malformed and unknown objects are reported with their position and skipped', () => {
     const good = JSON.stringify(route('ADDED', 'ok', '2026-11-29T10:00:00Z'));
     const text = [

@@ -105,7 +105,9 @@ export function importWatch(
               return [{ type: 'endpoints.delete', namespace, service }];
             }
             slices.set(key, mine);
-            return [{ type: 'endpoints.set', namespace, service, endpoints: [...mine.values()].flat() }];
+            // The router aggregates a service's slices sorted by name (aggregateEndpointSlice).
+            const ordered = [...mine.keys()].sort().map((name) => mine.get(name)!);
+            return [{ type: 'endpoints.set', namespace, service, endpoints: ordered.flat() }];
           }
           default:
             if (o['apiVersion'] === undefined || o['kind'] === undefined) {

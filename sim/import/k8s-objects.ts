@@ -141,23 +141,56 @@ export function sliceFromObject(o: Obj): { namespace: string; service: string; s
   const type = o['addressType'];
   if (type !== 'IPv4' && type !== 'IPv6') throw new ObjectProblem(`addressType ${JSON.stringify(type)} is not IPv4 or IPv6`, 'addressType');
   const ports = arr(o['ports'], 'ports').map((p, j) => portOf(p, `ports[${j}]`));
-  const endpoints: Endpoint[] = [];
+  const addresses: { ip: string; hostname: string; ready: boolean; name: string | undefined }[] = [];
   arr(o['endpoints'], 'endpoints').forEach((e, i) => {
     const ep = obj(e, `endpoints[${i}]`);
     const conditions = ep['conditions'] === undefined || ep['conditions'] === null ? {} : obj(ep['conditions'], `endpoints[${i}].conditions`);
     // A nil `ready` is to be read as ready (discovery.k8s.io/v1 API docs).
     const ready = conditions['ready'] !== false;
     const name = podName(ep['targetRef']);
-    for (const ip of arr(ep['addresses'], `endpoints[${i}].addresses`)) {
-      for (const port of ports) if (!port.udp) endpoints.push(endpoint(str(ip, `endpoints[${i}].addresses`), port, ready, name));
-    }
+    const hostname = typeof ep['hostname'] === 'string' ? ep['hostname'] : '';
+    for (const ip of arr(ep['addresses'], `endpoints[${i}].addresses`)) addresses.push({ ip: str(ip, `endpoints[${i}].addresses`), hostname, ready, name });
   });
+  // The router turns each slice into one subset with its addresses sorted by IP, then hostname, and its
+  // ports by number, protocol, then name (endpointsubset.ConvertEndpointSlice), then lists it port by port.
+  addresses.sort((a, b) => compareIp(a.ip, b.ip) || compareText(a.hostname, b.hostname));
+  ports.sort((a, b) => a.port - b.port || compareText(a.protocol, b.protocol) || compareText(a.name ?? '', b.name ?? ''));
+  const endpoints: Endpoint[] = [];
+  for (const port of ports) {
+    if (port.udp) continue;
+    for (const a of addresses) if (a.ready) endpoints.push(endpoint(a.ip, port, true, a.name));
+    for (const a of addresses) if (!a.ready) endpoints.push(endpoint(a.ip, port, false, a.name));
+  }
   return { namespace: str(meta['namespace'], 'metadata.namespace'), service, slice: str(meta['name'], 'metadata.name'), endpoints };
+}
+
+/** Go's strings.Compare. */
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** bytes.Compare of net.ParseIP's 16-byte forms (a slice holds one address family). */
+function compareIp(a: string, b: string): number {
+  const x = ipBytes(a);
+  const y = ipBytes(b);
+  for (let i = 0; i < 16; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+  return 0;
+}
+
+function ipBytes(ip: string): number[] {
+  if (!ip.includes(':')) return [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, ...ip.split('.').map(Number)];
+  const [head, tail] = ip.includes('::') ? ip.split('::') as [string, string] : [ip, undefined];
+  const groups = (text: string | undefined): number[] => (text === undefined || text === '' ? [] : text.split(':').map((g) => parseInt(g, 16)));
+  const h = groups(head);
+  const t = groups(tail);
+  const words = [...h, ...new Array<number>(8 - h.length - t.length).fill(0), ...t];
+  return words.flatMap((w) => [w >> 8, w & 0xff]);
 }
 
 interface EndpointPort {
   port: number;
   name: string | undefined;
+  protocol: string;
   udp: boolean;
 }
 
@@ -169,7 +202,9 @@ function portOf(p: unknown, field: string): EndpointPort {
   if (name !== undefined && name !== null && typeof name !== 'string') throw new ObjectProblem('expected a port name (a string)', `${field}.name`);
   // The event log needs a DNS label, as Kubernetes does; an empty name is an unnamed port.
   if (typeof name === 'string' && name !== '' && !PORT_NAME.test(name)) throw new ObjectProblem(`port name ${JSON.stringify(name)} is not a DNS label`, `${field}.name`);
-  return { port, name: typeof name === 'string' && name !== '' ? name : undefined, udp: o['protocol'] === 'UDP' };
+  // Kubernetes defaults a port's protocol to TCP.
+  const protocol = typeof o['protocol'] === 'string' ? o['protocol'] : 'TCP';
+  return { port, name: typeof name === 'string' && name !== '' ? name : undefined, protocol, udp: protocol === 'UDP' };
 }
 
 const PORT_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
