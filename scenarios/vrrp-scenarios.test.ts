@@ -164,7 +164,7 @@ describe('shipped VRRP scenarios agree with the formulas', () => {
   });
 
   test('stall longer than 3A + S: takeover, then the woken master preempts at once', () => {
-    const { fo, budgets } = run('vrrp-stall-flap.yaml');
+    const { fo, sim, budgets } = run('vrrp-stall-flap.yaml');
     const base = tm + 56 * A + 3 * A + S(100) - 60_000_000;
     expect(fo.list[0]).toMatchObject({ fault: 'node.stall', oldMaster: 'infra-1', newMaster: 'infra-2' });
     inRange(fo.list[0]!.latencyMs! * 1000, base + D_MIN, base + D_MAX);
@@ -173,15 +173,22 @@ describe('shipped VRRP scenarios agree with the formulas', () => {
     // at 65 s infra-1 runs its overdue advert timer; infra-2 yields one delay later
     expect(fo.flaps).toBe(1);
     inRange(fo.splitBrainMs * 1000, D_MIN, D_MAX);
+    // Adverts: infra-1 at tm + k·A for k = 0..56 (57, the last at 59.41 s). infra-2 takes over at
+    // tm + 59·A + S(100) + d = 63.02 s and sends 2 (63.02, 64.02 s). On waking at 65 s infra-1's timer, due
+    // at 60.41 s, was ready before infra-2's adverts arrived, so it runs first (1 advert), then the 2 queued
+    // lower-priority adverts are answered (2 more), each restarting the timer: 66 s, 67 s, …, 120 s (55,
+    // the run's last instant included). 57 + 2 + 3 + 55.
+    expect(sim.counters().advertsSent).toBe(57 + 2 + 3 + 55);
     passes(budgets);
   });
 
   test('a stalled backup reads the queued adverts before its overdue down timer: no takeover', () => {
     const { fo, sim, budgets } = run('vrrp-stall-backup.yaml');
-    // infra-2 stalls at 60 s; its down deadline (d after infra-1's last advert + 3A + S(100)) passes at about
-    // 63.3 s, but infra-1's advert at tm + 57·A = 60.5859375 s arrived before it and waits in the socket.
-    // On waking at 66 s that advert is read first and restarts the down timer: nothing changes hands.
-    expect(tm + 57 * A).toBeGreaterThan(60_000_000);
+    // infra-2 stalls at 60 s; its down deadline, 3A + S(100) after infra-1's advert at tm + 56·A = 59.4140625 s
+    // arrived, passes at about 63.02 s, but infra-1's next advert (tm + 57·A = 60.4140625 s) arrived before
+    // it and waits in the socket. On waking at 66 s that advert is read first and restarts the down timer:
+    // nothing changes hands.
+    expect(tm + 57 * A + D_MAX).toBeLessThan(tm + 56 * A + D_MIN + 3 * A + S(100));
     expect(fo.flaps).toBe(0);
     expect(fo.splitBrainMs).toBe(0);
     expect(fo.incidents).toBe(0);
@@ -216,7 +223,7 @@ describe('shipped VRRP scenarios agree with the formulas', () => {
     // Each master restarts its advert timer on every advert it reads, dropped ones included (keepalived 2.2.7
     // does; docs/fidelity-keepalived.md). infra-2 sends one advert on becoming master at 6.609375 s; from
     // then on infra-1's adverts, every 1 s, keep pushing its 2 s timer back, so it never sends again.
-    // infra-1 sends at tm = 3.5859375 s and tm + 1, 2, 3 s; infra-2's advert reaches it d after 6.609375 s
+    // infra-1 sends at tm = 3.4140625 s and tm + 1, 2, 3 s; infra-2's advert reaches it d after 6.609375 s
     // and restarts its timer, so it sends at 7.609375 s + d + k·A for k = 0..52 (the last at 59.6 s): 4 + 53.
     expect(sim.counters().advertsSent).toBe(4 + 53 + 1);
   });

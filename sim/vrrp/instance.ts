@@ -25,7 +25,7 @@ export interface NodeRt {
   peers: number[] | null;
   /** Bumped on crash/stop so timers armed before it are ignored. */
   epoch: number;
-  /** Adverts that arrived while the node was stalled, in arrival order (the socket queue; see releaseHeld). */
+  /** Adverts that reached the node while it was stalled: its socket queue (read by releaseHeld). */
   held: HeldAdvert[];
 }
 

@@ -488,7 +488,8 @@ export class VrrpWorld {
     this.sched.at(atUs, () => {
       if (node.epoch !== epoch || !node.alive) return;
       if (node.stalledUntilUs > this.sched.nowUs) {
-        if (!this.hold(rcv, this.sched.nowUs, priority, srcIp, intervalUs)) this.counters.dropped++;
+        // Counted as delivered when sent; a full socket loses it after all.
+        if (!this.hold(rcv, this.sched.nowUs, priority, srcIp, intervalUs)) this.counters.deliveries--, this.counters.dropped++;
         return;
       }
       if (rcv.state === 'INIT' || rcv.state === 'FAULT') return;
@@ -519,6 +520,8 @@ export class VrrpWorld {
     if (node.held.length === 0) return;
     const held = node.held;
     node.held = [];
+    // Queued in sending order (an advert in flight is queued when it arrives): read in arrival order.
+    held.sort((a, b) => a.atUs - b.atUs);
     const now = this.sched.nowUs;
     let late: Set<InstanceRt> | undefined;
     for (const h of held) {
