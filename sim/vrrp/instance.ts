@@ -62,8 +62,6 @@ export interface InstanceRt {
   /** Cached Master_Down_Interval for ctx (priority, learned interval). */
   masterDownUs: number;
   advertTimer: TimerHandle | null;
-  /** When the advert timer was due as armed (a stall defers it, this stays). */
-  advertDueUs: number;
   /** The node's epoch when `advertTimer` was armed. */
   advertEpoch: number;
   /** `advertTimer`'s handler, made once: a master arms it every advert interval. */

@@ -111,7 +111,6 @@ export class VrrpWorld {
         state: 'INIT',
         masterDownUs: contextMasterDownUs(snap.context),
         advertTimer: null,
-        advertDueUs: -1,
         advertEpoch: 0,
         onAdvertTimer: NO_HANDLER,
         garpTimer: null,
@@ -121,7 +120,7 @@ export class VrrpWorld {
         fastIntervalUs: -1,
       };
       inst.onAdvertTimer = () => this.advertTimerDue(inst);
-      primeDoubleFields(inst, ['pendAtUs', 'advertDueUs']);
+      primeDoubleFields(inst, ['pendAtUs']);
       primeDoubleFields(inst.ctx, ['downDeadlineUs', 'preemptAtUs']);
       node.instances[vi] = inst;
       this.groups[vi]![id] = inst;
@@ -381,7 +380,6 @@ export class VrrpWorld {
   private armAdvert(inst: InstanceRt, atUs: number): void {
     this.cancel(inst.advertTimer);
     inst.advertEpoch = inst.node.epoch;
-    inst.advertDueUs = atUs;
     inst.advertTimer = this.sched.at(atUs, inst.onAdvertTimer);
   }
 
@@ -509,33 +507,25 @@ export class VrrpWorld {
   }
 
   /**
-   * The stall ends (this runs before any timer deferred to this instant): keepalived finds its socket
-   * readable and its timers overdue, and handles them in the order they became ready (epoll's ready list).
-   * So an instance reads the adverts that arrived before its timer was due now, and the rest after its
-   * overdue timer has run. Timed on keepalived 2.2.7 (docs/fidelity-keepalived.md): a backup stalled past
-   * its down timer, with its master's adverts queued, does not take over on waking; a master stalled past its
-   * advert timer sends that advert, then answers the queued adverts of the backup that took over.
+   * The stall ends (this runs before any timer deferred to this instant): keepalived reads what its socket
+   * queued, in arrival order, before it runs its overdue timers, and an advert read restarts the timer it
+   * bears on. Timed on keepalived 2.2.7 (docs/fidelity-keepalived.md): a backup stalled past its down timer,
+   * with its master's adverts queued, does not take over on waking; a master stalled past its advert timer
+   * answers each queued advert of the backup that took over (2 queued, 2 adverts; 7 queued, 7) and sends no
+   * advert of its own timer.
    */
   private releaseHeld(node: NodeRt): void {
     if (node.held.length === 0) return;
     const held = node.held;
     node.held = [];
-    // Queued in sending order (an advert in flight is queued when it arrives): read in arrival order.
+    // Queued in sending order (an advert in flight is queued when it lands): read in arrival order.
     held.sort((a, b) => a.atUs - b.atUs);
     const now = this.sched.nowUs;
-    let late: Set<InstanceRt> | undefined;
     for (const h of held) {
       const inst = h.inst;
       if (inst.state === 'INIT' || inst.state === 'FAULT') continue;
-      const due = inst.state === 'BACKUP' ? inst.ctx.downDeadlineUs : inst.advertDueUs;
-      if (late?.has(inst) !== true && (due < 0 || due > now || h.atUs < due)) {
-        this.settle(inst, now);
-        this.step(inst, { type: 'ADVERT', nowUs: now, priority: h.priority, srcIp: h.srcIp, intervalUs: h.intervalUs }, `advert prio ${h.priority} (queued)`);
-      } else {
-        (late ??= new Set()).add(inst);
-        // Queued behind the timers already due now, which were deferred to this instant earlier.
-        this.slowDelivery(inst, now, h.priority, h.srcIp, h.intervalUs);
-      }
+      this.settle(inst, now);
+      this.step(inst, { type: 'ADVERT', nowUs: now, priority: h.priority, srcIp: h.srcIp, intervalUs: h.intervalUs }, `advert prio ${h.priority} (queued)`);
     }
   }
 
