@@ -33,7 +33,7 @@ function sample(): HaproxyConfig {
     maps: {
       'os_http_be.map': [{ key: '^a\\.example\\.com\\.?(:[0-9]+)?(/.*)?$', value: 'be_http:ns:a' }],
       'os_tcp_be.map': [{ key: '^b\\.example\\.com$', value: 'be_tcp:ns:b' }],
-      'os_wildcard_domain.map': [{ key: '^[^\\.]*\\.example\\.com$', value: '1' }],
+      'custom_extra.map': [{ key: '^[^\\.]*\\.example\\.com$', value: '1' }],
     },
   };
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HaproxyConfig } from '../../core/haproxy/config-model.ts';
 import { renderHaproxyCfg, renderMapFile, writeRenderedCfg, type RenderOptions } from './haproxy-cfg.ts';
+import { MockHaproxy } from './mock-haproxy.ts';
 
 const haproxyAvailable = spawnSync('haproxy', ['-v']).status === 0;
 
@@ -31,7 +32,7 @@ function sample(): HaproxyConfig {
     ],
     maps: {
       'os_http_be.map': [{ key: '^web\\.example\\.com\\.?(:[0-9]+)?(/.*)?$', value: 'be_http:ns:web' }],
-      'os_wildcard_domain.map': [{ key: '^[^\\.]*\\.example\\.com$', value: '1' }],
+      'custom_extra.map': [{ key: '^[^\\.]*\\.example\\.com$', value: '1' }],
     },
   };
 }
@@ -77,7 +78,7 @@ describe('renderHaproxyCfg', () => {
   it('references every standard map plus any other, and writes one file per map', () => {
     const r = renderHaproxyCfg(sample(), options('/d'));
     expect([...r.mapFiles.keys()].sort()).toEqual(
-      ['os_edge_reencrypt_be.map', 'os_http_be.map', 'os_route_http_redirect.map', 'os_sni_passthrough.map', 'os_tcp_be.map', 'os_wildcard_domain.map'].map(
+      ['custom_extra.map', 'os_edge_reencrypt_be.map', 'os_http_be.map', 'os_route_http_redirect.map', 'os_sni_passthrough.map', 'os_tcp_be.map'].map(
         (f) => `/d/${f}`,
       ),
     );
@@ -85,6 +86,18 @@ describe('renderHaproxyCfg', () => {
     // Every map's first reference is on the line the layout says.
     const lines = r.text.split('\n');
     for (const m of r.layout.maps) expect(lines[m.line - 1]).toContain(m.path);
+  });
+
+  it('writes os_wildcard_domain.map as the template does, but references it nowhere, so HAProxy does not load it', () => {
+    const config = { ...sample(), maps: { ...sample().maps, 'os_wildcard_domain.map': [{ key: '^[^\\.]*\\.example\\.com$', value: '1' }] } };
+    const r = renderHaproxyCfg(config, options('/d'));
+    expect(r.mapFiles.get('/d/os_wildcard_domain.map')).toBe('^[^\\.]*\\.example\\.com$ 1\n');
+    expect(r.text).not.toContain('os_wildcard_domain.map');
+    expect(r.layout.maps.map((m) => m.file)).not.toContain('os_wildcard_domain.map');
+    // ... and the mock, loading the same config, lists it nowhere either.
+    const mock = new MockHaproxy();
+    mock.load(config);
+    expect(mock.execute('show map')).not.toContain('os_wildcard_domain.map');
   });
 
   it('cannot write a key containing a blank to a map file', () => {

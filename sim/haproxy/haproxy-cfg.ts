@@ -71,6 +71,13 @@ export const STANDARD_MAP_FILES = [
 ] as const;
 
 /**
+ * Map files the template writes but no frontend references, so HAProxy never loads them and the config
+ * managers (which walk `show map`) never touch them: os_wildcard_domain.map (written when wildcard routes are
+ * allowed; routing by wildcard goes through the other maps' regular expressions).
+ */
+export const UNREFERENCED_MAP_FILES: readonly string[] = ['os_wildcard_domain.map'];
+
+/**
  * HAProxy 2.6 numbers proxies in file order from 2 (the internal httpclient proxy takes 1 before the cfg is
  * read). Pattern references (maps and ACL expressions alike) are numbered in creation order from 0: while
  * parsing, each map converter in an ACL or rule and each ACL expression takes the next id; then the internal
@@ -132,7 +139,7 @@ function render(config: HaproxyConfig, options: RenderOptions, withText: boolean
   const aclExpression = (): void => {
     nextRefId++;
   };
-  const extraMaps = Object.keys(config.maps).filter((f) => !(STANDARD_MAP_FILES as readonly string[]).includes(f));
+  const extraMaps = Object.keys(config.maps).filter((f) => !(STANDARD_MAP_FILES as readonly string[]).includes(f) && !UNREFERENCED_MAP_FILES.includes(f));
 
   lines.push(
     'global',
@@ -199,7 +206,13 @@ function render(config: HaproxyConfig, options: RenderOptions, withText: boolean
   lines.push('');
 
   const mapFiles = new Map<string, string>();
-  if (withText) for (const m of maps) mapFiles.set(m.path, renderMapFile(config.maps[m.file] ?? []));
+  if (withText) {
+    for (const m of maps) mapFiles.set(m.path, renderMapFile(config.maps[m.file] ?? []));
+    for (const file of UNREFERENCED_MAP_FILES) {
+      const entries = config.maps[file];
+      if (entries !== undefined) mapFiles.set(mapPath(file), renderMapFile(entries));
+    }
+  }
   return { text: lines.join('\n'), mapFiles, layout: { backendIds, maps } };
 }
 

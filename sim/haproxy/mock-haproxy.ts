@@ -3,7 +3,7 @@ import type { TransportResult } from '../../core/runtime-effect.ts';
 import { backendFromConfig, type MockBackend, type MockServer } from './backend-state.ts';
 import { usageReply } from './cli-help.ts';
 import { parseCliRequest, plainWords, splitRequests, type CliCommand } from './cli-line.ts';
-import { defaultLayout, defaultMapLayouts, renderedBackendId, type CfgLayout, type MapLayout, type MapMatch } from './haproxy-cfg.ts';
+import { defaultLayout, defaultMapLayouts, renderedBackendId, UNREFERENCED_MAP_FILES, type CfgLayout, type MapLayout, type MapMatch } from './haproxy-cfg.ts';
 import { addMap, clearMap, commitMap, delMap, listingOf, prepareMap, setMap, showMap, type MapListing, type MapRuntime } from './map-commands.ts';
 import { checkMapValues, mapFromLayout, PointerSource, type MockMap } from './map-state.ts';
 import {
@@ -401,6 +401,7 @@ function checkConfig(config: HaproxyConfig, layout: CfgLayout): void {
     if (!layout.backendIds.has(be.name)) throw new Error(`layout has no id for backend ${be.name}`);
   }
   for (const file of Object.keys(config.maps)) {
+    if (UNREFERENCED_MAP_FILES.includes(file)) continue;
     if (!layout.maps.some((m) => m.file === file)) throw new Error(`layout does not reference map file ${file}`);
   }
   for (const m of layout.maps) checkMapValues(m, config.maps[m.file] ?? []);
