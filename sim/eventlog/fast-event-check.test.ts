@@ -9,7 +9,14 @@ const ip = fc.oneof(fc.ipV4(), fc.constantFrom('10.0.0', '256.1.1.1', '01.2.3.4'
 const num = fc.oneof(fc.integer({ min: -2, max: 70000 }), fc.constantFrom(1.5, NaN, 0, -0, 2 ** 53 - 1, 2 ** 53, 1e300), fc.constant('80' as unknown as number));
 const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
 const endpoint = fc.record(
-  { ip, port: num, ready: maybe(fc.oneof(fc.boolean(), fc.constant('yes'))), name: maybe(name), extra: maybe(fc.constant(1)) },
+  {
+    ip,
+    port: num,
+    ready: maybe(fc.oneof(fc.boolean(), fc.constant('yes'))),
+    name: maybe(name),
+    portName: maybe(fc.oneof(fc.constantFrom('http', 'metrics-2', '-http', 'http-', 'Http', 'a'.repeat(63), 'a'.repeat(64), '', 'h_p'), fc.string({ maxLength: 4 }))),
+    extra: maybe(fc.constant(1)),
+  },
   { requiredKeys: [] },
 );
 const route = fc.record(
@@ -36,12 +43,22 @@ describe('the fast event check', () => {
     if (looksValid(raw)) expect(InputEventSchema.safeParse(raw).success).toBe(true);
   });
 
-  test.prop([fc.array(fc.record({ ip: fc.ipV4(), port: fc.integer({ min: 1, max: 65535 }) }), { maxLength: 5 })])(
+  test.prop([fc.array(fc.record({ ip: fc.ipV4(), port: fc.integer({ min: 1, max: 65535 }), portName: fc.constantFrom('http', 'https', 'metrics-9090') }, { requiredKeys: ['ip', 'port'] }), { maxLength: 5 })])(
     'accepts the common well-formed endpoint update itself',
     (endpoints) => {
       expect(looksValid({ at: 5, type: 'endpoints.set', namespace: 'ns', service: 'svc', endpoints })).toBe(true);
     },
   );
+
+  const portName = fc.oneof(
+    fc.constantFrom('http', 'metrics-2', '-http', 'http-', 'Http', 'a'.repeat(63), 'a'.repeat(64), '', 'h_p', 'a', '9'),
+    fc.stringMatching(/^[a-zA-Z0-9_-]{0,66}$/),
+    fc.string({ maxLength: 6 }),
+  );
+  test.prop([portName], { numRuns: 3000 })('decides port names exactly as the schema does', (p) => {
+    const raw = { at: 1, type: 'endpoints.set', namespace: 'a', service: 'b', endpoints: [{ ip: '10.0.0.1', port: 80, portName: p }] };
+    expect(looksValid(structuredClone(raw))).toBe(InputEventSchema.safeParse(raw).success);
+  });
 
   const ipish = fc.array(fc.constantFrom('0', '1', '2', '5', '9', '.', '25', '255', '256', '00', 'a', ' '), { maxLength: 12 }).map((p) => p.join(''));
   test.prop([fc.oneof(ipish, fc.ipV4(), fc.string({ maxLength: 16 }))], { numRuns: 5000 })('reads IPv4 exactly as the schema does', (s) => {

@@ -72,6 +72,12 @@ function endpoints(v: unknown): boolean {
       if (typeof name !== 'string' || name.length === 0) return false;
       n++;
     }
+    // Imported logs carry the port's name on most endpoints: too common to leave to the schema.
+    const portName = o['portName'];
+    if (portName !== undefined) {
+      if (typeof portName !== 'string' || !isDnsLabel(portName)) return false;
+      n++;
+    }
     const ip = o['ip'];
     if (typeof ip !== 'string' || !isIpv4(ip) || !hasOnly(o, n)) return false;
   }
@@ -89,6 +95,18 @@ function route(v: unknown): boolean {
     n++;
   }
   return hasOnly(r, n);
+}
+
+/** The schema's port name: a DNS label (lowercase letters, digits and `-`, not at either end, at most 63). */
+function isDnsLabel(s: string): boolean {
+  const len = s.length;
+  if (len < 1 || len > 63) return false;
+  for (let i = 0; i < len; i++) {
+    const c = s.charCodeAt(i);
+    const alnum = (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+    if (!alnum && !(c === 45 && i > 0 && i < len - 1)) return false;
+  }
+  return true;
 }
 
 /**
