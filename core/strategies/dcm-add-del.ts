@@ -31,11 +31,6 @@ export interface DcmAddDelOptions {
 }
 
 const HEALTH_INTERVAL_ANNOTATION = 'router.openshift.io/haproxy.health.check.interval';
-/** The route's EndpointTable as dynamicallyAddRoute records it: its port's share of the service. */
-function tableOf(r: Route, state: RouterState): readonly ServedEndpoint[] {
-  return servedForRoute(servedEndpoints(r.service, endpointsOf(state, r.namespace, r.service)), preferPortOf(r));
-}
-
 const NO_SERVED: readonly ServedEndpoint[] = [];
 const POD_MAXCONN_ANNOTATION = 'haproxy.router.openshift.io/pod-concurrent-connections';
 const TIME_SPEC = /^(?:[1-9][0-9]*(us|ms|s|m|h|d)?)$/;
@@ -349,4 +344,9 @@ export class DcmAddDelStrategy implements RouterStrategy {
     const reply = yield* runCommand(line);
     if (reply.trim() !== expected) throw new UnexpectedReplyError(line, reply);
   }
+}
+
+/** The route's EndpointTable as dynamicallyAddRoute records it: its port's share of the service. */
+function tableOf(r: Route, state: RouterState): readonly ServedEndpoint[] {
+  return servedForRoute(servedEndpoints(r.service, endpointsOf(state, r.namespace, r.service)), preferPortOf(r));
 }
