@@ -3,7 +3,8 @@
  * of the scenario's `cluster` in its own network namespace (fidelity/netns-harness.ts; root, iproute2,
  * keepalived, python3), starts each `node.join` node at its event's time with a configuration that lists
  * every node (the others' configurations never list it: no regeneration), freezes each `node.stall` node's
- * VRRP process (SIGSTOP, then SIGCONT after `durationMs`), and prints, in seconds from the start, every advert
+ * VRRP process (SIGSTOP, then SIGCONT after `durationMs`), cuts nodes off at `network.partition` (bridge
+ * ports; see partitionSteps) until `network.heal`, and prints, in seconds from the start, every advert
  * seen on the bridge and every VIP added or removed, then each node's last log lines. Other events of the
  * scenario are not applied.
  *
@@ -47,6 +48,25 @@ if (config === undefined) {
 }
 const events = [...input.events()];
 const joins = events.flatMap((e) => (e.type === 'node.join' ? [{ name: e.node, ip: e.ip, atS: joinAtS ?? e.at / 1000 }] : []));
+/**
+ * network.partition through the bridge: every node outside the largest group loses its port (so those nodes
+ * are also cut off from each other, which a scenario's groups may not intend: said in the step's text);
+ * network.heal restores every port cut. One-way partitions are not supported.
+ */
+function partitionSteps(all: readonly (typeof events)[number][]): { atS: number; text: string; act: () => unknown }[] {
+  const cut = new Set<string>();
+  return all.flatMap((e) => {
+    if (e.type === 'network.partition') {
+      if (e.oneWay === true) throw new Error('keepalived-timeline: one-way partitions are not supported');
+      const largest = [...e.groups].sort((a, b) => b.length - a.length)[0]!;
+      const isolated = e.groups.filter((g) => g !== largest).flat();
+      const apart = e.groups.filter((g) => g !== largest).some((g) => g.length > 1) ? ' (each on its own: the bridge cuts whole ports)' : '';
+      return [{ atS: e.at / 1000, text: `partition: ${isolated.join(', ')} cut off${apart}`, act: () => isolated.forEach((n) => (cut.add(n), cluster.partition(n))) }];
+    }
+    if (e.type === 'network.heal') return [{ atS: e.at / 1000, text: 'heal', act: () => [...cut].forEach((n) => (cut.delete(n), cluster.heal(n))) }];
+    return [];
+  });
+}
 const founders = resolveCluster(ClusterSchema.parse(config), new RandomStreams(input.settings.seed));
 const everyone = resolveCluster(ClusterSchema.parse({ ...config, nodes: [...config.nodes, ...joins.map(({ name, ip }) => ({ name, ip }))] }), new RandomStreams(input.settings.seed));
 const joiners = new Set(joins.map((j) => j.name));
@@ -70,6 +90,7 @@ try {
           ]
         : [],
     ),
+    ...partitionSteps(events),
   ].sort((a, b) => a.atS - b.atS);
   for (const step of steps) {
     if (step.atS > seconds) break;
