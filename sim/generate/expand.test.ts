@@ -63,6 +63,32 @@ describe('expandGenerators', () => {
     expect(sets(events).map((e) => `${e.namespace}/${e.service}:${e.endpoints.length}`)).toEqual(['ns-0/svc-0:2', 'ns-1/svc-1:2', 'ns-2/svc-2:2']);
   });
 
+  test('multi-port services: an endpoint per pod and port, port by port, and routes with a targetPort', () => {
+    const events = expand({
+      durationMs: HOUR,
+      world: { services: 2, endpointsPerService: 2, workers: 2, extraPorts: [{ name: 'metrics', port: 9090 }] },
+      routes: { initial: 3, targetPort: 'http', mix: { http: 1 } },
+    });
+    const first = sets(events)[0]!;
+    // 2 pods × (http 8080 + metrics 9090), all the http ones first.
+    expect(first.endpoints.map((e) => `${e.name} ${e.portName}:${e.port}`)).toEqual([
+      'svc-0-0 http:8080',
+      'svc-0-1 http:8080',
+      'svc-0-0 metrics:9090',
+      'svc-0-1 metrics:9090',
+    ]);
+    const routes = events.filter((e) => e.type === 'route.upsert');
+    expect(routes).toHaveLength(3);
+    for (const r of routes) expect(r.type === 'route.upsert' && r.route.targetPort).toBe('http');
+    // Without extraPorts the endpoints carry no port name, as before (no draw changes either way).
+    expect(sets(expand({ durationMs: HOUR, world: { services: 1, endpointsPerService: 1 } }))[0]!.endpoints).toEqual([{ ip: '10.128.0.1', port: 8080, name: 'svc-0-0' }]);
+  });
+
+  test('a port name or number used twice in the world is refused at its field', () => {
+    expect(() => expand({ durationMs: HOUR, world: { extraPorts: [{ name: 'http', port: 9090 }] } })).toThrow(/port name 'http' is used twice/);
+    expect(() => expand({ durationMs: HOUR, world: { extraPorts: [{ name: 'metrics', port: 8080 }] } })).toThrow(/port 8080 is used twice/);
+  });
+
   test('a fault-only spec with no services emits only faults', () => {
     const events = expand({ durationMs: 10_000, world: { services: 0 }, faults: { nodes: ['a'], schedule: [{ at: 5, type: 'router.fail', node: 'a' }] } });
     expect(events).toEqual([{ at: 5, type: 'router.fail', node: 'a' }]);

@@ -91,6 +91,7 @@ function makeRoute(ctx: ChurnContext, spec: RoutesSpec, rng: RandomStream, n: nu
   const name = `route-${n}`;
   const host = `${name}-${svc.namespace}.${ctx.world.spec.domain}`;
   const route: Route = { namespace: svc.namespace, name, host, service: svc.name };
+  if (spec.targetPort !== undefined) route.targetPort = spec.targetPort;
   if (kind !== 'passthrough' && rng.chance(spec.paths)) route.path = PATHS[rng.int(PATHS.length)]!;
   if (kind !== 'http') {
     route.tls = { termination: kind };

@@ -9,6 +9,8 @@ const ms = z.number().int().min(0);
 const perHour = z.number().min(0).max(3_600_000).default(0);
 const probability = z.number().min(0).max(1).default(0);
 const count = z.number().int().min(0);
+/** A Kubernetes port name (a DNS label), as the event log requires. */
+const portName = z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, { error: 'expected a port name: a DNS label (lowercase letters, digits and -, at most 63)' });
 
 /** The simulated application world the churn runs in: namespaces, services, pods on worker nodes. */
 export const WorldSpecSchema = z
@@ -20,9 +22,23 @@ export const WorldSpecSchema = z
     /** Worker nodes pods run on (what drains empty); not the router nodes of `cluster`. */
     workers: count.min(1).max(100_000).default(6),
     port: z.number().int().min(1).max(65535).default(8080),
+    /**
+     * More named ports every service exposes (a multi-port service, e.g. metrics besides http). With any,
+     * `port` is named `portName`, and each pod is an endpoint per port, listed port by port.
+     */
+    extraPorts: z.array(z.object({ name: portName, port: z.number().int().min(1).max(65535) }).strict()).default([]),
+    portName: portName.default('http'),
     domain: z.string().min(1).default('apps.example.com'),
   })
-  .strict();
+  .strict()
+  .superRefine((w, ctx) => {
+    const names = [w.portName, ...w.extraPorts.map((p) => p.name)];
+    const ports = [w.port, ...w.extraPorts.map((p) => p.port)];
+    w.extraPorts.forEach((p, i) => {
+      if (names.indexOf(p.name) !== i + 1) ctx.addIssue({ code: 'custom', path: ['extraPorts', i, 'name'], message: `port name '${p.name}' is used twice` });
+      if (ports.indexOf(p.port) !== i + 1) ctx.addIssue({ code: 'custom', path: ['extraPorts', i, 'port'], message: `port ${p.port} is used twice` });
+    });
+  });
 
 export const TerminationMixSchema = z
   .object({
@@ -50,6 +66,8 @@ export const RoutesSpecSchema = z
     paths: probability,
     /** Creations stop while this many generated routes exist. */
     max: count.optional(),
+    /** `spec.port.targetPort` of every route (a port name or number): with `world.extraPorts`, which port it serves. */
+    targetPort: z.union([portName, z.number().int().min(1).max(65535)]).optional(),
   })
   .strict();
 

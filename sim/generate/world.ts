@@ -75,10 +75,20 @@ export class World {
 
   endpointsEvent(svc: Service, at: number): InputEvent {
     const endpoints: Endpoint[] = [];
+    const multi = this.spec.extraPorts.length > 0;
     for (const p of svc.pods.values()) {
       const e: Endpoint = { ip: p.ip, port: this.spec.port, name: p.name };
       if (!p.ready) e.ready = false;
+      if (multi) e.portName = this.spec.portName;
       endpoints.push(e);
+    }
+    // Port by port, as the router lists a multi-port service's endpoints.
+    for (const extra of this.spec.extraPorts) {
+      for (const p of svc.pods.values()) {
+        const e: Endpoint = { ip: p.ip, port: extra.port, name: p.name, portName: extra.name };
+        if (!p.ready) e.ready = false;
+        endpoints.push(e);
+      }
     }
     return { at, type: 'endpoints.set', namespace: svc.namespace, service: svc.name, endpoints };
   }
