@@ -15,6 +15,7 @@
  * quotes what these two showed on keepalived 2.2.7.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { vipsOf } from '../core/vrrp/instance-spec.ts';
 import { renderKeepalivedConf } from '../fidelity/keepalived-conf.ts';
 import { NetnsCluster, netnsUnavailableReason, wallUs } from '../fidelity/netns-harness.ts';
 import { ClusterSchema } from '../sim/cluster/cluster-schema.ts';
@@ -72,7 +73,7 @@ const everyone = resolveCluster(ClusterSchema.parse({ ...config, nodes: [...conf
 const joiners = new Set(joins.map((j) => j.name));
 const cluster = await NetnsCluster.create({
   nodes: everyone.nodes,
-  vips: everyone.instances.map((i) => i.vip),
+  vips: everyone.instances.flatMap((i) => vipsOf(i)),
   conf: (node) => renderKeepalivedConf(joiners.has(node) ? everyone : founders, node),
 });
 const t0 = wallUs();

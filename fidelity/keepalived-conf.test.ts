@@ -120,6 +120,15 @@ vrrp_instance VI_53 {
     }
   });
 
+  test('ipfailover VIP groups: one instance per group, listing every VIP of it', () => {
+    const r = resolved({ ipfailover: { virtualIps: '198.18.0.100-104', vipGroups: 2 } });
+    const conf = renderKeepalivedConf(r, 'infra-1');
+    expect(conf.split('vrrp_instance ').length - 1).toBe(2);
+    // 5 VIPs in 2 groups: 3, then 2.
+    expect(conf).toContain('  virtual_ipaddress {\n    198.18.0.100/32 dev eth0\n    198.18.0.101/32 dev eth0\n    198.18.0.102/32 dev eth0\n  }');
+    expect(conf).toContain('  virtual_ipaddress {\n    198.18.0.103/32 dev eth0\n    198.18.0.104/32 dev eth0\n  }');
+  });
+
   test('refuses an unknown node', () => {
     expect(() => renderKeepalivedConf(explicit, 'nope')).toThrow(/unknown node 'nope'/);
   });
@@ -133,6 +142,7 @@ describe.skipIf(keepalivedMissing)('real keepalived accepts the rendered configs
     ['explicit instances, v2, multicast', explicit],
     ['v3, unicast, down_timer_adverts', resolved({ keepalived: { version: 3, advertIntervalMs: 250, downTimerAdverts: 4, unicast: true, instances: [{ vip: '198.18.0.100', vrid: 7, preemptDelayMs: 2500 }] } })],
     ['ipfailover', resolved({ ipfailover: { virtualIps: '198.18.0.100-102' } })],
+    ['ipfailover with VIP groups', resolved({ ipfailover: { virtualIps: '198.18.0.100-104', vipGroups: 2 } })],
   ];
   test.each(cases)('%s', (_name, r) => {
     const dir = mkdtempSync(join(tmpdir(), 'rb-kconf-'));

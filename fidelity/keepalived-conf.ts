@@ -1,4 +1,4 @@
-import { preemptionFor } from '../core/vrrp/instance-spec.ts';
+import { preemptionFor, vipsOf } from '../core/vrrp/instance-spec.ts';
 import type { TrackSpec } from '../core/vrrp/track.ts';
 import type { ResolvedCluster } from '../sim/cluster/resolve.ts';
 
@@ -98,7 +98,7 @@ export function renderKeepalivedConf(cluster: ResolvedCluster, nodeName: string,
       out.push('  }');
     }
     out.push('  virtual_ipaddress {');
-    out.push(`    ${spec.vip}/32 dev ${iface}`);
+    for (const vip of vipsOf(spec)) out.push(`    ${vip}/32 dev ${iface}`);
     out.push('  }');
     if (spec.track.length > 0) {
       out.push('  track_script {');

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
+import { vipsOf } from '../core/vrrp/instance-spec.ts';
 import { skewUs } from '../core/vrrp/timers.ts';
 import { evaluateBudgets } from '../reports/budgets.ts';
 import { sampleReport } from '../reports/report-fixture.ts';
@@ -146,6 +147,32 @@ describe('shipped VRRP scenarios agree with the formulas', () => {
       passes(uc.budgets);
     });
   }
+
+  test('ipfailover VIP groups: one instance, one advert stream and one election per 20 VIPs', () => {
+    const { fo, budgets, input, endUs } = run('vrrp-ipfailover-vip-groups.yaml');
+    const resolved = resolveCluster(input.cluster!, new RandomStreams(input.settings.seed));
+    // 200 VIPs in 10 groups: ⌊200 / 10⌋ = 20 each, vrids 1..10.
+    expect(resolved.instances.map((i) => [i.vrid, vipsOf(i).length])).toEqual(Array.from({ length: 10 }, (_, k) => [k + 1, 20]));
+    const ips: Record<string, number> = { 'infra-1': 11, 'infra-2': 12, 'infra-3': 13 };
+    const expected: Record<string, number> = { 'infra-1': 0, 'infra-2': 0, 'infra-3': 0 };
+    let adverts = 0;
+    let ties = 0;
+    for (const inst of resolved.instances) {
+      const [winner] = Object.entries(inst.priorities).sort(([a, pa], [b, pb]) => pb - pa || ips[b]! - ips[a]!);
+      // the spread counts VIPs: an instance's master holds its 20
+      expected[winner![0]]! += vipsOf(inst).length;
+      const top = winner![1];
+      if (Object.values(inst.priorities).filter((p) => p === top).length > 1) ties++;
+      // as in the 200-VIP scenario, per instance: from 3A + S(top) one advert every A to the end
+      adverts += Math.floor((endUs - (3 * A + S(top))) / A) + 1;
+    }
+    expect(fo.spread!.mastersByNode).toEqual(expected);
+    adverts += 2 * ties;
+    expect(fo.traffic!.advertsSent).toBe(adverts);
+    // about 10 adverts per second, where one instance per VIP sends 200
+    expect(fo.traffic!.packetsPerSec).toBeLessThan(11);
+    passes(budgets);
+  });
 
   test('unicast join: the joiner hears no master until the peers are regenerated', () => {
     const { fo, budgets } = run('vrrp-unicast-join.yaml');

@@ -3,6 +3,8 @@ import type { TrackSpec } from './track.ts';
 /** A VRRP instance as configured, for every node that runs it (resolved from either configuration form). */
 export interface VrrpInstanceSpec {
   vip: string;
+  /** The instance's other VIPs, which move with `vip` (ipfailover's OPENSHIFT_HA_VIP_GROUPS). */
+  moreVips?: string[];
   vrid: number;
   /** Base priority per node name. */
   priorities: Record<string, number>;
@@ -36,4 +38,9 @@ export class ClusterConfigError extends Error {
 export function ipToUint32(ip: string): number {
   const p = ip.split('.');
   return ((Number(p[0]) << 24) >>> 0) + (Number(p[1]) << 16) + (Number(p[2]) << 8) + Number(p[3]);
+}
+
+/** Every VIP the instance holds, `vip` first. */
+export function vipsOf(spec: VrrpInstanceSpec): readonly string[] {
+  return spec.moreVips === undefined ? [spec.vip] : [spec.vip, ...spec.moreVips];
 }

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { ClusterConfigError } from './instance-spec.ts';
-import { expandIpfailover, expandVirtualIps, nodePriorities, parsePreemption } from './ipfailover.ts';
+import { vipsOf } from './instance-spec.ts';
+import { expandIpfailover, expandVirtualIps, groupVips, nodePriorities, parsePreemption } from './ipfailover.ts';
 
 const opts = { virtualIps: '10.0.2.100-102,10.0.2.42', vrrpIdOffset: 0, watchPort: 80, checkIntervalMs: 2000, preemption: 'preempt_delay 300' };
 const zero = () => () => 0;
@@ -28,6 +29,27 @@ describe('ipfailover expansion', () => {
     expect(() => expandIpfailover({ ...opts, virtualIps: '10.0.1.1-200', vrrpIdOffset: 100 }, [{ name: 'a', ip: '10.0.0.11' }], zero)).toThrow(
       /need VRRP ids up to 300; at most 255/,
     );
+  });
+
+  test('VIP groups (OPENSHIFT_HA_VIP_GROUPS) share the VIPs out as config-generators.sh does', () => {
+    const v = (n: number) => Array.from({ length: n }, (_, i) => `10.0.3.${i + 1}`);
+    // ⌊n / groups⌋ each, one more for the first n mod groups; 0 groups is one VIP per instance.
+    expect(groupVips(v(5), 2).map((g) => g.length)).toEqual([3, 2]);
+    expect(groupVips(v(7), 3).map((g) => g.length)).toEqual([3, 2, 2]);
+    expect(groupVips(v(2), 5).map((g) => g.length)).toEqual([1, 1]);
+    expect(groupVips(v(3), 0).map((g) => g.length)).toEqual([1, 1, 1]);
+    expect(groupVips(v(5), 2)[1]).toEqual(['10.0.3.4', '10.0.3.5']);
+    // One instance per group: vrids count groups, and each node draws one priority per instance.
+    const draws: string[] = [];
+    const counting = (node: string) => () => (draws.push(node), 0);
+    const specs = expandIpfailover({ ...opts, vipGroups: 2 }, [{ name: 'a', ip: '10.0.0.11' }], counting);
+    expect(specs.map((s) => [s.vrid, vipsOf(s)])).toEqual([
+      [1, ['10.0.2.100', '10.0.2.101']],
+      [2, ['10.0.2.102', '10.0.2.42']],
+    ]);
+    expect(draws).toEqual(['a', 'a']);
+    // The id limit counts instances, not VIPs: 200 VIPs in 10 groups from offset 100 fit.
+    expect(expandIpfailover({ ...opts, virtualIps: '10.0.1.1-200', vrrpIdOffset: 100, vipGroups: 10 }, [{ name: 'a', ip: '10.0.0.11' }], zero)).toHaveLength(10);
   });
 
   test('the check script: TCP to the watch port, weight 0, rise = fall = 1, whole-second interval; port 0 means none', () => {

@@ -14,6 +14,32 @@ export interface IpfailoverOptions {
   checkIntervalMs: number;
   preemption: string;
   replicas?: number;
+  /** OPENSHIFT_HA_VIP_GROUPS: that many instances share the VIPs; 0 (or absent) for one instance per VIP. */
+  vipGroups?: number;
+}
+
+/**
+ * The VIPs of each instance, as config-generators.sh deals them out: with `groups` > 0, ⌊n / groups⌋ each
+ * and one more for the first n mod groups; otherwise one each.
+ */
+export function groupVips(vips: readonly string[], groups: number): string[][] {
+  let perGroup = 1;
+  let extra = 0;
+  if (groups > 0) {
+    perGroup = Math.floor(vips.length / groups);
+    extra = vips.length % groups;
+  }
+  const out: string[][] = [];
+  for (let i = 0; i < vips.length; ) {
+    let n = perGroup;
+    if (extra > 0) {
+      n++;
+      extra--;
+    }
+    out.push(vips.slice(i, i + n));
+    i += n;
+  }
+  return out;
 }
 
 const KEY = 'cluster.ipfailover';
@@ -114,11 +140,12 @@ export function expandIpfailover(
   draw32For: (node: string) => () => number,
 ): VrrpInstanceSpec[] {
   const vips = expandVirtualIps(opts.virtualIps);
-  const lastId = opts.vrrpIdOffset + vips.length;
+  const groups = groupVips(vips, opts.vipGroups ?? 0);
+  const lastId = opts.vrrpIdOffset + groups.length;
   if (lastId > 255)
     throw new ClusterConfigError(
       `${KEY}.virtualIps`,
-      `${vips.length} VIPs from vrrpIdOffset ${opts.vrrpIdOffset} need VRRP ids up to ${lastId}; at most 255 ids exist`,
+      `${groups.length} VRRP instances from vrrpIdOffset ${opts.vrrpIdOffset} need VRRP ids up to ${lastId}; at most 255 ids exist`,
     );
   const { preempt, preemptDelayMs } = parsePreemption(opts.preemption);
   const track: TrackSpec[] =
@@ -126,8 +153,9 @@ export function expandIpfailover(
       ? []
       : [{ script: 'router-check', weight: 0, rise: 1, fall: 1, intervalMs: Math.max(1, Math.floor(opts.checkIntervalMs / 1000)) * 1000 }];
   const replicas = opts.replicas ?? nodes.length;
-  const specs: VrrpInstanceSpec[] = vips.map((vip, i) => ({
-    vip,
+  const specs: VrrpInstanceSpec[] = groups.map((group, i) => ({
+    vip: group[0]!,
+    ...(group.length > 1 ? { moreVips: group.slice(1) } : {}),
     vrid: opts.vrrpIdOffset + i + 1,
     priorities: {},
     preempt,
@@ -136,7 +164,7 @@ export function expandIpfailover(
     initialMasterNodes: [],
   }));
   for (const node of nodes) {
-    const prios = nodePriorities(node.ip, vips.length, replicas, draw32For(node.name), !preempt);
+    const prios = nodePriorities(node.ip, groups.length, replicas, draw32For(node.name), !preempt);
     prios.forEach((p, i) => {
       // A node whose address ends in .0 or .128 draws priority 0 one time in 32: keepalived's
       // vrrp_prio_handler refuses it and uses its default, 100 (which makes that node the first backup).

@@ -38,7 +38,7 @@ describe('ClusterSchema', () => {
 
   test('the ipfailover form with its defaults', () => {
     const c = ClusterSchema.parse({ nodes, ipfailover: { virtualIps: '10.0.2.100-102,10.0.2.42' } });
-    expect(c.ipfailover).toEqual({ virtualIps: '10.0.2.100-102,10.0.2.42', vrrpIdOffset: 0, watchPort: 80, checkIntervalMs: 2000, preemption: 'preempt_delay 300', unicastPeers: false });
+    expect(c.ipfailover).toEqual({ virtualIps: '10.0.2.100-102,10.0.2.42', vrrpIdOffset: 0, watchPort: 80, checkIntervalMs: 2000, preemption: 'preempt_delay 300', unicastPeers: false, vipGroups: 0 });
   });
 
   test.each([

@@ -88,6 +88,8 @@ export const IpfailoverSchema = z
     unicastPeers: z.boolean().default(false),
     /** OPENSHIFT_HA_REPLICA_COUNT; defaults to the number of nodes (one keepalived pod per node). */
     replicas: z.number().int().min(1).optional(),
+    /** OPENSHIFT_HA_VIP_GROUPS: the VIPs are shared out over this many VRRP instances; 0 for one per VIP. */
+    vipGroups: z.number().int().min(0).default(0),
   })
   .strict();
 

@@ -115,7 +115,8 @@ export class ClusterSim {
     this.emit({ atUs: now, type: 'vrrp.membership', node: name, change: 'join', ip });
     if (this.resolved.unicast) {
       node.peers = w.nodes.filter((n) => n.member && n !== node).map((n) => n.id);
-      const vips = node.instances.filter((i) => i !== undefined).length;
+      let vips = 0;
+      for (const i of node.instances) if (i !== undefined) vips += i.vips.length;
       this.emit({ atUs: now, type: 'vrrp.exposure', node: name, open: true, vips });
       this.scheduler.after(this.resolved.configRegenDelayUs, () => {
         for (const other of w.nodes) if (other !== node && other.peers && !other.peers.includes(node.id)) other.peers.push(node.id);

@@ -55,6 +55,8 @@ export interface InstanceRt {
   node: NodeRt;
   vipIndex: number;
   spec: VrrpInstanceSpec;
+  /** vipsOf(spec), made once. */
+  vips: readonly string[];
   snap: VrrpSnapshot;
   /** snap.context, mutated in place by the fast paths (see core/vrrp/fast-path.ts). */
   ctx: VrrpContext;

@@ -1,6 +1,6 @@
 import { transition } from 'xstate';
 import { fastBackupAdvert, startBackupContext } from '../../core/vrrp/fast-path.ts';
-import { ipToUint32, preemptionFor } from '../../core/vrrp/instance-spec.ts';
+import { ipToUint32, preemptionFor, vipsOf } from '../../core/vrrp/instance-spec.ts';
 import { contextMasterDownUs, initialVrrpContext, vrrpMachine, type VrrpEvent, type VrrpState } from '../../core/vrrp/machine.ts';
 import { applyCheckResult, effectivePriority, type TrackSpec } from '../../core/vrrp/track.ts';
 import type { ResolvedCluster } from '../cluster/resolve.ts';
@@ -106,6 +106,7 @@ export class VrrpWorld {
         node,
         vipIndex: vi,
         spec,
+        vips: vipsOf(spec),
         snap,
         ctx: snap.context,
         state: 'INIT',
@@ -288,7 +289,7 @@ export class VrrpWorld {
           if (inst.ctx.garpMasterDelayUs > 0) this.armGarp(inst, p.atUs);
           break;
         case 'garp':
-          this.emit({ atUs: event.nowUs, type: 'vrrp.garp', node: inst.node.name, vrid: inst.spec.vrid, vip: inst.spec.vip, reason: p.reason });
+          for (const vip of inst.vips) this.emit({ atUs: event.nowUs, type: 'vrrp.garp', node: inst.node.name, vrid: inst.spec.vrid, vip, reason: p.reason });
           break;
         case 'dropAdvert':
           this.counters.intervalDrops++;
@@ -298,7 +299,8 @@ export class VrrpWorld {
   }
 
   private emitState(inst: InstanceRt, from: VrrpState, to: VrrpState, atUs: number, cause: string): void {
-    this.emit({ atUs, type: 'vrrp.state', node: inst.node.name, vrid: inst.spec.vrid, vip: inst.spec.vip, from, to, priority: inst.ctx.priority, cause });
+    // One record per VIP: the reports follow VIPs, and a group's VIPs change hands together.
+    for (const vip of inst.vips) this.emit({ atUs, type: 'vrrp.state', node: inst.node.name, vrid: inst.spec.vrid, vip, from, to, priority: inst.ctx.priority, cause });
   }
 
   /** Precompute fastPathEligible for this state and context (see InstanceRt.fastMinPriority). */
