@@ -36,6 +36,27 @@ const inRange = (x: number | null, lo: number, hi: number) => {
 };
 const passes = (budgets: Report['budgets']) => expect(budgets.filter((b) => !b.pass)).toEqual([]);
 
+/**
+ * What a 3-node generated (ipfailover) cluster does when nothing fails: each instance's top priority wins
+ * (the higher IP on a tie), times out at 3A + S(top) and advertises every A to the end; a tie adds two
+ * adverts (the loser's own on becoming master, and the winner's immediate answer to it: equal priority from
+ * a lower IP counts as lower), then the loser yields. The spread counts each master's VIPs.
+ */
+function generatedElections(resolved: ReturnType<typeof resolveCluster>, endUs: number) {
+  const ips: Record<string, number> = { 'infra-1': 11, 'infra-2': 12, 'infra-3': 13 };
+  const mastersByNode: Record<string, number> = { 'infra-1': 0, 'infra-2': 0, 'infra-3': 0 };
+  let adverts = 0;
+  let ties = 0;
+  for (const inst of resolved.instances) {
+    const [winner] = Object.entries(inst.priorities).sort(([a, pa], [b, pb]) => pb - pa || ips[b]! - ips[a]!);
+    mastersByNode[winner![0]]! += vipsOf(inst).length;
+    const top = winner![1];
+    if (Object.values(inst.priorities).filter((p) => p === top).length > 1) ties++;
+    adverts += Math.floor((endUs - (3 * A + S(top))) / A) + 1;
+  }
+  return { mastersByNode, adverts: adverts + 2 * ties, ties };
+}
+
 /** infra-1 (150) wins the election at tm = 3A + S(150) and advertises at tm + k·A. */
 const tm = 3 * A + S(150);
 
@@ -102,23 +123,8 @@ describe('shipped VRRP scenarios agree with the formulas', () => {
 
   test('200 VIPs over 3 nodes: masters where the generator put the top priority; one advert per VIP per second', () => {
     const { fo, budgets, input, endUs } = run('vrrp-200-vips-3-nodes.yaml');
-    const resolved = resolveCluster(input.cluster!, new RandomStreams(input.settings.seed));
-    const ips: Record<string, number> = { 'infra-1': 11, 'infra-2': 12, 'infra-3': 13 };
-    const expected: Record<string, number> = { 'infra-1': 0, 'infra-2': 0, 'infra-3': 0 };
-    let adverts = 0;
-    let ties = 0;
-    for (const inst of resolved.instances) {
-      const [winner] = Object.entries(inst.priorities).sort(([a, pa], [b, pb]) => pb - pa || ips[b]! - ips[a]!);
-      expected[winner![0]]!++;
-      const top = winner![1];
-      if (Object.values(inst.priorities).filter((p) => p === top).length > 1) ties++;
-      // the winner times out at 3A + S(top) and then advertises every A until the end
-      adverts += Math.floor((endUs - (3 * A + S(top))) / A) + 1;
-    }
-    expect(fo.spread!.mastersByNode).toEqual(expected);
-    // a tie adds two adverts: the loser's own on becoming master, and the winner's immediate answer to it
-    // (equal priority from a lower IP counts as lower); then the loser hears the winner and yields.
-    adverts += 2 * ties;
+    const { mastersByNode, adverts, ties } = generatedElections(resolveCluster(input.cluster!, new RandomStreams(input.settings.seed)), endUs);
+    expect(fo.spread!.mastersByNode).toEqual(mastersByNode);
     expect(fo.traffic!.advertsSent).toBe(adverts);
     expect(fo.traffic!.packetsSent).toBe(adverts); // multicast: one packet per advert
     expect(fo.traffic!.packetsPerSec).toBeCloseTo(adverts / 600, 9);
@@ -153,21 +159,9 @@ describe('shipped VRRP scenarios agree with the formulas', () => {
     const resolved = resolveCluster(input.cluster!, new RandomStreams(input.settings.seed));
     // 200 VIPs in 10 groups: ⌊200 / 10⌋ = 20 each, vrids 1..10.
     expect(resolved.instances.map((i) => [i.vrid, vipsOf(i).length])).toEqual(Array.from({ length: 10 }, (_, k) => [k + 1, 20]));
-    const ips: Record<string, number> = { 'infra-1': 11, 'infra-2': 12, 'infra-3': 13 };
-    const expected: Record<string, number> = { 'infra-1': 0, 'infra-2': 0, 'infra-3': 0 };
-    let adverts = 0;
-    let ties = 0;
-    for (const inst of resolved.instances) {
-      const [winner] = Object.entries(inst.priorities).sort(([a, pa], [b, pb]) => pb - pa || ips[b]! - ips[a]!);
-      // the spread counts VIPs: an instance's master holds its 20
-      expected[winner![0]]! += vipsOf(inst).length;
-      const top = winner![1];
-      if (Object.values(inst.priorities).filter((p) => p === top).length > 1) ties++;
-      // as in the 200-VIP scenario, per instance: from 3A + S(top) one advert every A to the end
-      adverts += Math.floor((endUs - (3 * A + S(top))) / A) + 1;
-    }
-    expect(fo.spread!.mastersByNode).toEqual(expected);
-    adverts += 2 * ties;
+    // The spread counts VIPs (an instance's master holds its 20), the adverts count instances.
+    const { mastersByNode, adverts } = generatedElections(resolved, endUs);
+    expect(fo.spread!.mastersByNode).toEqual(mastersByNode);
     expect(fo.traffic!.advertsSent).toBe(adverts);
     // about 10 adverts per second, where one instance per VIP sends 200
     expect(fo.traffic!.packetsPerSec).toBeLessThan(11);
