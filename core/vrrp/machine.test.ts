@@ -84,11 +84,13 @@ describe('VRRP instance machine', () => {
     expect(run({}, [...master, advert(4_000_000, 100, 5)]).state).toBe('MASTER');
     const lower = run({}, [...master, advert(4_000_000, 50)]);
     expect(lower.state).toBe('MASTER');
-    // ... and the advert timer restarts from the received advert: 4 s + A.
+    // ... the advert timer restarts from the received advert: 4 s + A; and a second burst is due
+    // GARP_LOWER_PRIO_DELAY_US (5 s) after it, whatever garp_master_delay says: 4 s + 5 s.
     expect(lower.actions).toEqual([
       { type: 'sendAdvert', params: { priority: 100 } },
       { type: 'garp', params: { reason: 'lower-prio' } },
       { type: 'armAdvertTimer', params: { atUs: 5_000_000 } },
+      { type: 'armGarpTimer', params: { atUs: 9_000_000 } },
     ]);
   });
 
@@ -109,10 +111,16 @@ describe('VRRP instance machine', () => {
     ]);
   });
 
-  test('shutdown and FAULT of a master send a priority-0 advert', () => {
+  test('shutdown of a master sends a priority-0 advert, FAULT two (leave_master, then restore_interface)', () => {
     const master: VrrpEvent[] = [start, { type: 'DOWN_TIMER', nowUs: 3_609_375 }];
     expect(run({}, [...master, { type: 'SHUTDOWN', nowUs: 5_000_000 }])).toMatchObject({ state: 'INIT', actions: [{ type: 'sendAdvert', params: { priority: 0 } }] });
-    expect(run({}, [...master, { type: 'FAULT', nowUs: 5_000_000 }])).toMatchObject({ state: 'FAULT', actions: [{ type: 'sendAdvert', params: { priority: 0 } }] });
+    expect(run({}, [...master, { type: 'FAULT', nowUs: 5_000_000 }])).toMatchObject({
+      state: 'FAULT',
+      actions: [
+        { type: 'sendAdvert', params: { priority: 0 } },
+        { type: 'sendAdvert', params: { priority: 0 } },
+      ],
+    });
     expect(run({}, [...master, { type: 'CRASH', nowUs: 5_000_000 }])).toMatchObject({ state: 'INIT', actions: [] });
   });
 

@@ -15,12 +15,20 @@ import { masterDownUs, skewUs, type VrrpVersion } from './timers.ts';
  *   preempt_delay clock). Lower priority otherwise → discard, the timer keeps running. Timer → MASTER.
  * - MASTER: entry sends an advert and a GARP burst, arms the advert timer (every A) and the second GARP burst
  *   (garp_master_delay). Higher priority (or equal from a higher primary IP) → BACKUP. Lower priority → send an
- *   advert at once and re-send GARPs (keepalived 2.x, RFC 9568). Priority 0 → send an advert at once.
- * - SHUTDOWN: a master sends a priority-0 advert, then INIT. CRASH: INIT silently. FAULT: a master sends a
- *   priority-0 advert; FAULT_CLEAR → BACKUP with a full down timer.
+ *   advert at once and re-send GARPs (keepalived 2.x, RFC 9568), with another burst GARP_LOWER_PRIO_DELAY_US
+ *   later. Priority 0 → send an advert at once.
+ * - SHUTDOWN: a master sends a priority-0 advert, then INIT. CRASH: INIT silently. FAULT: a master sends two
+ *   priority-0 adverts; FAULT_CLEAR → BACKUP with a full down timer.
  * - v2 drops an advert whose interval differs from its own; v3 backups adopt the master's interval.
  */
 export type VrrpState = 'INIT' | 'BACKUP' | 'MASTER' | 'FAULT';
+
+/**
+ * The delayed burst after answering a lower-priority advert: keepalived's `garp_lower_prio_delay`, which
+ * defaults to the global `vrrp_garp_master_delay` (5 s), not to the instance's `garp_master_delay`; ipfailover
+ * sets neither (vrrp.c, vrrp_state_master_rx; global_parser.c).
+ */
+export const GARP_LOWER_PRIO_DELAY_US = 5_000_000;
 export type GarpReason = 'master' | 'repeat' | 'lower-prio';
 
 export interface VrrpContext {
@@ -229,6 +237,7 @@ export const vrrpMachine = setup({
               { type: 'sendAdvert', params: ({ context }) => ({ priority: context.priority }) },
               { type: 'garp', params: { reason: 'lower-prio' } },
               REARM_ADVERT_TIMER,
+              { type: 'armGarpTimer', params: ({ event }) => ({ atUs: event.nowUs + GARP_LOWER_PRIO_DELAY_US }) },
             ],
           },
         ],
@@ -239,7 +248,15 @@ export const vrrpMachine = setup({
           ],
         },
         GARP_TIMER: { actions: { type: 'garp', params: { reason: 'repeat' } } },
-        FAULT: { target: 'FAULT', actions: { type: 'sendAdvert', params: { priority: 0 } } },
+        // Entering FAULT sends priority 0 twice: vrrp_state_leave_master once, then vrrp_restore_interface
+        // (called with advF from down_instance) again before the VIPs go. Both seen on the wire.
+        FAULT: {
+          target: 'FAULT',
+          actions: [
+            { type: 'sendAdvert', params: { priority: 0 } },
+            { type: 'sendAdvert', params: { priority: 0 } },
+          ],
+        },
         SHUTDOWN: { target: 'INIT', actions: { type: 'sendAdvert', params: { priority: 0 } } },
       },
     },

@@ -68,7 +68,6 @@ export interface InstanceRt {
   advertEpoch: number;
   /** `advertTimer`'s handler, made once: a master arms it every advert interval. */
   onAdvertTimer: () => void;
-  garpTimer: TimerHandle | null;
   /** A fast-path advert in flight (arrival time), −1 when none; applied or re-routed at the next event. */
   pendAtUs: number;
   /** The pending advert (shared by all its receivers). */

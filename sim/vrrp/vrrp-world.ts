@@ -114,7 +114,6 @@ export class VrrpWorld {
         advertTimer: null,
         advertEpoch: 0,
         onAdvertTimer: NO_HANDLER,
-        garpTimer: null,
         pendAtUs: -1,
         pendAdvert: NO_ADVERT,
         fastMinPriority: Infinity,
@@ -270,7 +269,9 @@ export class VrrpWorld {
     inst.masterDownUs = contextMasterDownUs(inst.ctx);
     const to = inst.state;
     if (from !== to) {
-      if (from === 'MASTER') this.cancel(inst.advertTimer), this.cancel(inst.garpTimer), (inst.advertTimer = inst.garpTimer = null);
+      // Delayed GARP bursts stay armed (keepalived never cancels them); one that fires outside MASTER sends
+      // nothing, as the VIPs are gone (vrrp_send_link_update).
+      if (from === 'MASTER') this.cancel(inst.advertTimer), (inst.advertTimer = null);
       this.emitState(inst, from, to, event.nowUs, cause);
     }
     for (const a of actions) {
@@ -286,7 +287,7 @@ export class VrrpWorld {
           this.armAdvert(inst, p.atUs);
           break;
         case 'armGarpTimer':
-          if (inst.ctx.garpMasterDelayUs > 0) this.armGarp(inst, p.atUs);
+          if (p.atUs > event.nowUs) this.armGarp(inst, p.atUs);
           break;
         case 'garp':
           for (const vip of inst.vips) this.emit({ atUs: event.nowUs, type: 'vrrp.garp', node: inst.node.name, vrid: inst.spec.vrid, vip, reason: p.reason });
@@ -312,9 +313,9 @@ export class VrrpWorld {
   }
 
   private clearTimers(inst: InstanceRt): void {
+    // Delayed GARP timers die with the node's epoch (nodeTimer).
     this.cancel(inst.advertTimer);
-    this.cancel(inst.garpTimer);
-    inst.advertTimer = inst.garpTimer = null;
+    inst.advertTimer = null;
     inst.pendAtUs = -1;
   }
 
@@ -410,10 +411,9 @@ export class VrrpWorld {
     this.armAdvert(inst, now + inst.ctx.advertIntervalUs);
   }
 
+  /** A delayed GARP burst: each is its own timer (thread_add_timer), none replaces another. */
   private armGarp(inst: InstanceRt, atUs: number): void {
-    this.cancel(inst.garpTimer);
-    inst.garpTimer = this.nodeTimer(inst.node, atUs, inst.node.epoch, () => {
-      inst.garpTimer = null;
+    this.nodeTimer(inst.node, atUs, inst.node.epoch, () => {
       if (inst.state === 'MASTER') this.step(inst, { type: 'GARP_TIMER', nowUs: this.sched.nowUs }, 'garp-repeat');
     });
   }
