@@ -11,6 +11,12 @@ describe('parseTolerance', () => {
   test.each(['failover.p99', 'failover.p99=', 'failover.p99=-5%', 'nope=5%'])('%s is an input error', (t) => {
     expect(() => parseTolerance(t)).toThrow(BudgetSyntaxError);
   });
+  test('a tolerance on a metric that cannot fail a comparison is refused, not ignored', () => {
+    expect(() => parseTolerance('warnings.total=1')).toThrow(/not compared with the baseline/);
+    expect(() => parseTolerance('runtimeApi.commands=5%')).toThrow(/never fails a run/);
+    expect(() => parseTolerance('reloads.requests.no-such-reason=1')).toThrow(/not compared/);
+    expect(parseTolerance('reloads.requests.pool-exhausted=1')).toMatchObject({ path: 'reloads.requests.pool-exhausted', absolute: 1 });
+  });
 });
 
 describe('compareWithBaseline', () => {

@@ -1,3 +1,4 @@
+import { RELOAD_REASONS } from '../core/reload-reason.ts';
 import { BudgetSyntaxError, canonicalMetricPath, metricAt } from './budgets.ts';
 import type { Report } from './report.ts';
 
@@ -58,12 +59,23 @@ const COMPARED: ReadonlyArray<readonly [string, Direction]> = [
   ['simulatedMs', 'neutral'],
 ];
 
+/** The metrics a comparison can fail on: the lower-is-better ones and each known reload reason. */
+const TOLERABLE: ReadonlySet<string> = new Set([
+  ...COMPARED.filter(([, d]) => d === 'lower-is-better').map(([p]) => p),
+  ...RELOAD_REASONS.map((r) => `reloads.requests.${r}`),
+]);
+
 /** `failover.p99=5%` or `reloads.total=2`. Throws BudgetSyntaxError (an input error) otherwise. */
 export function parseTolerance(text: string): Tolerance {
   const m = /^\s*([^=\s]+)\s*=\s*([0-9]*\.?[0-9]+)\s*(%?)\s*$/.exec(text);
   if (m === null) throw new BudgetSyntaxError(text, "a tolerance reads 'metric=5%' (relative) or 'metric=2' (absolute)", 'tolerance');
   const path = canonicalMetricPath(m[1]!);
   if (path === null) throw new BudgetSyntaxError(text, `unknown metric '${m[1]}'`, 'tolerance');
+  // A tolerance on a metric that can never regress would be silently ignored: refuse it instead.
+  if (!TOLERABLE.has(path)) {
+    const why = COMPARED.some(([p]) => p === path) ? 'is shown but never fails a run' : 'is not compared with the baseline';
+    throw new BudgetSyntaxError(text, `'${path}' ${why}; a tolerance applies to ${[...TOLERABLE].filter((p) => !p.startsWith('reloads.requests.')).join(', ')} and reloads.requests.<reason>`, 'tolerance');
+  }
   const n = Number(m[2]);
   return m[3] === '%' ? { path, relative: n / 100, text: `${path}=${m[2]}%` } : { path, absolute: n, text: `${path}=${m[2]}` };
 }

@@ -50,7 +50,7 @@ const NUMERIC_PATHS = [
   'failover.vipUnavailableMs',
   'failover.splitBrainMs',
   'failover.flaps',
-  // VRRP traffic, VIP spread and unicast exposure (absent, so null, when the run has no cluster).
+  // VRRP traffic, VIP spread and unicast exposure (all 0 when the run has no cluster).
   'failover.traffic.advertsSent',
   'failover.traffic.packetsSent',
   'failover.traffic.deliveries',

@@ -50,7 +50,7 @@ export function registerLiveCommand(program: Command): Command {
   return program
     .command('live')
     .description(
-      'replay a scenario or event log through the config-manager core against a REAL HAProxy over its stats socket, in real time sped up by --speed; reloads write the cfg and restart haproxy with -sf; exit 0 pass, 1 fail (budgets, or the real HAProxy differs from the mock), 2 bad input',
+      'replay a scenario or event log through the config-manager core against a REAL HAProxy over its stats socket, in real time sped up by --speed; reloads write the cfg and restart haproxy with -sf; exit 0 pass, 1 fail (budgets, or the real HAProxy differs from the mock), 2 bad input or an HAProxy that cannot start, 130 interrupted (Ctrl-C)',
     )
     .argument('<input>', 'a scenario (.yaml) or an event log (.jsonl)')
     .requiredOption('--haproxy-socket <path>', "HAProxy's admin stats socket (an HAProxy serving it already is taken over at the first reload)")

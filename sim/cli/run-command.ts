@@ -50,7 +50,7 @@ export function registerRunCommand(program: Command): Command {
     .option('--budget <expr>', "an extra budget, e.g. 'reloads.total<=2' (repeatable)", collectList)
     .option('--out <dir>', 'write report.json, output.jsonl, summary.md, junit.xml and report.html here')
     .option('--baseline <path>', 'compare with a baseline report.json (or a directory of <scenario>/report.json); regressions fail')
-    .option('--tolerance <metric=pct>', "allowed regression for a metric, e.g. failover.latencyMs.p99=5% (repeatable)", collectList)
+    .option('--tolerance <metric=pct>', "allowed regression for a metric that can fail the comparison: relative, e.g. failover.latencyMs.p99=5%, or absolute, e.g. reloads.total=2 (repeatable)", collectList)
     .option('--json', 'print the report(s) as JSON instead of the table')
     .option('--no-progress', 'no progress output on stderr (a single long run shows events replayed and events/s)')
     .action(async (inputs: string[], opts: RunOptions) => {

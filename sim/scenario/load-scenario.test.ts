@@ -66,6 +66,19 @@ describe('a good scenario', () => {
     expect(input.name).toMatch(/^s\d+$/);
   });
 
+  test('a haproxy section sets the stats-socket faults; --set still wins; a bad sum names the line', () => {
+    const file = write(`haproxy: { refusedRate: 0.25, slowRate: 0.1 }\nevents:\n  - ${ROUTE}\n`);
+    expect(loadScenario(file).settings.haproxy).toEqual({ refusedRate: 0.25, resetRate: 0, restartRate: 0, slowRate: 0.1 });
+    expect(loadScenario(file, { set: { 'haproxy.refusedRate': 0 } }).settings.haproxy.refusedRate).toBe(0);
+    const bad = write(`events:\n  - ${ROUTE}\nhaproxy:\n  refusedRate: 0.75\n  resetRate: 0.5\n`);
+    const err = errorOf(() => loadScenario(bad));
+    expect(err.file).toBe(bad);
+    // The rule spans the section, so the error points at its first line (4) and names the section.
+    expect(err.line).toBe(4);
+    expect(err.field).toBe('haproxy');
+    expect(err.message).toContain('at most 1');
+  });
+
   test('an unknown --set key is an input error naming the key', () => {
     const file = write(`events:\n  - ${ROUTE}\n`);
     const err = errorOf(() => loadScenario(file, { set: { 'router.maxDynamicServer': 3 } }));

@@ -181,6 +181,7 @@ function settingsOf(scenario: ScenarioFile, overrides: ScenarioOverrides): Setti
   if (scenario.seed !== undefined) base['seed'] = scenario.seed;
   if (scenario.router !== undefined) base['router'] = scenario.router;
   if (scenario.sim !== undefined) base['sim'] = scenario.sim;
+  if (scenario.haproxy !== undefined) base['haproxy'] = scenario.haproxy;
   // The file was validated above: what fails now came from the command line.
   return resolveSettings(base, overrides.set ?? {}, overrides.seed, (key, message) => {
     throw new InputError('--set', message, undefined, key);

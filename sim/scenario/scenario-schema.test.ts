@@ -12,7 +12,7 @@ test('the committed scenarios/scenario.schema.json is the one generated from the
 
 test('the JSON Schema lists every top-level key and refuses others', () => {
   const schema = scenarioJsonSchema() as { properties: Record<string, unknown>; additionalProperties: boolean };
-  expect(Object.keys(schema.properties)).toEqual(['name', 'description', 'seed', 'router', 'cluster', 'events', 'generate', 'budgets', 'sim']);
+  expect(Object.keys(schema.properties)).toEqual(['name', 'description', 'seed', 'router', 'cluster', 'events', 'generate', 'budgets', 'sim', 'haproxy']);
   expect(schema.additionalProperties).toBe(false);
 });
 

@@ -3,7 +3,7 @@ import { parseBudget } from '../../reports/budgets.ts';
 import { ClusterSchema, type ClusterConfig } from '../cluster/cluster-schema.ts';
 import { InputEventSchema } from '../eventlog/event-schema.ts';
 import { GenerateSpecSchema } from '../generate/spec.ts';
-import { RouterSettingsSchema, SimSettingsSchema } from '../settings.ts';
+import { HaproxySettingsSchema, RouterSettingsSchema, SimSettingsSchema } from '../settings.ts';
 import { firstEventNodeIssue, inlineEventsOf } from './event-nodes.ts';
 
 /**
@@ -71,6 +71,7 @@ export const ScenarioSchema = z
       description: 'Metric path of report.json → bound, e.g. reloads.total: "<= 2".',
     }),
     sim: SimSettingsSchema.optional(),
+    haproxy: HaproxySettingsSchema.optional().meta({ description: 'Faults on the stats socket (haproxy.* settings).' }),
   })
   .strict()
   .superRefine((s, ctx) => {
