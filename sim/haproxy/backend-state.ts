@@ -48,6 +48,13 @@ export interface MockServer {
    * the service port.
    */
   checkPort: number;
+  /** `id N` on `add server`: the id was forced (srv_f_forced_id). */
+  forcedId: boolean;
+  /** `addr` and `agent-addr` of `add server`, printed in `show servers state`; `-` when unset. */
+  checkAddr: string;
+  agentAddr: string;
+  /** srv_agent_port: `agent-port`, else the `port` of checks. */
+  agentPort: number;
   uweight: number;
   iweight: number;
   opState: number;
@@ -174,6 +181,10 @@ function serverFromConfig(s: ServerConfig, id: number, nowS: number): MockServer
     port: s.port,
     portMap: s.port === 0,
     checkPort: s.checkPort ?? 0,
+    forcedId: false,
+    checkAddr: '-',
+    agentAddr: '-',
+    agentPort: s.checkPort ?? 0,
     uweight: s.weight,
     iweight: s.weight,
     opState: s.disabled ? OP_STOPPED : OP_RUNNING,
@@ -267,17 +278,32 @@ export function newDynamicServer(
   address: string,
   fqdn: string,
   port: number,
-  opts: { weight: number; check: boolean; start: DynamicStart; ssl: boolean; portMap: boolean; checkPort: number },
+  opts: {
+    weight: number;
+    check: boolean;
+    start: DynamicStart;
+    ssl: boolean;
+    portMap: boolean;
+    checkPort: number;
+    forcedId: number;
+    checkAddr: string;
+    agentAddr: string;
+    agentPort: number;
+  },
   nowS: number,
 ): MockServer {
   return {
-    id: nextFreeServerId(be),
+    id: opts.forcedId > 0 ? opts.forcedId : nextFreeServerId(be),
     name,
     address,
     fqdn,
     port,
     portMap: opts.portMap,
     checkPort: opts.checkPort,
+    forcedId: opts.forcedId > 0,
+    checkAddr: opts.checkAddr,
+    agentAddr: opts.agentAddr,
+    agentPort: opts.agentPort,
     uweight: opts.weight,
     iweight: opts.weight,
     opState: opts.start === 'enabled' ? OP_RUNNING : OP_STOPPED,

@@ -13,7 +13,7 @@ import {
   type MockServer,
 } from './backend-state.ts';
 import { canonicalIp } from './ip-address.ts';
-import { findServerKeyword, suggestServerKeyword } from './server-keywords.ts';
+import { parseDynamicServerOptions, parseServerTarget, strtol, WEIGHT_MAX } from './dynamic-server-options.ts';
 
 /**
  * The server and backend commands of HAProxy 2.6's runtime API. Every reply is the exact byte string the
@@ -36,7 +36,6 @@ const SOCKET_CMD = " by 'stats socket command'";
 const SERVERS_STATE_HEADER =
   '1\n# be_id be_name srv_id srv_name srv_addr srv_op_state srv_admin_state srv_uweight srv_iweight srv_time_since_last_change srv_check_status srv_check_result srv_check_health srv_check_state srv_agent_state bk_f_forced_id srv_f_forced_id srv_fqdn srv_port srvrecord srv_use_ssl srv_check_port srv_check_addr srv_agent_addr srv_agent_port\n';
 /** HAProxy's absolute weight ceiling (SRV_UWGHT_MAX). */
-const WEIGHT_MAX = 256;
 
 type Lookup = { ok: true; be: MockBackend; srv: MockServer } | { ok: false; reply: string };
 
@@ -150,12 +149,23 @@ function stateText(s: MockServer): string {
   return text;
 }
 
-/** ` <check columns> 0 0 <srv_fqdn> <srv_port> - <srv_use_ssl> <srv_check_port> - - <srv_agent_port>\n` */
+/**
+ * ` <check columns> 0 <srv_f_forced_id> <srv_fqdn> <srv_port> - <srv_use_ssl> <srv_check_port> <srv_check_addr>
+ * <srv_agent_addr> <srv_agent_port>\n`; the common row (no forced id, no check or agent address, the agent
+ * port that of the checks) from a table.
+ */
 function checkText(s: MockServer): string {
   const { checkHealth, port, checkPort } = s;
   const ssl = s.useSsl ? 1 : 0;
-  if (s.fqdn !== '-' || !(isSmall(checkHealth, 16) && isSmall(port, 65536) && isSmall(checkPort, 65536))) {
-    return ` ${checkColumns(s)} 0 0 ${s.fqdn} ${port} - ${ssl} ${checkPort} - - ${checkPort}\n`;
+  if (
+    s.fqdn !== '-' ||
+    s.forcedId ||
+    s.checkAddr !== '-' ||
+    s.agentAddr !== '-' ||
+    s.agentPort !== checkPort ||
+    !(isSmall(checkHealth, 16) && isSmall(port, 65536) && isSmall(checkPort, 65536))
+  ) {
+    return ` ${checkColumns(s)} 0 ${s.forcedId ? 1 : 0} ${s.fqdn} ${port} - ${ssl} ${checkPort} ${s.checkAddr} ${s.agentAddr} ${s.agentPort}\n`;
   }
   const key = (((checkStateOf(s) * 16 + checkHealth) * 2 + ssl) * 65536 + port) * 65536 + checkPort;
   let text = CHECK_TEXT.get(key);
@@ -224,21 +234,6 @@ export function getWeight(rt: ServerRuntime, w: readonly string[]): string {
 }
 
 /** Leading `[+-]digits` as strtol reads them; `rest` is what follows. */
-function strtol(text: string): { value: number; digits: number; rest: number } {
-  let i = 0;
-  let sign = 1;
-  if (text[i] === '+' || text[i] === '-') {
-    if (text[i] === '-') sign = -1;
-    i++;
-  }
-  const start = i;
-  let value = 0;
-  while (i < text.length && text.charCodeAt(i) >= 0x30 && text.charCodeAt(i) <= 0x39) {
-    value = value * 10 + (text.charCodeAt(i) - 0x30);
-    i++;
-  }
-  return { value: sign * value, digits: i - start, rest: i };
-}
 
 function setWeight(be: MockBackend, srv: MockServer, text: string | undefined): string {
   if (text === undefined || text === '') return 'Require <weight> or <weight%>.\n\n';
@@ -329,50 +324,45 @@ export function addServer(rt: ServerRuntime, w: readonly string[]): string {
   if (bad !== null) return `character '${bad[0]}' is not permitted in server name '${name}'.\n\n`;
   const target = parseServerTarget(addrText);
   if (!target.ok) return target.reply;
-  const opts = { weight: 1, check: false, start: 'maint' as DynamicStart, ssl: false, portMap: target.portMap, checkPort: 0, tlsToServer: false, verifyNone: false, caFile: false };
-  for (let i = 4; i < w.length; i++) {
-    const kw = w[i]!;
-    const def = findServerKeyword(kw);
-    if (def === undefined) {
-      const best = suggestServerKeyword(kw);
-      return best === undefined ? `unknown keyword '${kw}'.\n\n` : `unknown keyword '${kw}'; did you mean '${best}' maybe ?\n\n`;
-    }
-    if (!def[2]) return `'${kw}' option is not accepted for dynamic server\n\n`;
-    const value = w[i + 1] ?? '';
-    if (kw === 'weight') {
-      // atoi: a missing or non-numeric value reads as 0.
-      const n = strtol(value);
-      const weight = n.digits === 0 ? 0 : n.value;
-      if (weight < 0 || weight > WEIGHT_MAX) return `weight of server ${name} is not within 0 and ${WEIGHT_MAX} (${weight})..\n\n`;
-      opts.weight = weight;
-    } else if (kw === 'port') opts.checkPort = strtol(value).value & 0xffff;
-    else if (kw === 'check') opts.check = true;
-    else if (kw === 'ssl') opts.ssl = opts.tlsToServer = true;
-    else if (kw === 'check-ssl') opts.tlsToServer = true;
-    else if (kw === 'ca-file') opts.caFile = value !== '';
-    else if (kw === 'verify') {
-      if (value === '') return "'verify' : missing verify method.\n\n";
-      if (value !== 'none' && value !== 'required') return `'verify' : unknown verify method '${value}', only 'none' and 'required' are supported.\n\n`;
-      opts.verifyNone = value === 'none';
-    }
-    else if (kw === 'disabled') opts.start = 'disabled';
-    else if (kw === 'enabled') opts.start = 'enabled';
-    // `source` takes a variable number of words; one is the common case.
-    i += def[1] < 0 ? 1 : def[1];
-  }
+  const parsed = parseDynamicServerOptions(be, name, w, 4);
+  if (!parsed.ok) return parsed.reply;
+  const opts = parsed.opts;
   const ip = target.host === '-' ? '-' : canonicalIp(target.host);
+  // After the line: TLS preparation, tracking, then the checks' set-up (cli_parse_add_server's order).
+  // TLS to the server verifies it unless told not to (ssl-server-verify defaults to required), so it needs
+  // a CA file; whether the file loads is not modelled (the router writes the ones it names).
+  if (opts.tlsToServer && !opts.verifyNone && !opts.caFile) return SSL_VERIFY_WITHOUT_CA;
+  if (opts.track !== undefined) {
+    const refused = trackRefusal(rt, be, name, opts.track);
+    if (refused !== undefined) return refused;
+  }
   // Checks need a port; HAProxy verifies it now for an IP, later (never, here) for a name to resolve.
   if (opts.check && opts.checkPort === 0 && target.portMap && ip !== undefined) {
     return `config: backend '${be.name}': server '${name}' has neither service port nor check port nor tcp_check rule 'connect' with port information.\n\n`;
   }
-  // TLS to the server verifies it unless told not to (ssl-server-verify defaults to required), so it needs
-  // a CA file; whether the file loads is not modelled (the router writes the ones it names).
-  if (opts.tlsToServer && !opts.verifyNone && !opts.caFile) return SSL_VERIFY_WITHOUT_CA;
   if (be.server(name) !== undefined) return 'Already exists a server with the same name in backend.\n\n';
   const fqdn = ip === undefined ? target.host : '-';
-  const srv = newDynamicServer(be, name, ip ?? '-', fqdn, target.port, opts, rt.nowS());
+  const srv = newDynamicServer(be, name, ip ?? '-', fqdn, target.port, { ...opts, portMap: target.portMap }, rt.nowS());
   addServerToBackend(be, srv);
   return 'New server registered.\n\n';
+}
+
+/**
+ * srv_apply_track: the tracked server must exist, be static and be checked (or track another). The mock
+ * accepts a valid `track` but does not carry the tracked server's state over to the tracker.
+ */
+function trackRefusal(rt: ServerRuntime, own: MockBackend, name: string, spec: string): string | undefined {
+  const slash = spec.lastIndexOf('/');
+  const pname = slash < 0 ? undefined : spec.slice(0, slash);
+  const sname = slash < 0 ? spec : spec.slice(slash + 1);
+  const px = pname === undefined ? own : rt.backend(pname);
+  if (px === undefined) return `unable to find required proxy '${pname}' for tracking.\n\n`;
+  const tracked = px.server(sname);
+  if (tracked === undefined) return `unable to find required server '${sname}' for tracking.\n\n`;
+  if (tracked.dynamic) return `unable to use ${px.name}/${tracked.name} for tracking as it is a dynamic server.\n\n`;
+  if (!tracked.checkConfigured) return `unable to use ${px.name}/${tracked.name} for tracking as it does not have any check nor agent enabled.\n\n`;
+  if (tracked.name === name && px === own) return `unable to track ${px.name}/${name} as it belongs to a tracking chain looping back to ${px.name}/${name}.\n\n`;
+  return undefined;
 }
 
 const SSL_VERIFY_WITHOUT_CA =
@@ -381,44 +371,6 @@ const SSL_VERIFY_WITHOUT_CA =
 /** HAProxy's invalid_char: names are letters, digits and `.`, `_`, `-`, `:` (config and runtime alike). */
 const SERVER_NAME_BAD_CHAR = /[^A-Za-z0-9._:-]/;
 
-/**
- * The address of `add server`, read as HAProxy 2.6's address parser does (measured): an optional
- * `ipv4@`/`ipv6@` prefix, `[v6]` in brackets, otherwise the LAST colon separates the port (so a bare
- * `fd00::1` is host `fd00:` port 1); an empty host or `*` is 0.0.0.0; a host that is no IP literal is kept
- * as a name. A unix socket (abstract ones included) has neither address nor port.
- */
-type ParsedTarget = { ok: true; host: string; port: number; portMap: boolean } | { ok: false; reply: string };
-
-function parseServerTarget(text: string): ParsedTarget {
-  if (text.startsWith('unix@') || text.startsWith('abns@') || text.startsWith('/')) return { ok: true, host: '-', port: 0, portMap: true };
-  let rest = text;
-  if (rest.startsWith('ipv4@') || rest.startsWith('ipv6@')) rest = rest.slice(5);
-  let host: string;
-  let portText = '';
-  if (rest.startsWith('[')) {
-    const close = rest.indexOf(']');
-    host = rest.slice(1, close < 0 ? undefined : close);
-    const after = close < 0 ? '' : rest.slice(close + 1);
-    if (after.startsWith(':')) portText = after.slice(1);
-  } else {
-    const colon = rest.lastIndexOf(':');
-    host = colon < 0 ? rest : rest.slice(0, colon);
-    if (colon >= 0) portText = rest.slice(colon + 1);
-  }
-  if (host === '' || host === '*') host = '0.0.0.0';
-  if (portText === '') return { ok: true, host, port: 0, portMap: true };
-  const first = portText.charCodeAt(0);
-  const isDigit = first >= 0x30 && first <= 0x39;
-  if (!isDigit && first !== 0x2b && first !== 0x2d) {
-    return { ok: false, reply: `invalid character '${portText[0]}' in port number '${portText}' in '${text}'\n\n\n` };
-  }
-  const n = strtol(portText);
-  if (portText[n.rest] === '-' && n.digits > 0) return { ok: false, reply: `port range not permitted here in '${text}'\n\n` };
-  if (n.value > 65535) return { ok: false, reply: `invalid port '${portText}'\n\n` };
-  // A negative offset is stored in an unsigned 32-bit field and printed as such.
-  // No port, or a signed one, maps the client's port.
-  return { ok: true, host, port: n.value < 0 ? 2 ** 32 + n.value : n.value, portMap: !isDigit || n.value === 0 };
-}
 
 /** `del server <be>/<srv>`: only a server in maintenance (and, really, without connections) can go. */
 export function delServer(rt: ServerRuntime, w: readonly string[]): string {

@@ -1,0 +1,273 @@
+import type { DynamicStart, MockBackend } from './backend-state.ts';
+import { canonicalIp } from './ip-address.ts';
+import { findServerKeyword, suggestServerKeyword } from './server-keywords.ts';
+
+/**
+ * The keywords of `add server`, read in order as HAProxy 2.6's parse_server reads them (src/server.c,
+ * src/check.c), then the checks it makes once the line is read (_srv_parse_finalize). Only what the mock
+ * shows or acts on is kept; every other keyword HAProxy accepts on a dynamic server is accepted and ignored.
+ * A rejected line answers with HAProxy's message, to which the CLI adds ".\n" and its closing "\n".
+ */
+export interface DynamicServerOptions {
+  weight: number;
+  check: boolean;
+  start: DynamicStart;
+  ssl: boolean;
+  /** `port N`: the port of health checks (and of agent checks, unless `agent-port` says otherwise). */
+  checkPort: number;
+  tlsToServer: boolean;
+  verifyNone: boolean;
+  caFile: boolean;
+  /** `id N`: a forced server id (srv_f_forced_id); 0 when HAProxy picks it. */
+  forcedId: number;
+  /** `addr` (health and agent checks) and `agent-addr`, printed canonical; `-` when unset. */
+  checkAddr: string;
+  agentAddr: string;
+  agentPort: number;
+  agent: boolean;
+  /** `track [<backend>/]<server>`, resolved after the line is read (srv_apply_track). */
+  track: string | undefined;
+}
+
+export type ParsedOptions = { ok: true; opts: DynamicServerOptions } | { ok: false; reply: string };
+
+/** HAProxy's weight limit (SRV_UWGHT_MAX). */
+export const WEIGHT_MAX = 256;
+
+/** `words` from index `from` on: the keywords after `add server <be>/<srv> <addr>`. */
+export function parseDynamicServerOptions(be: MockBackend, name: string, words: readonly string[], from: number): ParsedOptions {
+  const opts: DynamicServerOptions = {
+    weight: 1,
+    check: false,
+    start: 'maint',
+    ssl: false,
+    checkPort: 0,
+    tlsToServer: false,
+    verifyNone: false,
+    caFile: false,
+    forcedId: 0,
+    checkAddr: '-',
+    agentAddr: '-',
+    agentPort: 0,
+    agent: false,
+    track: undefined,
+  };
+  let agentAddrSet = false;
+  let agentPortSet = false;
+  const fail = (message: string): ParsedOptions => ({ ok: false, reply: `${message}.\n\n` });
+  for (let i = from; i < words.length; i++) {
+    const kw = words[i]!;
+    const def = findServerKeyword(kw);
+    if (def === undefined) {
+      const best = suggestServerKeyword(kw);
+      return { ok: false, reply: best === undefined ? `unknown keyword '${kw}'.\n\n` : `unknown keyword '${kw}'; did you mean '${best}' maybe ?\n\n` };
+    }
+    if (!def[2]) return { ok: false, reply: `'${kw}' option is not accepted for dynamic server\n\n` };
+    const value = words[i + 1] ?? '';
+    switch (kw) {
+      case 'weight': {
+        // atoi: a missing or non-numeric value reads as 0.
+        const n = strtol(value);
+        const weight = n.digits === 0 ? 0 : n.value;
+        if (weight < 0 || weight > WEIGHT_MAX) return fail(`weight of server ${name} is not within 0 and ${WEIGHT_MAX} (${weight}).`);
+        opts.weight = weight;
+        break;
+      }
+      case 'port':
+        if (value === '') return fail(`'${kw}' expects a port number as argument.`);
+        opts.checkPort = strtol(value).value & 0xffff;
+        if (!agentPortSet) opts.agentPort = opts.checkPort;
+        break;
+      case 'agent-port':
+        if (value === '') return fail(`'${kw}' expects a port number as argument.`);
+        opts.agentPort = strtol(value).value & 0xffff;
+        agentPortSet = true;
+        break;
+      case 'addr': {
+        if (value === '') return fail(`'${kw}' expects <ipv4|ipv6> as argument.`);
+        // Read as the server's address is: the last colon starts a port, which checks ignore here.
+        const target = parseServerTarget(value);
+        if (!target.ok) return fail(`'${kw}' : ${target.reply.trimEnd()}`);
+        // HAProxy would resolve a name; the mock has no resolver, so a name fails as an unresolvable one does.
+        const ip = canonicalIp(target.host);
+        if (ip === undefined) return fail(`'${kw}' : invalid address: '${target.host}' in '${value}'`);
+        opts.checkAddr = ip;
+        if (!agentAddrSet) opts.agentAddr = ip;
+        break;
+      }
+      case 'agent-addr': {
+        if (value === '') return fail(`'${kw}' expects an address as argument.`);
+        const ip = canonicalIp(value);
+        if (ip === undefined) return fail(`parsing agent-addr failed. Check if '${value}' is correct address.`);
+        opts.agentAddr = ip;
+        agentAddrSet = true;
+        break;
+      }
+      case 'inter':
+      case 'fastinter':
+      case 'downinter':
+      case 'agent-inter': {
+        const problem = delayProblem(kw, value, name);
+        if (problem !== undefined) return fail(problem);
+        break;
+      }
+      case 'id': {
+        if (value === '') return fail(`'${kw}' : expects an integer argument`);
+        const id = strtol(value).value;
+        if (id <= 0) return fail(`'${kw}' : custom id has to be > 0`);
+        const holder = be.servers.find((s) => s.id === id);
+        // A dynamic server has no config file and line; a static one's are not kept by the mock either.
+        if (holder !== undefined) return fail(`'${kw}' : custom id ${id} already used at (null):0 ('server ${holder.name}')`);
+        opts.forcedId = id;
+        break;
+      }
+      case 'track':
+        if (value === '') return fail("'track' expects [<proxy>/]<server> as argument.");
+        opts.track = value;
+        break;
+      case 'check':
+        opts.check = true;
+        break;
+      case 'agent-check':
+        opts.agent = true;
+        break;
+      case 'ssl':
+        opts.ssl = opts.tlsToServer = true;
+        break;
+      case 'check-ssl':
+        opts.tlsToServer = true;
+        break;
+      case 'ca-file':
+        opts.caFile = value !== '';
+        break;
+      case 'verify':
+        if (value === '') return fail("'verify' : missing verify method");
+        if (value !== 'none' && value !== 'required') return fail(`'verify' : unknown verify method '${value}', only 'none' and 'required' are supported`);
+        opts.verifyNone = value === 'none';
+        break;
+      case 'disabled':
+        opts.start = 'disabled';
+        break;
+      case 'enabled':
+        opts.start = 'enabled';
+        break;
+    }
+    // `source` takes a variable number of words; one is the common case.
+    i += def[1] < 0 ? 1 : def[1];
+  }
+  // _srv_parse_finalize, once the whole line is read.
+  if (opts.check && opts.track !== undefined) return { ok: false, reply: 'unable to enable checks and tracking at the same time!\n\n' };
+  if (opts.agent && opts.agentPort === 0) return { ok: false, reply: `server ${name} does not have agent port. Agent check has been disabled.\n\n` };
+  return { ok: true, opts };
+}
+
+/**
+ * `inter`-like delays, as parse_time_err reads them (a number, then us, ms, s, m, h or d; ms without one),
+ * with the callers' messages. HAProxy 2.6 names 'agent-inter' in the bad-character message of all four
+ * keywords; so does this.
+ */
+function delayProblem(kw: string, text: string, server: string): string | undefined {
+  if (text === '') return `'${kw}' expects a delay as argument.`;
+  const r = parseTimeMs(text);
+  if (r.kind === 'char') return `unexpected character '${r.char}' in 'agent-inter' argument of server ${server}.`;
+  if (r.kind === 'over') return `timer overflow in argument <${text}> to <${kw}> of server ${server}, maximum value is 2147483647 ms (~24.8 days).`;
+  if (r.kind === 'under') return `timer underflow in argument <${text}> to <${kw}> of server ${server}, minimum non-null value is 1 ms.`;
+  if (r.ms <= 0) return `invalid value ${r.ms} for argument '${kw}' of server ${server}.`;
+  return undefined;
+}
+
+type TimeResult = { kind: 'ok'; ms: number } | { kind: 'char'; char: string } | { kind: 'over' } | { kind: 'under' };
+
+/** parse_time_err(text, TIME_UNIT_MS), rounding up as HAProxy does. */
+export function parseTimeMs(text: string): TimeResult {
+  let i = 0;
+  let value = 0n;
+  while (i < text.length && text.charCodeAt(i) >= 0x30 && text.charCodeAt(i) <= 0x39) {
+    value = value * 10n + BigInt(text.charCodeAt(i) - 0x30);
+    i++;
+  }
+  if (i === 0) return { kind: 'char', char: text[0]! };
+  // The value in ms is value × mul / div, rounded up.
+  let mul = 1n;
+  let div = 1n;
+  const unit = text[i];
+  if (unit === undefined) {
+    // no unit: milliseconds
+  } else if (unit === 's') {
+    mul = 1000n;
+  } else if (unit === 'u' && text[i + 1] === 's') {
+    div = 1000n;
+    i++;
+  } else if (unit === 'm' && text[i + 1] === 's') {
+    i++;
+  } else if (unit === 'm') {
+    mul = 60_000n;
+  } else if (unit === 'h') {
+    mul = 3_600_000n;
+  } else if (unit === 'd') {
+    mul = 86_400_000n;
+  } else {
+    return { kind: 'char', char: unit };
+  }
+  // Characters after a unit only draw a warning in 2.6 (an error "in next versions").
+  const result = (value * mul + div - 1n) / div;
+  if (result >= 0x80000000n) return { kind: 'over' };
+  if (result === 0n && value !== 0n) return { kind: 'under' };
+  return { kind: 'ok', ms: Number(result) };
+}
+
+/**
+ * The address of `add server`, read as HAProxy 2.6's address parser does (measured): an optional
+ * `ipv4@`/`ipv6@` prefix, `[v6]` in brackets, otherwise the LAST colon separates the port (so a bare
+ * `fd00::1` is host `fd00:` port 1); an empty host or `*` is 0.0.0.0; a host that is no IP literal is kept
+ * as a name. A unix socket (abstract ones included) has neither address nor port.
+ */
+export type ParsedTarget = { ok: true; host: string; port: number; portMap: boolean } | { ok: false; reply: string };
+
+export function parseServerTarget(text: string): ParsedTarget {
+  if (text.startsWith('unix@') || text.startsWith('abns@') || text.startsWith('/')) return { ok: true, host: '-', port: 0, portMap: true };
+  let rest = text;
+  if (rest.startsWith('ipv4@') || rest.startsWith('ipv6@')) rest = rest.slice(5);
+  let host: string;
+  let portText = '';
+  if (rest.startsWith('[')) {
+    const close = rest.indexOf(']');
+    host = rest.slice(1, close < 0 ? undefined : close);
+    const after = close < 0 ? '' : rest.slice(close + 1);
+    if (after.startsWith(':')) portText = after.slice(1);
+  } else {
+    const colon = rest.lastIndexOf(':');
+    host = colon < 0 ? rest : rest.slice(0, colon);
+    if (colon >= 0) portText = rest.slice(colon + 1);
+  }
+  if (host === '' || host === '*') host = '0.0.0.0';
+  if (portText === '') return { ok: true, host, port: 0, portMap: true };
+  const first = portText.charCodeAt(0);
+  const isDigit = first >= 0x30 && first <= 0x39;
+  if (!isDigit && first !== 0x2b && first !== 0x2d) {
+    return { ok: false, reply: `invalid character '${portText[0]}' in port number '${portText}' in '${text}'\n\n\n` };
+  }
+  const n = strtol(portText);
+  if (portText[n.rest] === '-' && n.digits > 0) return { ok: false, reply: `port range not permitted here in '${text}'\n\n` };
+  if (n.value > 65535) return { ok: false, reply: `invalid port '${portText}'\n\n` };
+  // A negative offset is stored in an unsigned 32-bit field and printed as such.
+  // No port, or a signed one, maps the client's port.
+  return { ok: true, host, port: n.value < 0 ? 2 ** 32 + n.value : n.value, portMap: !isDigit || n.value === 0 };
+}
+
+/** C's strtol on a decimal prefix: sign, digits, and how many digits there were. */
+export function strtol(text: string): { value: number; digits: number; rest: number } {
+  let i = 0;
+  let sign = 1;
+  if (text[i] === '+' || text[i] === '-') {
+    if (text[i] === '-') sign = -1;
+    i++;
+  }
+  const start = i;
+  let value = 0;
+  while (i < text.length && text.charCodeAt(i) >= 0x30 && text.charCodeAt(i) <= 0x39) {
+    value = value * 10 + (text.charCodeAt(i) - 0x30);
+    i++;
+  }
+  return { value: sign * value, digits: i - start, rest: i };
+}
