@@ -78,3 +78,28 @@ test('reportShapeError recognises a report.json v1', () => {
   expect(reportShapeError({ routerbench: 'eventlog', version: 1 })).toMatch(/not a routerbench report/);
   expect(reportShapeError({ ...sampleReport(), version: 2 })).toMatch(/version 2/);
 });
+
+describe('a tolerance on reloads.total', () => {
+  const row = (c: ReturnType<typeof compareWithBaseline>, path: string) => c.rows.find((r) => r.path === path)!;
+  // Baseline (sampleReport): 3 reloads, 1.5 per hour, requests initial 1 and route-change 4.
+  // Now: 6 reloads (+100%), 3 per hour, and requests of a reason the baseline never had.
+  const now = () => sampleReport({ reloads: { total: 6, perHour: 3, requests: { initial: 1, 'route-change': 4, 'pool-exhausted': 2 } } });
+
+  test('covers the rate and the requests by reason while the total is within it', () => {
+    const c = compareWithBaseline(now(), sampleReport(), ['reloads.total=100%']);
+    // 3 → 6 is +100%: within 100% of 3.
+    expect(row(c, 'reloads.total')).toMatchObject({ verdict: 'within-tolerance' });
+    expect(row(c, 'reloads.perHour')).toMatchObject({ verdict: 'within-tolerance', tolerance: 'reloads.total=100% (through reloads.total)' });
+    expect(row(c, 'reloads.requests.pool-exhausted')).toMatchObject({ baseline: 0, actual: 2, verdict: 'within-tolerance' });
+    expect(c.pass).toBe(true);
+  });
+
+  test('covers nothing once the total itself regresses, nor a reason with a tolerance of its own', () => {
+    // 99% of 3 is 2.97 < 3 more reloads: the total regresses, and so do the rate and the new reason.
+    const over = compareWithBaseline(now(), sampleReport(), ['reloads.total=99%']);
+    expect(over.rows.filter((r) => r.verdict === 'regressed').map((r) => r.path)).toEqual(['reloads.total', 'reloads.perHour', 'reloads.requests.pool-exhausted']);
+    // Its own tolerance (1) does not allow 0 → 2, whatever the total's says.
+    const own = compareWithBaseline(now(), sampleReport(), ['reloads.total=100%', 'reloads.requests.pool-exhausted=1']);
+    expect(row(own, 'reloads.requests.pool-exhausted')).toMatchObject({ verdict: 'regressed', tolerance: 'reloads.requests.pool-exhausted=1' });
+  });
+});

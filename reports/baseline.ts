@@ -98,8 +98,27 @@ export function compareWithBaseline(report: Report, baseline: Report, tolerances
     ...COMPARED.slice(2),
   ];
   const rows = metrics.map(([path, direction]) => compareOne(path, direction, requestsAware(baseline, path), requestsAware(report, path), tol.get(path)));
+  coverByTotal(rows, tol.get('reloads.total'));
   const regressions = rows.filter((r) => r.verdict === 'regressed').length;
   return { scenario: report.scenario, rows, regressions, pass: regressions === 0, warnings };
+}
+
+/**
+ * A tolerance on reloads.total speaks for the reloads as a whole: while the total is within it, the metrics
+ * that only break the reloads down (their rate, the requests by reason) do not fail on their own unless they
+ * have a tolerance of their own. Without this, `reloads.total=100%` would never let a run pass, since more
+ * reloads mean a higher rate and more requests of some reason, often from zero.
+ */
+function coverByTotal(rows: MetricComparison[], total: Tolerance | undefined): void {
+  if (total === undefined) return;
+  const totalRow = rows.find((r) => r.path === 'reloads.total');
+  if (totalRow === undefined || totalRow.verdict === 'regressed') return;
+  for (const r of rows) {
+    if (r.verdict !== 'regressed' || r.tolerance !== undefined) continue;
+    if (r.path !== 'reloads.perHour' && !r.path.startsWith('reloads.requests.')) continue;
+    r.verdict = 'within-tolerance';
+    r.tolerance = `${total.text} (through reloads.total)`;
+  }
 }
 
 /** metricAt, except that a reason neither build knows still reads 0 when absent (it came from a report). */

@@ -1,3 +1,5 @@
+import type { MetricComparison } from './baseline.ts';
+
 /**
  * report.json, version 1: a pure projection of a run's output log. Renderers (terminal, JSON, Markdown,
  * JUnit, HTML) read only this and the records; they never reach into the simulation.
@@ -103,4 +105,20 @@ export interface Report {
   budgets: BudgetResult[];
   pass: boolean;
   reproduce: string;
+  /**
+   * With `run --baseline`: the comparison, whose regressions count in `pass`. `routerbench report` rebuilds a
+   * report from its output log alone, so it never has one.
+   */
+  baseline?: BaselineSection;
+}
+
+export interface BaselineSection {
+  /** The baseline report.json compared with. */
+  file: string;
+  tolerances: string[];
+  regressions: number;
+  pass: boolean;
+  /** Every compared metric, regressed or not. */
+  rows: MetricComparison[];
+  warnings: string[];
 }

@@ -42,6 +42,9 @@ export function failureLines(r: Report): string[] {
   for (const b of r.budgets.filter((x) => !x.pass)) lines.push(`  budget ${b.name} ${b.limit}: actual ${b.actual ?? 'n/a'}`);
   for (const v of r.invariants.violations.slice(0, 5)) lines.push(`  invariant ${v.name} at ${v.atMs} ms: ${v.detail}`);
   if (r.invariants.violations.length > 5) lines.push(`  … ${r.invariants.violations.length - 5} more invariant violations`);
+  for (const m of r.baseline?.rows.filter((x) => x.verdict === 'regressed') ?? []) {
+    lines.push(`  baseline ${m.path}: ${m.baseline ?? 'n/a'} → ${m.actual ?? 'n/a'}${m.tolerance === undefined ? '' : ` (tolerance ${m.tolerance})`}`);
+  }
   lines.push(`  reproduce: ${r.reproduce}`);
   return lines;
 }

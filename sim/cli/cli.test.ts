@@ -80,7 +80,7 @@ describe('routerbench CLI exit codes', () => {
     expect(r.code).toBe(2);
     expect(r.err).toContain(`${join(dir, 'no-such.jsonl')}: no such file or directory`);
     expect(cli('report', dir)).toMatchObject({ code: 2 });
-    expect(cli('run', good, '--out', good).err).toContain(`${good}: already exists and is in the way`);
+    expect(cli('run', good, '--out', good).err).toContain(`${good}: exists and is not a directory (--out)`);
   });
 
   it('--env with a name routerbench does not read warns; --tolerance without --baseline is a usage error', () => {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { renderCompareTable } from '../../reports/render/compare-table.ts';
+import { failureLines } from '../../reports/render/terminal.ts';
 import { STRATEGY_NAMES, type StrategyName } from '../../core/strategy.ts';
 import { InputError } from '../eventlog/input-error.ts';
 import { loadRunInput } from '../load-input.ts';
@@ -50,7 +51,13 @@ export function registerCompareCommand(program: Command): Command {
         const input = loadRunInput(file, { ...overrides, set: { ...overrides.set, 'router.strategy': strategy } });
         return withStderrProgress(`${input.name} under ${strategy}`, opts.progress !== false, (observers) => runOne(input, undefined, observers).report);
       });
-      process.stdout.write(opts.json ? JSON.stringify(reports, null, 2) + '\n' : renderCompareTable(reports));
+      if (opts.json) process.stdout.write(JSON.stringify(reports, null, 2) + '\n');
+      else {
+        process.stdout.write(renderCompareTable(reports));
+        // A FAIL in the table says which run; these lines say why, and how to run it alone.
+        const failures = reports.filter((r) => !r.pass).map((r) => failureLines(r).join('\n'));
+        if (failures.length > 0) process.stdout.write(`\n${failures.join('\n\n')}\n`);
+      }
       process.exitCode = reports.every((r) => r.pass) ? EXIT.pass : EXIT.fail;
     });
 }

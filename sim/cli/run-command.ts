@@ -14,6 +14,7 @@ import { renderSummaryTable } from '../../reports/render/terminal.ts';
 import { InputError } from '../eventlog/input-error.ts';
 import { notUtf8 } from '../eventlog/utf8.ts';
 import { expandInputPaths, loadRunInput, type InputOverrides } from '../load-input.ts';
+import { shellQuote } from '../scenario/load-scenario.ts';
 import { parseRouterDeployment, parseRouterEnv, ROUTER_ENV_NAMES } from '../router-env.ts';
 import { runTask, taskError, type RunTask, type RunTaskResult } from '../parallel/run-task.ts';
 import type { RunInput } from '../run-input.ts';
@@ -22,7 +23,7 @@ import { EXIT } from './exit-codes.ts';
 import { outputDirNames } from './output-dir-names.ts';
 import { withStderrProgress } from './run-progress.ts';
 import { collectList, collectSet, parseSeed } from './scenario-options.ts';
-import { makeDirs, writeFileAtomic } from './write-outputs.ts';
+import { checkOutDir, checkOutputFiles, makeDirs, writeFileAtomic } from './write-outputs.ts';
 
 interface RunOptions {
   seed?: number;
@@ -79,6 +80,11 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
   // Baselines are read before any run too: a wrong one should not cost the runs first.
   const baselines = opts.baseline === undefined ? undefined : loadBaselines(opts.baseline, inputs, names, single);
   const dirOf = (i: number): string | undefined => (opts.out === undefined ? undefined : single ? opts.out : join(opts.out, names[i]!));
+  if (opts.out !== undefined) {
+    // Everything in the way of an output is found now: a failure after the runs would leave some files written.
+    checkOutDir(opts.out);
+    checkOutputFiles([join(opts.out, 'summary.md'), join(opts.out, 'junit.xml'), ...files.flatMap((_, i) => RUN_FILES.map((f) => join(dirOf(i)!, f)))]);
+  }
   const createdDirs: string[] = [];
   const tasks: RunTask[] = files.map((file, i) => {
     const dir = dirOf(i);
@@ -100,14 +106,16 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
   const outcomes: ScenarioOutcome[] = done.map((r, i) => {
     const outcome: ScenarioOutcome = { report: r.report };
     const baseline = baselines?.[i];
-    if (baseline !== undefined) outcome.comparison = compareWithBaseline(r.report, baseline, tolerances);
+    if (baseline !== undefined) outcome.comparison = compareWithBaseline(r.report, baseline.report, tolerances);
     return outcome;
   });
+  // What is printed with --json and written as report.json alike: the verdict counts the baseline comparison.
+  const reports = outcomes.map((o, i) => reportWithVerdict(o, baselines?.[i]?.file, tolerances));
   done.forEach((r, i) => {
     const dir = dirOf(i);
     if (dir === undefined) return;
     if (r.partialLog !== null) renameSync(r.partialLog, join(dir, 'output.jsonl'));
-    writeFileAtomic(join(dir, 'report.json'), JSON.stringify(r.report, null, 2) + '\n');
+    writeFileAtomic(join(dir, 'report.json'), JSON.stringify(reports[i], null, 2) + '\n');
     if (r.timeline !== null) writeFileAtomic(join(dir, 'report.html'), renderHtmlReport(outcomes[i]!, r.timeline));
   });
   const markdown = renderMarkdownSummary(outcomes);
@@ -124,14 +132,10 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
       process.stderr.write(`routerbench: cannot append the summary to $GITHUB_STEP_SUMMARY (${stepSummary}): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
     }
   }
-  const reports = outcomes.map((o) => ({ ...o.report, pass: outcomePasses(o) }));
   if (opts.json) process.stdout.write(JSON.stringify(single ? reports[0] : reports, null, 2) + '\n');
   else process.stdout.write(renderSummaryTable(reports));
-  for (const o of outcomes) {
-    // A baseline of another seed or strategy compares numbers that were never meant to match: say so.
-    for (const w of o.comparison?.warnings ?? []) process.stderr.write(`${o.report.scenario}: ${w}\n`);
-    if (o.comparison && !o.comparison.pass) process.stdout.write(describeRegression(o));
-  }
+  // A baseline of another seed or strategy compares numbers that were never meant to match: say so.
+  for (const o of outcomes) for (const w of o.comparison?.warnings ?? []) process.stderr.write(`${o.report.scenario}: ${w}\n`);
   return outcomes.every(outcomePasses) ? EXIT.pass : EXIT.fail;
 }
 
@@ -216,24 +220,34 @@ export function buildOverrides(opts: RunOptions): InputOverrides {
 }
 
 /** Each input's baseline, or undefined where the directory has none (said on stderr: nothing is compared). */
-function loadBaselines(path: string, inputs: readonly RunInput[], names: readonly string[], single: boolean): Array<Report | undefined> {
+function loadBaselines(path: string, inputs: readonly RunInput[], names: readonly string[], single: boolean): Array<{ file: string; report: Report } | undefined> {
   if (!existsSync(path)) throw new InputError('--baseline', `'${path}' does not exist (write baselines with \`routerbench baseline update\`)`);
   return inputs.map((input, i) => {
     const file = baselineFile(path, names[i]!, single);
     const report = readBaseline(file, input.name);
     if (report === undefined) process.stderr.write(`no baseline for ${input.name} (${file}): not compared\n`);
-    return report;
+    return report === undefined ? undefined : { file, report };
   });
 }
 
-function describeRegression(o: ScenarioOutcome): string {
-  const c = o.comparison!;
-  const lines = [`\nregression against baseline in ${o.report.scenario}:`];
-  for (const m of c.rows.filter((x) => x.verdict === 'regressed')) {
-    lines.push(`  ${m.path}: ${m.baseline ?? 'n/a'} → ${m.actual ?? 'n/a'}`);
-  }
-  lines.push(`  reproduce: ${o.report.reproduce}`);
-  return lines.join('\n') + '\n';
+/** The files a run writes in its directory. */
+const RUN_FILES = ['output.jsonl', 'report.json', 'report.html'] as const;
+
+/**
+ * The report as the command shows and writes it: with a baseline, the comparison and its verdict, and a
+ * reproduce line that compares again (the scenario's own line alone would pass).
+ */
+function reportWithVerdict(o: ScenarioOutcome, baselineFile: string | undefined, tolerances: readonly Tolerance[]): Report {
+  const c = o.comparison;
+  if (c === undefined || baselineFile === undefined) return { ...o.report, pass: outcomePasses(o) };
+  const tol = tolerances.map((t) => t.text);
+  const reproduce = [o.report.reproduce, '--baseline', shellQuote(baselineFile), ...tol.flatMap((t) => ['--tolerance', shellQuote(t)])].join(' ');
+  return {
+    ...o.report,
+    pass: outcomePasses(o),
+    reproduce,
+    baseline: { file: baselineFile, tolerances: tol, regressions: c.regressions, pass: c.pass, rows: c.rows, warnings: c.warnings },
+  };
 }
 
 function rmEmptyTree(dir: string): void {

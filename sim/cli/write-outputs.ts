@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { InputError } from '../eventlog/input-error.ts';
 
@@ -32,8 +32,9 @@ export function aboutDestination(err: unknown, tmp: string, path: string): unkno
 }
 
 /**
- * `--out DIR` checked before the work that fills it: a file in the way, at DIR or above it, is bad input
- * now rather than after a long sweep.
+ * `--out DIR` checked before the work that fills it: a file in the way, at DIR or above it, or a directory
+ * this process may not write in (DIR, or the nearest one above it that exists, where DIR would be made) is
+ * bad input now rather than after a long sweep.
  */
 export function checkOutDir(dir: string, flag = '--out'): void {
   let at = dir;
@@ -43,6 +44,16 @@ export function checkOutDir(dir: string, flag = '--out'): void {
     at = up;
   }
   if (!statSync(at).isDirectory()) throw new InputError(dir, at === dir ? `exists and is not a directory (${flag})` : `${at} is a file, not a directory (${flag})`);
+  try {
+    accessSync(at, constants.W_OK | constants.X_OK);
+  } catch {
+    throw new InputError(dir, at === dir ? `cannot write in this directory: permission denied (${flag})` : `cannot create it: ${at} is not writable (${flag})`);
+  }
+}
+
+/** Output files a command will write, checked before it starts: a directory standing at one is bad input. */
+export function checkOutputFiles(paths: readonly string[]): void {
+  for (const p of paths) if (existsSync(p) && statSync(p).isDirectory()) throw new InputError(p, 'is a directory; a file was expected here (--out)');
 }
 
 /**

@@ -22,9 +22,13 @@ export function inputErrorData(err: InputError): InputErrorData {
   return { ok: false, kind: 'input', file, detail, line, field, column };
 }
 
+/** A file the run could not read or write (ENOENT, EACCES, ENOSPC, …): the user's environment, not a bug. */
+export type PathErrorData = { ok: false; kind: 'path'; message: string; code: string; path: string; syscall?: string };
+
 export type RunTaskResult =
   | { ok: true; report: Report; timeline: Timeline | null; partialLog: string | null }
   | InputErrorData
+  | PathErrorData
   | { ok: false; kind: 'internal'; message: string };
 
 /** Never throws: errors cross the thread boundary as data, keeping their kind (input → exit 2). */
@@ -38,11 +42,20 @@ export function runTask(task: RunTask, observers: readonly RecordObserver[] = []
     return { ok: true, report, timeline: timeline.result(), partialLog: sink.close() };
   } catch (err) {
     if (err instanceof InputError) return inputErrorData(err);
+    const e = err as NodeJS.ErrnoException;
+    if (err instanceof Error && typeof e.code === 'string' && typeof e.path === 'string') {
+      // The log is written through `output.jsonl.partial`: name the file the user knows.
+      const path = e.path.endsWith('.partial') ? e.path.slice(0, -'.partial'.length) : e.path;
+      return { ok: false, kind: 'path', message: e.message, code: e.code, path, ...(e.syscall !== undefined && { syscall: e.syscall }) };
+    }
     return { ok: false, kind: 'internal', message: err instanceof Error ? (err.stack ?? err.message) : String(err) };
   }
 }
 
 /** The error a failed task stands for, rebuilt on this side of the thread boundary. */
 export function taskError(r: Extract<RunTaskResult, { ok: false }>): Error {
-  return r.kind === 'input' ? new InputError(r.file, r.detail, r.line, r.field, r.column) : new Error(r.message);
+  if (r.kind === 'input') return new InputError(r.file, r.detail, r.line, r.field, r.column);
+  // An errno error again, so that the CLI reports it as the user's (exit 2), naming the path.
+  if (r.kind === 'path') return Object.assign(new Error(r.message), { code: r.code, path: r.path, ...(r.syscall !== undefined && { syscall: r.syscall }) });
+  return new Error(r.message);
 }

@@ -1,0 +1,81 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Report } from '../../reports/report.ts';
+
+/** What `run` prints and writes when a baseline comparison decides the verdict, and what it refuses up front. */
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'routerbench.js');
+
+function cli(...args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, ...args, '--no-progress'], { encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'rb-run-outputs-'));
+const HEADER = '{"routerbench":"eventlog","version":1,"scenario":"web"}';
+const ROUTE = '{"at":0,"type":"route.upsert","route":{"namespace":"shop","name":"web","host":"web.example.com","service":"web"}}';
+const EPS = (at: number, n: number) =>
+  JSON.stringify({ at, type: 'endpoints.set', namespace: 'shop', service: 'web', endpoints: Array.from({ length: n }, (_, i) => ({ ip: `10.128.0.${i + 1}`, port: 8080 })) });
+// reload-always: the initial reload, then one per endpoint change (10 s apart, beyond the 5 s interval).
+const twoChanges = join(dir, 'two.jsonl');
+writeFileSync(twoChanges, [HEADER, ROUTE, EPS(0, 1), EPS(10_000, 2), EPS(20_000, 3)].join('\n') + '\n');
+const fourChanges = join(dir, 'four.jsonl');
+writeFileSync(fourChanges, [HEADER, ROUTE, EPS(0, 1), EPS(10_000, 2), EPS(20_000, 3), EPS(30_000, 4), EPS(40_000, 5)].join('\n') + '\n');
+
+// The baseline: 1 + 2 = 3 reloads (requests: initial 1, endpoints-change 2).
+const baseline = join(dir, 'baseline.json');
+const written = cli('run', twoChanges, '--out', join(dir, 'base'));
+writeFileSync(baseline, readFileSync(join(dir, 'base', 'report.json')));
+
+describe('run --baseline', () => {
+  it('--json prints JSON alone, and report.json holds the same verdict and comparison', () => {
+    expect(written.code).toBe(0);
+    const out = join(dir, 'worse');
+    // 1 + 4 = 5 reloads against the baseline's 3: a regression, so exit 1.
+    const r = cli('run', fourChanges, '--baseline', baseline, '--json', '--out', out);
+    expect(r.code).toBe(1);
+    const printed = JSON.parse(r.out) as Report;
+    expect(printed.pass).toBe(false);
+    expect(printed.baseline).toMatchObject({ file: baseline, regressions: 3, pass: false });
+    expect(printed.baseline!.rows.filter((m) => m.verdict === 'regressed').map((m) => m.path)).toEqual(['reloads.total', 'reloads.perHour', 'reloads.requests.endpoints-change']);
+    // The reproduce line compares again; the scenario's own line would pass.
+    expect(printed.reproduce).toMatch(/ --baseline \S*baseline\.json$/);
+    expect(JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'))).toEqual(printed);
+  });
+
+  it('the table names each regression; a tolerance on reloads.total covers its rate and reasons', () => {
+    const r = cli('run', fourChanges, '--baseline', baseline);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('baseline reloads.total: 3 → 5');
+    expect(r.out).toContain('baseline reloads.requests.endpoints-change: 2 → 4');
+    // 5 reloads is 3 + 67%: within 70%, and the rate and the reasons go with the total.
+    const tolerated = cli('run', fourChanges, '--baseline', baseline, '--tolerance', 'reloads.total=70%');
+    expect(tolerated.code).toBe(0);
+    // 60% of 3 is 1.8 < 2 more: the total regresses, and the reproduce line carries the tolerance.
+    const over = cli('run', fourChanges, '--baseline', baseline, '--tolerance', 'reloads.total=60%');
+    expect(over.code).toBe(1);
+    expect(over.out).toContain('--tolerance reloads.total=60%');
+  });
+});
+
+describe('run --out refuses what is in the way before running', () => {
+  it.each(['report.json', 'output.jsonl', 'summary.md'])('a directory at %s: exit 2 naming it, nothing written', (name) => {
+    const out = join(dir, `in-the-way-${name}`);
+    mkdirSync(join(out, name), { recursive: true });
+    const r = cli('run', twoChanges, '--out', out);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`${join(out, name)}: is a directory; a file was expected here (--out)`);
+    expect(readdirSync(out)).toEqual([name]);
+  });
+
+  it('an --out under a directory that cannot be written: exit 2 before any run', () => {
+    // /proc cannot be written, not even by root (which the permission bits would not stop).
+    const r = cli('run', twoChanges, '--out', '/proc/routerbench-out');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/routerbench-out: cannot create it: \/proc is not writable \(--out\)|routerbench-out: .*(permission denied|no such file)/);
+    expect(existsSync('/proc/routerbench-out')).toBe(false);
+  });
+});
