@@ -1,9 +1,10 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Command } from 'commander';
 import { expect, test } from 'vitest';
 import { runCommand } from './run-command.ts';
-import { updateBaselines } from './baseline-command.ts';
+import { registerBaselineCommand, updateBaselines } from './baseline-command.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'routerbench-baseline-'));
 const scenario = (name: string, routes: number) =>
@@ -75,5 +76,52 @@ test('one scenario updated alone lands beside the suite; a baseline of another s
   } finally {
     process.stdout.write = out;
     process.stderr.write = err;
+  }
+});
+
+test('--env and --router-deployment set the router as with run: the baseline is the one --set writes', async () => {
+  // dcm-slots, one service from 1 to 5 pods: 4 new endpoints fit the default 5 _dynamic-pod slots, not 3.
+  const file = join(dir, 'slots.yaml');
+  writeFileSync(
+    file,
+    `name: slots
+sim: { durationMs: 30000, settleMs: 1000 }
+router: { strategy: dcm-slots }
+events:
+  - {"at": 0, "type": "route.upsert", "route": {"namespace": "ns", "name": "r", "host": "r.example.com", "service": "s"}}
+  - {"at": 0, "type": "endpoints.set", "namespace": "ns", "service": "s", "endpoints": [{"ip": "10.0.0.1", "port": 8080}]}
+  - {"at": 5000, "type": "endpoints.set", "namespace": "ns", "service": "s", "endpoints": [${[1, 2, 3, 4, 5].map((i) => `{"ip": "10.0.0.${i}", "port": 8080}`).join(', ')}]}
+`,
+  );
+  const deployment = join(dir, 'deploy.yaml');
+  writeFileSync(
+    deployment,
+    'kind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n        - name: router\n          env:\n            - { name: ROUTER_MAX_DYNAMIC_SERVERS, value: "3" }\n',
+  );
+  // Through the command line, so that the flags themselves are what is tested.
+  const update = async (base: string, ...flags: string[]): Promise<string> => {
+    const program = new Command('routerbench').exitOverride();
+    registerBaselineCommand(program);
+    const out = process.stdout.write;
+    process.stdout.write = (() => true) as typeof process.stdout.write;
+    try {
+      await program.parseAsync(['baseline', 'update', file, '--baseline', join(dir, base), ...flags], { from: 'user' });
+    } finally {
+      process.stdout.write = out;
+    }
+    expect(process.exitCode).toBe(0);
+    return readFileSync(join(dir, base, 'slots', 'report.json'), 'utf8');
+  };
+  const exitCode = process.exitCode;
+  try {
+    const bySet = await update('by-set', '--set', 'router.maxDynamicServers=3');
+    expect(await update('by-env', '--env', 'ROUTER_MAX_DYNAMIC_SERVERS=3')).toBe(bySet);
+    expect(await update('by-deployment', '--router-deployment', deployment)).toBe(bySet);
+    // The setting took effect: with 3 slots the scale-up reloads, with the default 5 it does not.
+    const reloads = (text: string): unknown => (JSON.parse(text) as { reloads: { total: number } }).reloads.total;
+    expect(reloads(bySet)).toBe(2);
+    expect(reloads(await update('default'))).toBe(1);
+  } finally {
+    process.exitCode = exitCode;
   }
 });

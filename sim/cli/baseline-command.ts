@@ -3,17 +3,20 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { compareWithBaseline, reportShapeError } from '../../reports/baseline.ts';
 import type { Report } from '../../reports/report.ts';
-import { expandInputPaths, loadRunInput, type InputOverrides } from '../load-input.ts';
+import { expandInputPaths, loadRunInput } from '../load-input.ts';
 import { runOne } from '../run.ts';
 import { EXIT } from './exit-codes.ts';
 import { outputDirNames } from './output-dir-names.ts';
-import { collectSet, parseSeed } from './scenario-options.ts';
+import { buildOverrides } from './run-command.ts';
+import { collectList, collectSet, parseSeed } from './scenario-options.ts';
 import { writeFileAtomic } from './write-outputs.ts';
 
 interface UpdateOptions {
   baseline: string;
   seed?: number;
   set?: Record<string, string>;
+  env?: string[];
+  routerDeployment?: string;
 }
 
 /**
@@ -31,6 +34,8 @@ export function registerBaselineCommand(program: Command): Command {
     .requiredOption('--baseline <dir>', 'the baseline directory (as given to run --baseline)')
     .option('--seed <n>', 'run seed, overriding the scenario', parseSeed)
     .option('--set <key=value>', 'override a setting by dotted key (repeatable)', collectSet)
+    .option('--env <NAME=VALUE>', "a router environment variable, parsed as the router does (ROUTER_MAX_DYNAMIC_SERVERS=3; repeatable)", collectList)
+    .option('--router-deployment <file>', 'take router settings from a Deployment manifest (oc get deploy/router-default -o yaml)')
     .action((inputs: string[], opts: UpdateOptions) => {
       process.exitCode = updateBaselines(inputs, opts, (line) => process.stdout.write(`${line}\n`));
     });
@@ -38,9 +43,9 @@ export function registerBaselineCommand(program: Command): Command {
 }
 
 export function updateBaselines(paths: string[], opts: UpdateOptions, say: (line: string) => void): number {
-  const overrides: InputOverrides = {};
-  if (opts.seed !== undefined) overrides.seed = opts.seed;
-  if (opts.set !== undefined) overrides.set = opts.set;
+  // The same precedence and warnings as `run` (deployment < --env < --set), so that a baseline written under a
+  // router's environment is the report `run` gives under that environment.
+  const overrides = buildOverrides(opts);
   const inputs = expandInputPaths(paths).map((p) => loadRunInput(p, overrides));
   const names = outputDirNames(inputs);
   const written = inputs.map((input, i) => {

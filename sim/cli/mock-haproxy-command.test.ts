@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createConnection, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../eventlog/input-error.ts';
 import { CfgParseError } from '../haproxy/cfg-parser.ts';
 import { renderHaproxyCfg, writeRenderedCfg } from '../haproxy/haproxy-cfg.ts';
-import { registerMockHaproxyCommand } from './mock-haproxy-command.ts';
+import { registerMockHaproxyCommand, SOCKET_PATH_BYTES_MAX } from './mock-haproxy-command.ts';
 
 /**
  * Runs `routerbench mock-haproxy` as its own process (through a two-line commander program, since the lead
@@ -51,7 +52,9 @@ describeSocat(socatAvailable ? 'routerbench mock-haproxy' : 'routerbench mock-ha
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'routerbench-mock-cli-'));
-    socket = join(dir, 'mock.sock');
+    // Exactly as long as a socket path can be, so every test below also shows that the limit is not off by one.
+    socket = join(dir, 'mock.sock'.padStart(SOCKET_PATH_BYTES_MAX - dir.length - 1, 'm'));
+    expect(Buffer.byteLength(socket)).toBe(SOCKET_PATH_BYTES_MAX);
     cfgPath = join(dir, 'haproxy.cfg');
     const rendered = renderHaproxyCfg(
       {
@@ -100,11 +103,29 @@ describeSocat(socatAvailable ? 'routerbench mock-haproxy' : 'routerbench mock-ha
     expect(socat(socket, 'show servers state be_http:ns:web\n').split('\n')[2]!.split(' ')[6]).toBe('0');
   });
 
-  it('stops on SIGTERM with exit code 0 and removes its socket', async () => {
+  it('stops on SIGTERM at once, exit code 0, even with clients holding connections open, and removes its socket', async () => {
+    const closed = (c: Socket): Promise<void> => new Promise((resolve) => c.once('close', () => resolve()));
+    // One client connected and silent (as `sleep 30 | socat stdio unix-connect:…`), one whose second request
+    // is still incomplete: its first answer proves the mock has accepted both and is holding them open.
+    const idle = createConnection(socket);
+    idle.on('error', () => undefined);
+    await new Promise<void>((resolve) => idle.once('connect', () => resolve()));
+    const midRequest = createConnection(socket);
+    midRequest.on('error', () => undefined);
+    midRequest.setEncoding('utf8');
+    const firstAnswer = new Promise<string>((resolve) => midRequest.once('data', (d: string) => resolve(d)));
+    midRequest.write('show backend\nshow');
+    expect(await firstAnswer).toBe('# name\nbe_http:ns:web\n\n');
+    const dropped = Promise.all([closed(idle), closed(midRequest)]);
+
     const exited = new Promise<number | null>((resolve) => proc!.once('exit', (code) => resolve(code)));
     proc!.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    // Before the fix this hung until the clients left; the clients here never do.
+    const code = await Promise.race([exited, new Promise<string>((resolve) => setTimeout(() => resolve('still running after 3 s'), 3000))]);
+    expect(code).toBe(0);
+    await dropped;
     expect(existsSync(socket)).toBe(false);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.sock'))).toEqual([]);
   });
 });
 
@@ -129,5 +150,23 @@ describe('routerbench mock-haproxy: bad input', () => {
     await expect(run('--config', cfg, '--socket', plain)).rejects.toThrow(`${plain}: exists and is not a socket`);
     await expect(run('--config', cfg, '--socket', join(dir, 'no', 's.sock'))).rejects.toThrow(InputError);
     expect(existsSync(join(dir, 's.sock'))).toBe(false);
+  });
+
+  it('refuses a --socket path longer than a unix socket path can be, counted in bytes, before touching anything', async () => {
+    const before = readdirSync(dir);
+    // The kernel would have bound a truncated name: one byte over, and one within the limit in characters but
+    // not in bytes (each 'é' is two).
+    const ascii = join(dir, 'a'.repeat(SOCKET_PATH_BYTES_MAX - dir.length));
+    const accented = join(dir, 'é'.repeat(SOCKET_PATH_BYTES_MAX - dir.length - 1));
+    expect(ascii.length).toBe(SOCKET_PATH_BYTES_MAX + 1);
+    expect(accented.length).toBe(SOCKET_PATH_BYTES_MAX);
+    for (const path of [ascii, accented]) {
+      const err = await run('--config', cfg, '--socket', path).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(InputError);
+      expect((err as InputError).message).toBe(
+        `${path}: --socket path is ${Buffer.byteLength(path)} bytes, longer than a unix socket path can be (at most ${SOCKET_PATH_BYTES_MAX} bytes): choose a shorter path`,
+      );
+    }
+    expect(readdirSync(dir)).toEqual(before);
   });
 });

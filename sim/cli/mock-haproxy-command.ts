@@ -1,11 +1,18 @@
 import { existsSync, lstatSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../eventlog/input-error.ts';
 import { parseHaproxyCfg } from '../haproxy/cfg-parser.ts';
 import { MockHaproxy } from '../haproxy/mock-haproxy.ts';
 import { serveConnection } from '../haproxy/socket-server.ts';
+
+/**
+ * The longest unix socket path bind(2) takes with its terminating NUL: sun_path is 108 bytes on Linux, 104 on
+ * macOS and the BSDs. Node hands a longer path to the kernel truncated, without an error, so the socket
+ * would appear under another name than the one printed and removed.
+ */
+export const SOCKET_PATH_BYTES_MAX = process.platform === 'linux' ? 107 : 103;
 
 interface MockHaproxyOptions {
   config: string;
@@ -16,15 +23,25 @@ interface MockHaproxyOptions {
  * `routerbench mock-haproxy --config haproxy.cfg --socket PATH`: the mocked HAProxy 2.6 runtime API on a
  * real unix socket, for pointing a real router (or socat) at it. The only file in sim/haproxy's orbit that
  * does real I/O. SIGHUP and SIGUSR2 reload the cfg (runtime changes are lost, as in HAProxy);
- * SIGINT/SIGTERM stop it and remove the socket.
+ * SIGINT/SIGTERM stop it at once, as HAProxy's hard stop does: connections still open are dropped, the
+ * socket is removed, and it exits 0 (a requested stop, not a failure).
  */
 export function registerMockHaproxyCommand(program: Command): void {
   program
     .command('mock-haproxy')
-    .description('serve the mocked HAProxy 2.6 runtime API on a unix socket, loaded from an haproxy.cfg')
+    .description(
+      'serve the mocked HAProxy 2.6 runtime API on a unix socket, loaded from an haproxy.cfg; SIGHUP/SIGUSR2 reload the cfg, SIGINT/SIGTERM stop it (exit 0)',
+    )
     .requiredOption('--config <file>', 'haproxy.cfg to load (map files are read from the paths it names)')
-    .requiredOption('--socket <path>', 'unix socket path to listen on')
+    .requiredOption('--socket <path>', `unix socket path to listen on (at most ${SOCKET_PATH_BYTES_MAX} bytes)`)
     .action(async (opts: MockHaproxyOptions) => {
+      const socketBytes = Buffer.byteLength(opts.socket);
+      if (socketBytes > SOCKET_PATH_BYTES_MAX) {
+        throw new InputError(
+          opts.socket,
+          `--socket path is ${socketBytes} bytes, longer than a unix socket path can be (at most ${SOCKET_PATH_BYTES_MAX} bytes): choose a shorter path`,
+        );
+      }
       const mock = new MockHaproxy({ clockS: () => Math.floor(Date.now() / 1000) });
       if (!existsSync(opts.config)) throw new InputError(opts.config, 'no such file (--config)');
       if (statSync(opts.config).isDirectory()) throw new InputError(opts.config, 'is a directory; --config takes an haproxy.cfg file');
@@ -43,7 +60,12 @@ export function registerMockHaproxyCommand(program: Command): void {
       }
       const dir = dirname(opts.socket);
       if (!existsSync(dir)) throw new InputError(opts.socket, `cannot listen: the directory ${dir} does not exist`);
-      const server = createServer((socket) => serveConnection(socket, mock));
+      const connections = new Set<Socket>();
+      const server = createServer((socket) => {
+        connections.add(socket);
+        socket.once('close', () => connections.delete(socket));
+        serveConnection(socket, mock);
+      });
       await new Promise<void>((resolve, reject) => {
         server.once('error', (e: NodeJS.ErrnoException) => reject(new InputError(opts.socket, `cannot listen: ${e.code ?? e.message}`)));
         server.listen(opts.socket, resolve);
@@ -62,13 +84,24 @@ export function registerMockHaproxyCommand(program: Command): void {
       process.on('SIGHUP', reload);
       process.on('SIGUSR2', reload);
       await new Promise<void>((resolve) => {
+        let stopping = false;
         const stop = (): void => {
-          server.close(() => resolve());
-          // `close` waits for open connections; each is one short request, so this returns promptly.
+          // A second signal during the brief close asks for the same stop: the default action would end the
+          // process with another exit code than the documented 0.
+          if (stopping) return;
+          stopping = true;
+          // `close` alone waits for every open connection, and a client may hold one idle for as long as it likes.
+          server.close(() => {
+            for (const s of ['SIGINT', 'SIGTERM'] as const) process.off(s, stop);
+            process.off('SIGHUP', reload);
+            process.off('SIGUSR2', reload);
+            resolve();
+          });
+          for (const c of connections) c.destroy();
+          rmSync(opts.socket, { force: true });
         };
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
       });
-      rmSync(opts.socket, { force: true });
     });
 }
