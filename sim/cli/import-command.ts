@@ -5,6 +5,7 @@ import { InputError } from '../eventlog/input-error.ts';
 import { firstBadByte } from '../eventlog/utf8.ts';
 import { importWatch, type ImportOptions, type ImportStats } from '../import/import-watch.ts';
 import { eventLogHeader, writeEventLogFile, writeEventLogToStream } from './event-log-writer.ts';
+import { importSummary } from '../import/import-summary.ts';
 
 interface ImportCliOptions {
   output?: string;
@@ -36,18 +37,14 @@ export function registerImportCommand(program: Command): Command {
       if (opts.strict) options.strict = true;
       if (opts.spacingMs !== undefined) options.spacingMs = opts.spacingMs;
       if (opts.start !== undefined) options.startEpochMs = opts.start;
-      const stats: ImportStats = { objects: 0, events: 0, skipped: 0, raisedTimes: 0 };
+      const stats: ImportStats = { objects: 0, events: 0, skipped: 0, raisedTimes: 0, beforeStart: 0 };
       const events = importWatch(readChunks(input), options, (p) => {
         process.stderr.write(`${file}:${p.line}:${p.column}: ${p.field ? `field '${p.field}': ` : ''}${p.message} (skipped)\n`);
       }, stats);
       const header = eventLogHeader({ source: 'kubernetes-watch', input: file });
       if (opts.output !== undefined) writeEventLogFile(opts.output, header, events);
       else await writeEventLogToStream(process.stdout, header, events);
-      process.stderr.write(
-        `imported ${stats.events} events from ${stats.objects} objects; ${stats.skipped} skipped` +
-          (stats.raisedTimes > 0 ? `; ${stats.raisedTimes} timestamps earlier than the previous event's were raised to it` : '') +
-          '\n',
-      );
+      process.stderr.write(importSummary(stats) + '\n');
     });
 }
 

@@ -46,6 +46,17 @@ describe('event log v1 reader', () => {
     ['a bad endpoint address', [HEADER, '{"at":0,"type":"endpoints.set","namespace":"a","service":"b","endpoints":[{"ip":"10.0.0","port":80}]}'], 2, 'endpoints[0].ip', /IPv4 or IPv6/],
     ['a bad termination', [HEADER, '{"at":0,"type":"route.upsert","route":{"namespace":"a","name":"b","host":"h","service":"s","tls":{"termination":"bridge"}}}'], 2, 'route.tls.termination', /edge/],
     ['time going backwards', [HEADER, eps, route], 3, 'at', /time goes backwards: 0 ms after 10 ms/],
+    // The audit's line: a space in a host would split the router's map entry in two.
+    ['a host with a space', [HEADER, '{"at":10000,"type":"route.upsert","route":{"namespace":"a","name":"r","host":"x y.com","service":"s"}}'], 2, 'route.host', /DNS-1123 subdomain/],
+    ['an upper-case host', [HEADER, '{"at":0,"type":"blueprint.upsert","route":{"namespace":"a","name":"r","host":"Web.example.com","service":"s"}}'], 2, 'route.host', /lowercase/],
+    ['a wildcard written into the host', [HEADER, '{"at":0,"type":"route.upsert","route":{"namespace":"a","name":"r","host":"*.example.com","service":"s","wildcardPolicy":"Subdomain"}}'], 2, 'route.host', /DNS-1123 subdomain/],
+    ['a host label of 64 characters', [HEADER, `{"at":0,"type":"route.upsert","route":{"namespace":"a","name":"r","host":"${'a'.repeat(64)}.com","service":"s"}}`], 2, 'route.host', /1 to 63 characters/],
+    // 4 labels of 63 and 3 dots: 255 characters.
+    ['a host of 255 characters', [HEADER, `{"at":0,"type":"route.upsert","route":{"namespace":"a","name":"r","host":"${Array(4).fill('a'.repeat(63)).join('.')}","service":"s"}}`], 2, 'route.host', /at most 253 characters/],
+    ['an empty host', [HEADER, '{"at":0,"type":"route.upsert","route":{"namespace":"a","name":"r","host":"","service":"s"}}'], 2, 'route.host', /Too small/],
+    // floor((2^53 - 1) / 1000) = 9007199254740 is the last time in ms whose µs count is exact.
+    ['a time past the µs clock', [HEADER, '{"at":9007199254741,"type":"network.heal"}'], 2, 'at', /must be at most 9007199254740 ms \(the simulated clock counts microseconds.*got 9007199254741$/],
+    ['a time of 2^53', [HEADER, '{"at":9007199254740992,"type":"network.heal"}'], 2, 'at', /must be at most 9007199254740 ms/],
     ['an empty line', [HEADER, '', route], 2, undefined, /empty line/],
   ];
   it.each(bad)('rejects %s, naming file, line and field', (_what, lines, line, field, message) => {
@@ -55,6 +66,15 @@ describe('event log v1 reader', () => {
     expect(err.field).toBe(field);
     expect(err.message).toMatch(message);
     expect(err.message.startsWith(`churn.jsonl:${line}: `)).toBe(true);
+  });
+
+  it('accepts the latest exact time and a wildcard route with an ordinary host', () => {
+    const events = read([
+      HEADER,
+      '{"at":0,"type":"route.upsert","route":{"namespace":"a","name":"w","host":"www.apps.example.com","service":"s","wildcardPolicy":"Subdomain"}}',
+      '{"at":9007199254740,"type":"network.heal"}',
+    ]);
+    expect(events.map((e) => e.at)).toEqual([0, 9007199254740]);
   });
 
   it('reads a file in chunks smaller than a line, multi-byte names across chunk edges, as it reads the text', () => {

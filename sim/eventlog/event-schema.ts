@@ -1,9 +1,22 @@
 import { z } from 'zod';
 import type { InputEvent } from '../../core/events.ts';
+import { atTooLateMessage, MAX_AT_MS } from './event-time.ts';
+import { badHostMessage, hostTooLongMessage, ROUTE_HOST_MAX_LENGTH, ROUTE_HOST_PATTERN } from './route-host.ts';
 
 /** Validation of event log v1 lines. Strict: an unknown field is as likely a typo as a mistake. */
-const at = z.number().int().min(0);
+// The bound comes before int(): otherwise 2^53 would be refused with int()'s own, larger limit.
+const at = z
+  .number()
+  .max(MAX_AT_MS, { error: (issue) => atTooLateMessage(issue.input) })
+  .int()
+  .min(0);
 const name = z.string().min(1);
+// min(1) first, so an empty host is still reported as empty.
+const host = z
+  .string()
+  .min(1)
+  .max(ROUTE_HOST_MAX_LENGTH, { error: (issue) => hostTooLongMessage(issue.input) })
+  .regex(ROUTE_HOST_PATTERN, { error: (issue) => badHostMessage(issue.input) });
 
 export const RouteTlsSchema = z
   .object({
@@ -20,7 +33,7 @@ export const RouteSchema = z
   .object({
     namespace: name,
     name: name,
-    host: name,
+    host,
     path: z.string().startsWith('/').optional(),
     service: name,
     targetPort: z.union([z.string().min(1), z.number().int().min(1).max(65535)]).optional(),

@@ -2,11 +2,36 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { InputEventSchema } from './event-schema.ts';
+import { MAX_AT_MS } from './event-time.ts';
 import { isIpv4, looksValid } from './fast-event-check.ts';
+import { isRouteHost } from './route-host.ts';
 
 const name = fc.oneof(fc.constantFrom('', 'a', 'shop', 'web-1'), fc.string({ maxLength: 4 }));
 const ip = fc.oneof(fc.ipV4(), fc.constantFrom('10.0.0', '256.1.1.1', '01.2.3.4', '::1', 'x', ''), fc.ipV6());
-const num = fc.oneof(fc.integer({ min: -2, max: 70000 }), fc.constantFrom(1.5, NaN, 0, -0, 2 ** 53 - 1, 2 ** 53, 1e300), fc.constant('80' as unknown as number));
+// MAX_AT_MS and one past it: the last time the µs clock holds exactly, and the first it does not.
+const num = fc.oneof(
+  fc.integer({ min: -2, max: 70000 }),
+  fc.constantFrom(1.5, NaN, 0, -0, MAX_AT_MS, MAX_AT_MS + 1, 2 ** 53 - 1, 2 ** 53, 1e300),
+  fc.constant('80' as unknown as number),
+);
+/**
+ * Hosts near the rule's edges: labels of 63 and 64 characters, 253 and 254 in all, '-' at either end of a
+ * label, empty labels, upper case, a space (the audit's "x y.com"), a wildcard, a trailing dot; and random
+ * dotted strings over an alphabet with a few characters the rule refuses.
+ */
+const hostLike = fc.oneof(
+  fc.constantFrom(
+    'h', 'web.example.com', 'x y.com', 'Web.example.com', '*.example.com', 'example.com.', '.example.com', 'a..b',
+    '-a.com', 'a-.com', 'a-b.c-d', '1.2.3.4', 'a_b.com', 'héllo.com', '',
+    `${'a'.repeat(63)}.com`, `${'a'.repeat(64)}.com`,
+    // 4 labels of 63 plus 3 dots is 255; dropping 2 characters from the last label gives 253, 1 gives 254.
+    [1, 2, 3, 4].map((i) => (i === 4 ? 'd'.repeat(61) : String(i).repeat(63))).join('.'),
+    [1, 2, 3, 4].map((i) => (i === 4 ? 'd'.repeat(62) : String(i).repeat(63))).join('.'),
+  ),
+  fc.array(fc.stringMatching(/^[a-z0-9-]{0,8}$/), { minLength: 1, maxLength: 4 }).map((labels) => labels.join('.')),
+  fc.stringMatching(/^[a-zA-Z0-9. _*-]{0,12}$/),
+  fc.string({ maxLength: 6 }),
+);
 const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
 const endpoint = fc.record(
   {
@@ -20,7 +45,7 @@ const endpoint = fc.record(
   { requiredKeys: [] },
 );
 const route = fc.record(
-  { namespace: name, name, host: name, service: name, path: maybe(fc.constantFrom('/', '/api', 'api', '')), tls: maybe(fc.constant({ termination: 'edge' })), x: maybe(fc.constant(1)) },
+  { namespace: name, name, host: fc.oneof(name, hostLike), service: name, path: maybe(fc.constantFrom('/', '/api', 'api', '')), tls: maybe(fc.constant({ termination: 'edge' })), x: maybe(fc.constant(1)) },
   { requiredKeys: [] },
 );
 const event = fc.record(
@@ -50,6 +75,12 @@ describe('the fast event check', () => {
     },
   );
 
+  // Every label drawn from the rule's own alphabet, 1 to 63 long, alphanumeric at both ends: always a valid host.
+  const label = fc.tuple(fc.stringMatching(/^[a-z0-9]$/), fc.stringMatching(/^[-a-z0-9]{0,61}$/), fc.stringMatching(/^[a-z0-9]$/)).map(([a, mid, z]) => (mid === '' ? a : a + mid + z));
+  test.prop([fc.array(label, { minLength: 1, maxLength: 3 }).map((l) => l.join('.'))])('accepts a plain route with a valid host itself', (host) => {
+    expect(looksValid({ at: MAX_AT_MS, type: 'route.upsert', route: { namespace: 'ns', name: 'r', host, service: 's' } })).toBe(true);
+  });
+
   const portName = fc.oneof(
     fc.constantFrom('http', 'metrics-2', '-http', 'http-', 'Http', 'a'.repeat(63), 'a'.repeat(64), '', 'h_p', 'a', '9'),
     fc.stringMatching(/^[a-zA-Z0-9_-]{0,66}$/),
@@ -57,6 +88,19 @@ describe('the fast event check', () => {
   );
   test.prop([portName], { numRuns: 3000 })('decides port names exactly as the schema does', (p) => {
     const raw = { at: 1, type: 'endpoints.set', namespace: 'a', service: 'b', endpoints: [{ ip: '10.0.0.1', port: 80, portName: p }] };
+    expect(looksValid(structuredClone(raw))).toBe(InputEventSchema.safeParse(raw).success);
+  });
+
+  test.prop([hostLike], { numRuns: 5000 })('decides route hosts exactly as the schema does', (host) => {
+    const raw = { at: 1, type: 'route.upsert', route: { namespace: 'a', name: 'b', host, service: 's' } };
+    const schema = InputEventSchema.safeParse(raw).success;
+    expect(looksValid(structuredClone(raw))).toBe(schema);
+    expect(isRouteHost(host)).toBe(schema);
+  });
+
+  const atLike = fc.oneof(fc.integer({ min: MAX_AT_MS - 3, max: MAX_AT_MS + 3 }), fc.integer({ min: -3, max: 3 }), num, fc.double());
+  test.prop([atLike], { numRuns: 3000 })('decides times exactly as the schema does', (at) => {
+    const raw = { at, type: 'route.delete', namespace: 'a', name: 'b' };
     expect(looksValid(structuredClone(raw))).toBe(InputEventSchema.safeParse(raw).success);
   });
 
@@ -73,6 +117,8 @@ describe('the fast event check', () => {
     ['an endpoint that is an array', '{"at":1,"type":"endpoints.set","namespace":"a","service":"b","endpoints":[["10.0.0.1",80]]}'],
     ['a port of null', '{"at":1,"type":"endpoints.set","namespace":"a","service":"b","endpoints":[{"ip":"10.0.0.1","port":null}]}'],
     ['a route path of null', '{"at":1,"type":"route.upsert","route":{"namespace":"a","name":"b","host":"h","service":"s","path":null}}'],
+    ['a host with a space', '{"at":10000,"type":"route.upsert","route":{"namespace":"a","name":"r","host":"x y.com","service":"s"}}'],
+    ['a time one past MAX_AT_MS', `{"at":${MAX_AT_MS + 1},"type":"network.heal"}`],
   ])('rejects %s as the schema does', (_what, line) => {
     const raw = JSON.parse(line);
     expect(InputEventSchema.safeParse(raw).success).toBe(false);

@@ -1,4 +1,6 @@
 import type { InputEvent } from '../../core/events.ts';
+import { MAX_AT_MS } from './event-time.ts';
+import { isRouteHost } from './route-host.ts';
 
 /**
  * The hot path's validator. Schema validation with zod costs more than the whole simulation step, so every
@@ -15,8 +17,8 @@ export function looksValid(raw: unknown): raw is InputEvent {
   if (typeof raw !== 'object' || raw === null) return false;
   const e = raw as Record<string, unknown>;
   const at = e['at'];
-  // zod's int() means a safe integer: 2^53 or 1e300 must go to the schema, which rejects them.
-  if (typeof at !== 'number' || !Number.isSafeInteger(at) || at < 0) return false;
+  // Past MAX_AT_MS (2^53 and 1e300 among them) the schema rejects the time, and words why.
+  if (typeof at !== 'number' || !Number.isInteger(at) || at < 0 || at > MAX_AT_MS) return false;
   switch (e['type']) {
     case 'endpoints.set':
       return nonEmpty(e['namespace']) && nonEmpty(e['service']) && endpoints(e['endpoints']) && hasOnly(e, 5) && typed(e, 'endpoints.set');
@@ -88,7 +90,8 @@ function endpoints(v: unknown): boolean {
 function route(v: unknown): boolean {
   if (typeof v !== 'object' || v === null) return false;
   const r = v as Record<string, unknown>;
-  if (!nonEmpty(r['namespace']) || !nonEmpty(r['name']) || !nonEmpty(r['host']) || !nonEmpty(r['service'])) return false;
+  const host = r['host'];
+  if (!nonEmpty(r['namespace']) || !nonEmpty(r['name']) || typeof host !== 'string' || !isRouteHost(host) || !nonEmpty(r['service'])) return false;
   let n = 4;
   if (r['path'] !== undefined) {
     if (typeof r['path'] !== 'string' || !r['path'].startsWith('/')) return false;

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { InputEvent } from '../../core/events.ts';
 import { InputError } from '../eventlog/input-error.ts';
+import { importSummary } from './import-summary.ts';
 import { importWatch, type ImportProblem, type ImportStats } from './import-watch.ts';
 import { JsonObjectSplitter } from './json-stream.ts';
 
@@ -39,14 +40,15 @@ const endpoints = (type: string, time: string, ips: string[], notReady: string[]
 /** kubectl prints each object pretty-printed, one after another. */
 const kubectl = (objects: unknown[]) => objects.map((o) => JSON.stringify(o, null, 4)).join('\n');
 
-function run(text: string, options: { strict?: boolean; spacingMs?: number; chunk?: number } = {}) {
+function run(text: string, options: { strict?: boolean; spacingMs?: number; chunk?: number; startEpochMs?: number } = {}) {
   const problems: ImportProblem[] = [];
   const stats: ImportStats = { objects: 0, events: 0, skipped: 0, raisedTimes: 0 };
   const size = options.chunk ?? text.length;
   const chunks: string[] = [];
   for (let i = 0; i < text.length; i += size) chunks.push(text.slice(i, i + size));
-  const opts: { file: string; strict?: boolean; spacingMs?: number } = { file: 'watch.json' };
+  const opts: { file: string; strict?: boolean; spacingMs?: number; startEpochMs?: number } = { file: 'watch.json' };
   if (options.strict) opts.strict = true;
+  if (options.startEpochMs !== undefined) opts.startEpochMs = options.startEpochMs;
   if (options.spacingMs !== undefined) opts.spacingMs = options.spacingMs;
   const events: InputEvent[] = [...importWatch(chunks, opts, (p) => problems.push(p), stats)];
   return { events, problems, stats };
@@ -144,6 +146,12 @@ describe('importWatch', () => {
     expect(problems.map((p) => p.field)).toEqual(['object.subsets[0].ports[0].name']);
   });
 
+  test('a route host OpenShift would refuse is a problem at spec.host, and the route is skipped', () => {
+    const { events, problems } = run(kubectl([route('ADDED', 'bad', '2026-11-29T10:00:00Z', { host: 'x y.com' }), route('ADDED', 'good', '2026-11-29T10:00:01Z')]));
+    expect(problems.map((p) => [p.field, p.message])).toEqual([['object.spec.host', expect.stringMatching(/^Route shop\/bad: expected a host name .*DNS-1123 subdomain.*; got "x y.com"$/)]]);
+    expect(events.map((e) => e.type === 'route.upsert' && e.route.name)).toEqual(['good']);
+  });
+
   test('the result does not depend on how the input is chunked', () => {
     expect(run(stream, { chunk: 7 }).events).toEqual(run(stream).events);
   });
@@ -156,6 +164,40 @@ describe('importWatch', () => {
     const { events, stats } = run(kubectl([route('ADDED', 'a', '2026-11-29T10:00:10Z'), route('ADDED', 'b', '2026-11-29T09:00:00Z'), route('ADDED', 'c', '2026-11-29T10:00:11Z')]));
     expect(events.map((e) => e.at)).toEqual([0, 0, 1000]);
     expect(stats.raisedTimes).toBe(1);
+    // Without --start the first object is time 0: b's negative time is earlier than a's, not before a start.
+    expect(stats.beforeStart ?? 0).toBe(0);
+  });
+
+  test('with --start, times before it are counted apart from times earlier than the previous event', () => {
+    // Start 10:00:03. a (10:00:01) and b (10:00:02) are before it: both to 0, counted as before the start.
+    // c (10:00:05) is at 2000. d (10:00:04) is after the start but before c: raised to 2000. e (10:00:00)
+    // is before the start and, arriving after c, goes to c's 2000: the start is the cause, so it counts there.
+    const { events, stats } = run(
+      kubectl([
+        route('ADDED', 'a', '2026-11-29T10:00:01Z'),
+        route('ADDED', 'b', '2026-11-29T10:00:02Z'),
+        route('ADDED', 'c', '2026-11-29T10:00:05Z'),
+        route('ADDED', 'd', '2026-11-29T10:00:04Z'),
+        route('ADDED', 'e', '2026-11-29T10:00:00Z'),
+      ]),
+      { startEpochMs: Date.parse('2026-11-29T10:00:03Z') },
+    );
+    expect(events.map((e) => e.at)).toEqual([0, 0, 2000, 2000, 2000]);
+    expect({ beforeStart: stats.beforeStart, raisedTimes: stats.raisedTimes }).toEqual({ beforeStart: 3, raisedTimes: 1 });
+    expect(importSummary(stats)).toBe(
+      "imported 5 events from 5 objects; 0 skipped; 3 timestamps earlier than --start were raised to time 0 (or to the previous event's time, if later); 1 timestamp earlier than the previous event's was raised to it",
+    );
+  });
+
+  test('the audit case: two events before --start are not called earlier than the previous event', () => {
+    const { stats } = run(kubectl([route('ADDED', 'a', '2026-11-29T10:00:01Z'), route('ADDED', 'b', '2026-11-29T10:00:02Z'), route('ADDED', 'c', '2026-11-29T10:00:04Z')]), {
+      startEpochMs: Date.parse('2026-11-29T10:00:03Z'),
+    });
+    expect(importSummary(stats)).toBe("imported 3 events from 3 objects; 0 skipped; 2 timestamps earlier than --start were raised to time 0 (or to the previous event's time, if later)");
+  });
+
+  test('the summary leaves out what did not happen', () => {
+    expect(importSummary({ objects: 2, events: 2, skipped: 0, raisedTimes: 0 })).toBe('imported 2 events from 2 objects; 0 skipped');
   });
 
   test('endpoint slices of one service are merged; deleting the last deletes the endpoints', () => {

@@ -20,7 +20,8 @@ import {
  * A Kubernetes watch stream (`kubectl get routes,endpoints -A --watch -o json --output-watch-events`) →
  * v1 events. Times come from the objects (creation, deletion, last managed-fields write) relative to
  * `startEpochMs` (default: the first event's), never going backwards (an earlier time is raised to the
- * previous one: the stream's order is the order the router saw), or are spaced `spacingMs` apart.
+ * previous one: the stream's order is the order the router saw; a time before `startEpochMs` likewise), or
+ * are spaced `spacingMs` apart.
  * Problems (malformed JSON, unknown kinds, missing fields) are reported with their position and skipped,
  * or with `strict` thrown as InputError.
  */
@@ -43,8 +44,14 @@ export interface ImportStats {
   objects: number;
   events: number;
   skipped: number;
-  /** Events whose object time was earlier than the previous event's and were moved up to it. */
+  /** Objects whose time was earlier than the previous event's and were moved up to it. */
   raisedTimes: number;
+  /**
+   * Objects whose time was before `startEpochMs` (`--start`), moved up to time 0 or the previous event's
+   * time. Counted apart from raisedTimes: the cause is the chosen start, not the stream's order. Optional
+   * only so that stats objects written before it existed stay valid; absent means none.
+   */
+  beforeStart?: number;
 }
 
 type Obj = Record<string, unknown>;
@@ -76,6 +83,11 @@ export function importWatch(
         if (t === undefined) return lastAt;
         start ??= t;
         const at = Math.round(t - start);
+        // Without --start the first object is time 0, so a negative time is only ever earlier than an event before it.
+        if (at < 0 && options.startEpochMs !== undefined) {
+          stats.beforeStart = (stats.beforeStart ?? 0) + 1;
+          return lastAt;
+        }
         if (at < lastAt) {
           stats.raisedTimes++;
           return lastAt;

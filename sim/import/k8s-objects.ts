@@ -1,6 +1,7 @@
 import type { Endpoint } from '../../core/endpoint.ts';
 import type { InputEvent } from '../../core/events.ts';
 import type { Route, RouteTls } from '../../core/route.ts';
+import { badHostMessage, isRouteHost } from '../eventlog/route-host.ts';
 
 /**
  * Kubernetes objects → v1 events (without `at`; the importer stamps times). Route (route.openshift.io/v1),
@@ -66,6 +67,8 @@ export function routeFromObject(o: Obj): Route {
     host: str(spec['host'], 'spec.host'),
     service: str(to['name'], 'spec.to.name'),
   };
+  // The router rejects such a route itself (InvalidHost); naming spec.host beats naming the event's field.
+  if (!isRouteHost(route.host)) throw new ObjectProblem(badHostMessage(route.host), 'spec.host');
   const path = optStr(spec['path'], 'spec.path');
   if (path !== undefined) route.path = path;
   const port = spec['port'];

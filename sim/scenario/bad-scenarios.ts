@@ -22,6 +22,11 @@ export const BAD_SCENARIOS: Array<[string, string, number, number, string | unde
   ['event missing a field', `events:\n  - { at: 0, type: route.delete, namespace: a }\n`, 2, 5, 'events[0].name', /missing \(expected string\)/],
   ['events going backwards', `events:\n  - { at: 10, type: network.heal }\n  - { at: 5, type: network.heal }\n`, 3, 11, 'events[1].at', /time goes backwards/],
   ['a bad endpoint IP', `events:\n  - { at: 0, type: endpoints.set, namespace: a, service: s, endpoints: [{ ip: 10.0.0.300, port: 80 }] }\n`, 2, 79, 'events[0].endpoints[0].ip', /IPv/],
+  // Column 72 is the host's value: the line's text before it is 71 characters long.
+  ['a route host with a space', `events:\n  - { at: 0, type: route.upsert, route: { namespace: a, name: r, host: "x y.com", service: s } }\n`, 2, 72, 'events[0].route.host', /DNS-1123 subdomain .*; got "x y.com"/],
+  ['an upper-case blueprint host', `events:\n  - { at: 0, type: blueprint.upsert, route: { namespace: a, name: r, host: Shop.example.com, service: s } }\n`, 2, 76, 'events[0].route.host', /lowercase letters/],
+  // floor((2^53 - 1) / 1000) = 9007199254740: one more and at × 1000 is past the safe integers.
+  ['an inline time past the µs clock', `events:\n  - { at: 9007199254741, type: network.heal }\n`, 2, 11, 'events[0].at', /must be at most 9007199254740 ms \(the simulated clock counts microseconds.*got 9007199254741$/],
   ['events of the wrong shape', `events: 42\n`, 1, 9, 'events', /expected string or array or object, got number 42/],
   ['event log path without .jsonl', `events: churn.txt\n`, 1, 9, 'events', /must end in \.jsonl/],
   ['missing event log file', `events:\n  file: nowhere.jsonl\n`, 2, 9, 'events', /event log not found/],
@@ -57,6 +62,18 @@ export const BAD_SCENARIOS: Array<[string, string, number, number, string | unde
     'generate.faults.schedule[0].node',
     /unknown router node 'infra-9'; known: infra-1/,
   ],
+  [
+    'a fault scheduled past the µs clock',
+    `sim: { durationMs: 1000 }\ncluster: { nodes: [{ name: infra-1, ip: 10.0.0.1 }], ipfailover: { virtualIps: 10.0.0.100 } }\ngenerate:\n  faults:\n    schedule:\n      - { at: 9007199254741, type: node.fail, node: infra-1 }\n`,
+    6,
+    15,
+    'generate.faults.schedule[0].at',
+    /must be at most 9007199254740 ms/,
+  ],
+  // 9007199254740 + 1: the window's end is one past the bound though each number alone is within it.
+  ['a generator window past the µs clock', `sim: { durationMs: 9007199254740 }\ngenerate:\n  startMs: 1\n  routes: { createPerHour: 1 }\n`, 1, 20, 'sim.durationMs', /generators would run until 9007199254741 ms \(generate.startMs \+ sim.durationMs\); event times must be at most 9007199254740 ms/],
+  ['a generated host domain in upper case', `sim: { durationMs: 1000 }\ngenerate:\n  world: { domain: Apps.Example.com }\n`, 3, 20, 'generate.world.domain', /domain of the generated route hosts .*; got "Apps.Example.com"/],
+  ['two YAML documents', `name: a\nevents: []\n---\nname: b\nevents: []\n`, 3, 1, undefined, /^[^:]*:3:1: a scenario file holds one YAML document, and a second one starts here; remove the document marker/],
   ['fault rates with no nodes', `sim: { durationMs: 1000 }\ngenerate:\n  faults: { nodeFailPerHour: 2 }\n`, 3, 11, 'generate.faults', /need router nodes/],
   ['cluster without VRRP instances', `cluster:\n  nodes: [{ name: infra-1, ip: 10.0.0.1 }]\nevents: []\n`, 2, 3, 'cluster.keepalived.instances', /no VRRP instances/],
   ['a fractional count', `sim: { durationMs: 1000 }\ngenerate:\n  world: { services: 2.5 }\n`, 3, 22, 'generate.world.services', /expected a whole number, got number 2.5/],

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
-import { type Document, LineCounter, parseDocument, visit } from 'yaml';
+import { type Document, LineCounter, parseDocument, visit, type YAMLError } from 'yaml';
 import type { InputEvent } from '../../core/events.ts';
 import { parseBudget } from '../../reports/budgets.ts';
 import type { ClusterConfig } from '../cluster/cluster-schema.ts';
@@ -111,7 +111,7 @@ function validated(text: string, file: string): { doc: Document.Parsed; lines: L
   const yamlError = doc.errors[0];
   if (yamlError !== undefined) {
     const pos = lines.linePos(yamlError.pos[0]);
-    throw new InputError(file, `YAML: ${firstLine(yamlError.message)}`, pos.line, undefined, pos.col);
+    throw new InputError(file, yamlErrorMessage(yamlError), pos.line, undefined, pos.col);
   }
   let raw: unknown;
   try {
@@ -142,6 +142,14 @@ function deepFreeze<T>(v: T): T {
     for (const x of Object.values(v)) deepFreeze(x);
   }
   return v;
+}
+
+/** The library's message, except where it advises calling the library differently: that is ours to do. */
+function yamlErrorMessage(error: YAMLError): string {
+  if (error.code === 'MULTIPLE_DOCS') {
+    return "a scenario file holds one YAML document, and a second one starts here; remove the document marker ('---' or '...') or give each scenario its own file";
+  }
+  return `YAML: ${firstLine(error.message)}`;
 }
 
 function firstLine(s: string): string {

@@ -2,9 +2,11 @@ import { z } from 'zod';
 import { parseBudget } from '../../reports/budgets.ts';
 import { ClusterSchema, type ClusterConfig } from '../cluster/cluster-schema.ts';
 import { InputEventSchema } from '../eventlog/event-schema.ts';
+import { isRouteHost, ROUTE_HOST_MAX_LENGTH } from '../eventlog/route-host.ts';
 import { GenerateSpecSchema } from '../generate/spec.ts';
 import { HaproxySettingsSchema, RouterSettingsSchema, SimSettingsSchema } from '../settings.ts';
 import { firstEventNodeIssue, inlineEventsOf } from './event-nodes.ts';
+import { firstGeneratedTimeIssue } from './generated-times.ts';
 
 /**
  * A scenario file (scenarios/*.yaml): which cluster, which router settings, what churn and faults, and
@@ -87,6 +89,16 @@ export const ScenarioSchema = z
         message: 'generators need a horizon: set generate.durationMs or sim.durationMs',
       });
     }
+    const domain = g.world.domain;
+    if (!isRouteHost(domain) || domain.length > MAX_GENERATED_DOMAIN_LENGTH) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['generate', 'world', 'domain'],
+        message: `expected the domain of the generated route hosts (route-N-ns-K.<domain>), a DNS-1123 subdomain as OpenShift requires of a host: lowercase letters, digits, '-' and '.', each label 1 to 63 characters starting and ending with a letter or digit, at most ${MAX_GENERATED_DOMAIN_LENGTH} characters; got ${JSON.stringify(domain)}`,
+      });
+    }
+    const timeIssue = firstGeneratedTimeIssue(g, s.sim?.durationMs);
+    if (timeIssue !== undefined) ctx.addIssue({ code: 'custom', path: timeIssue.path, message: timeIssue.message });
     if (g.routes?.max !== undefined && g.routes.max < g.routes.initial) {
       ctx.addIssue({ code: 'custom', path: ['generate', 'routes', 'max'], message: `max (${g.routes.max}) is below initial (${g.routes.initial})` });
     }
@@ -115,6 +127,9 @@ export const ScenarioSchema = z
       }
     });
   });
+
+/** Room for the generated first label (route-N-ns-K: always under 63 characters) and its dot within a host's 253. */
+const MAX_GENERATED_DOMAIN_LENGTH = ROUTE_HOST_MAX_LENGTH - 64;
 
 export type ScenarioFile = z.output<typeof ScenarioSchema>;
 
