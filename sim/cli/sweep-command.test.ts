@@ -4,6 +4,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { executeSweep, inThreadExecutor } from '../sweep/execute.ts';
+import { parseGrid } from '../sweep/grid.ts';
+import { buildSweepResult } from '../sweep/outputs.ts';
+import { DEFAULT_COST_MODEL, defineSweep, shardTasks, type Statistic } from '../sweep/plan.ts';
+import { describeOutcome } from './sweep-command.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'routerbench.js');
 const SCENARIO = join(import.meta.dirname, '..', '..', 'scenarios', 'route-burst.yaml');
@@ -138,5 +143,59 @@ describe('routerbench sweep --env and --router-deployment', () => {
     expect(malformed.err).toContain("--env: expected NAME=VALUE, got 'ROUTER_MAX_DYNAMIC_SERVERS'");
     expect(existsSync(out)).toBe(false);
     expect(cli('sweep', '--help').out).toMatch(/--env <NAME=VALUE>[\s\S]*--router-deployment <file>/);
+  }, 120_000);
+});
+
+describe('routerbench sweep --confidence', () => {
+  it('2 with --seeds 1, before any run: one seed has no interval to bound; nothing written', () => {
+    const out = join(dir, 'one-seed');
+    const r = cli('sweep', SCENARIO, '--grid', 'router.blueprintPoolSize=11,12', '--seeds', '1', '--confidence', '0.5', '--out', out);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('routerbench: --confidence: a confidence bound of the mean needs at least 2 seeds per point');
+    expect(r.out).toBe('');
+    // No run started: no progress line, no closing "runs in" line.
+    expect(r.err).not.toContain('runs');
+    expect(existsSync(out)).toBe(false);
+  }, 120_000);
+
+  it('says "too few seeds leave a side unbounded" only of an interval with an unbounded side', async () => {
+    const outcome = async (seeds: number, statistic: Statistic): Promise<string> => {
+      const def = defineSweep({ file: SCENARIO, grid: parseGrid(['router.blueprintPoolSize=12']), seeds, set: { 'router.maxDynamicServers': '2' }, budgets: [], statistic, cost: DEFAULT_COST_MODEL });
+      const { rows } = await executeSweep(def, { positions: shardTasks(def, undefined), executor: inThreadExecutor() });
+      return describeOutcome(buildSweepResult(def, rows).json, undefined);
+    };
+    // Pool 12 with 2 slots reloads twice on every seed (sim/sweep/route-burst.test.ts): with 2 seeds of 2
+    // reloads the mean's interval has zero width, 2 – 2, bounded on both sides.
+    const confident = await outcome(2, { kind: 'confidence', level: 0.5 });
+    expect(confident).toContain('reloads.total <= 2: 50% confidence bound of the mean = 2 (its confidence interval: 2 – 2)\n');
+    expect(confident).not.toContain('too few seeds');
+    // The p95 of 3 seeds, B ~ Binomial(3, 0.95): P(B ≥ 3) = 0.857 > 0.025, so no upper bound; P(B < 2) =
+    // 0.05³ + 3 · 0.95 · 0.05² = 0.0072 ≤ 0.025 < P(B < 3), so the lower bound is the 2nd smallest, 2.
+    const quantile = await outcome(3, { kind: 'quantile', q: 0.95 });
+    expect(quantile).toContain('reloads.total <= 2: p95 across seeds = 2 (its confidence interval: 2 – unbounded; too few seeds leave a side unbounded)\n');
+  }, 120_000);
+});
+
+describe('routerbench merge', () => {
+  it('--out is required, and says so in --help', () => {
+    const help = cli('merge', '--help');
+    expect(help.out).toContain('Usage: routerbench merge <dirs...> --out <dir>');
+    expect(help.out).toMatch(/--out <dir>\s+required:/);
+    expect(cli('merge', join(dir, 'anything'))).toMatchObject({ code: 2, err: expect.stringContaining("required option '--out <dir>' not specified") });
+  });
+
+  it('2 for a shard whose runs.json holds a row edited by hand, naming the file, the row and the field; nothing written', () => {
+    const shard = join(dir, 'shard-0');
+    expect(cli('sweep', SCENARIO, '--grid', 'router.blueprintPoolSize=11,12', '--seeds', '2', '--shard', '0/1', '--workers', '0', '--no-progress', '--out', shard).code).toBe(0);
+    const runs = join(shard, 'runs.json');
+    const lines = readFileSync(runs, 'utf8').split('\n');
+    // Line 1 is "[", so row 0 is line 2.
+    lines[1] = lines[1]!.replace('"pass":', '"checkedBy":"me","pass":');
+    writeFileSync(runs, lines.join('\n'));
+    const out = join(dir, 'merged');
+    const r = cli('merge', shard, '--out', out);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`routerbench: ${runs}:2: field '[0].checkedBy': run row 0: unknown field 'checkedBy'`);
+    expect(existsSync(out)).toBe(false);
   }, 120_000);
 });

@@ -8,7 +8,7 @@ import { InputError } from '../eventlog/input-error.ts';
 import { executeSweep, inThreadExecutor, poolExecutor } from '../sweep/execute.ts';
 import { parseGrid } from '../sweep/grid.ts';
 import { buildSweepResult, type SweepJson, type SweepResult } from '../sweep/outputs.ts';
-import { DEFAULT_COST_MODEL, defineSweep, describePoint, parseShard, shardTasks, type Statistic } from '../sweep/plan.ts';
+import { DEFAULT_COST_MODEL, defineSweep, describePoint, parseShard, shardTasks, statisticNeeds, type Statistic } from '../sweep/plan.ts';
 import { EXIT } from './exit-codes.ts';
 import { registerMergeCommand } from './merge-command.ts';
 import { buildOverrides } from './run-command.ts';
@@ -60,7 +60,7 @@ export function registerSweepCommand(program: Command): Command {
     .option('--seed <n>', 'the first seed instead of the scenario\'s', parseSeed)
     .option('--budget <expr>', "a budget judged across seeds, added to the scenario's own, e.g. 'reloads.total<=2' (repeatable)", collectList)
     .option('--quantile <q>', 'judge budgets on this quantile across seeds (default 0.95)', parseFraction('--quantile', true))
-    .option('--confidence <level>', 'judge budgets on the confidence bound of the mean at this level instead, e.g. 0.95', parseFraction('--confidence', false))
+    .option('--confidence <level>', 'judge budgets on the confidence bound of the mean at this level instead, e.g. 0.95 (needs --seeds 2 or more)', parseFraction('--confidence', false))
     .option('--workers <n>', `worker threads (default: all cores, ${availableParallelism()} here; 0 runs in this thread)`, parseWhole('--workers'))
     .option('--out <dir>', 'write runs.csv, runs.json, sweep.json and sweep.html here')
     .option('--set <key=value>', 'a setting for every point, as with run (repeatable)', collectSet)
@@ -82,11 +82,14 @@ export function registerSweepCommand(program: Command): Command {
 
 export async function sweepCommand(file: string, opts: SweepOptions): Promise<number> {
   if (opts.out !== undefined) checkOutDir(opts.out);
+  // The flags alone decide these: refused before a --single-threaded child is started to find the same.
+  if (opts.quantile !== undefined && opts.confidence !== undefined) throw new InputError('--confidence', 'give --quantile or --confidence, not both');
+  const statistic: Statistic = opts.confidence !== undefined ? { kind: 'confidence', level: opts.confidence } : { kind: 'quantile', q: opts.quantile ?? 0.95 };
+  const statisticProblem = statisticNeeds(statistic, opts.seeds);
+  if (statisticProblem !== undefined) throw new InputError('--confidence', statisticProblem);
   if (opts.singleThreadedV8 !== false && wantsSingleThreadedV8(opts.workers ?? availableParallelism()) && !runsSingleThreadedV8()) {
     return rerunSingleThreadedV8();
   }
-  if (opts.quantile !== undefined && opts.confidence !== undefined) throw new InputError('--confidence', 'give --quantile or --confidence, not both');
-  const statistic: Statistic = opts.confidence !== undefined ? { kind: 'confidence', level: opts.confidence } : { kind: 'quantile', q: opts.quantile ?? 0.95 };
   const shard = opts.shard === undefined ? undefined : parseShard(opts.shard);
   if (shard !== undefined && opts.out === undefined) throw new InputError('--shard', 'a shard is only useful written out: give --out DIR for routerbench merge');
   const grid = parseGrid(opts.grid ?? []);
@@ -176,7 +179,9 @@ export function describeOutcome(json: SweepJson, out: string | undefined): strin
     lines.push(`recommendation: ${describePoint(r.settings)}`);
     for (const c of r.checks) {
       const interval = `${c.lower === null ? 'unbounded' : formatNumber(c.lower)} – ${c.upper === null ? 'unbounded' : formatNumber(c.upper)}`;
-      lines.push(`  ${c.budget}: ${c.statistic} = ${formatNumber(c.value)} (its confidence interval: ${interval}; too few seeds leave a side unbounded)`);
+      // Only a side that is actually unbounded needs explaining (a quantile's bound needs enough seeds).
+      const why = c.lower === null || c.upper === null ? '; too few seeds leave a side unbounded' : '';
+      lines.push(`  ${c.budget}: ${c.statistic} = ${formatNumber(c.value)} (its confidence interval: ${interval}${why})`);
     }
     lines.push(`  cost: ${r.cost.slotServers} empty slot servers, ${r.cost.poolBackends} pool backends, about ${formatNumber(r.cost.mib)} MiB`);
   } else if (json.verdict === 'none-meets-budget') {

@@ -4,8 +4,10 @@ import { z } from 'zod';
 import { knownMetricPaths } from '../../reports/budgets.ts';
 import { summarizeSweep, type SweepSummary } from '../../reports/sweep/summary.ts';
 import { InputError } from '../eventlog/input-error.ts';
-import { runCount, sweepCommand, type Shard, type SweepDefinition } from './plan.ts';
-import { firstIssue, RunRowSchema, SweepDefinitionSchema } from './sweep-dir-schema.ts';
+import { runCount, statisticNeeds, sweepCommand, type Shard, type SweepDefinition } from './plan.ts';
+import { describeIssue } from '../output/output-log-reader.ts';
+import type { GridValue } from './grid.ts';
+import { firstIssue, RunRowSchema, ShardSchema, SweepDefinitionSchema } from './sweep-dir-schema.ts';
 import type { RunRow } from './task.ts';
 
 /**
@@ -122,7 +124,7 @@ export interface SweepDir {
 }
 
 export function readSweepDir(dir: string): SweepDir {
-  const read = (name: string): unknown => {
+  const read = (name: string): { text: string; value: unknown } => {
     const file = join(dir, name);
     let text: string;
     try {
@@ -131,20 +133,71 @@ export function readSweepDir(dir: string): SweepDir {
       throw new InputError(file, 'not found: give directories written by `routerbench sweep --out`');
     }
     try {
-      return JSON.parse(text);
+      return { text, value: JSON.parse(text) };
     } catch (err) {
       throw new InputError(file, `not JSON (${(err as Error).message})`);
     }
   };
-  const json = read('sweep.json') as SweepJson;
+  const sweepFile = join(dir, 'sweep.json');
+  const json = read('sweep.json').value as SweepJson;
   if (json?.routerbench !== 'sweep' || json.version !== 1 || typeof json.definition !== 'object') {
-    throw new InputError(join(dir, 'sweep.json'), 'not a routerbench sweep.json (version 1)');
+    throw new InputError(sweepFile, 'not a routerbench sweep.json (version 1)');
   }
   const defIssue = firstIssue(SweepDefinitionSchema, json.definition, 'definition');
-  if (defIssue !== undefined) throw new InputError(join(dir, 'sweep.json'), defIssue.message, undefined, defIssue.field);
-  const rows = read('runs.json');
-  if (!Array.isArray(rows)) throw new InputError(join(dir, 'runs.json'), 'expected a JSON array of run rows');
-  const rowIssue = firstIssue(z.array(RunRowSchema), rows, '');
-  if (rowIssue !== undefined) throw new InputError(join(dir, 'runs.json'), rowIssue.message, undefined, rowIssue.field);
-  return { dir, json, rows: rows as RunRow[] };
+  if (defIssue !== undefined) throw new InputError(sweepFile, defIssue.message, undefined, defIssue.field);
+  const statisticProblem = statisticNeeds(json.definition.statistic, json.definition.seeds.length);
+  if (statisticProblem !== undefined) throw new InputError(sweepFile, statisticProblem, undefined, 'definition.statistic');
+  const shardIssue = json.shard === undefined ? undefined : firstIssue(ShardSchema, json.shard, 'shard');
+  if (shardIssue !== undefined) throw new InputError(sweepFile, shardIssue.message, undefined, shardIssue.field);
+
+  const runsFile = join(dir, 'runs.json');
+  const { text, value: rows } = read('runs.json');
+  if (!Array.isArray(rows)) throw new InputError(runsFile, 'expected a JSON array of run rows');
+  const lineOf = rowLines(text, rows.length);
+  const parsed = z.array(RunRowSchema).safeParse(rows);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const k = issue.path[0] as number;
+    const { field, message } = describeIssue(issue);
+    throw new InputError(runsFile, `run row ${k}: ${message}`, lineOf(k), field);
+  }
+  const def = json.definition;
+  const metricPaths = knownMetricPaths();
+  const gridKeys = def.grid.map((a) => a.key);
+  const canonical = parsed.data.map((row, k): RunRow => {
+    for (const [field, o, expected, what] of [
+      ['point', row.point, gridKeys, 'grid key'],
+      ['metrics', row.metrics, metricPaths, 'metric'],
+    ] as const) {
+      const problem = keysProblem(o, expected, what);
+      if (problem !== undefined) throw new InputError(runsFile, `run row ${k}: ${problem.message}`, lineOf(k), `[${k}].${field}.${problem.key}`);
+    }
+    // Rebuilt in the order the sweep writes, so a row whose keys an editor reordered merges to the same bytes.
+    const point: Record<string, GridValue> = {};
+    for (const key of gridKeys) point[key] = row.point[key]!;
+    const metrics: Record<string, number | null> = {};
+    for (const m of metricPaths) metrics[m] = row.metrics[m]!;
+    const { poolBackends, routeBackends, slotServers } = row.preallocated;
+    return { point, seed: row.seed, metrics, preallocated: { poolBackends, routeBackends, slotServers }, pass: row.pass, reproduce: row.reproduce };
+  });
+  return { dir, json, rows: canonical };
+}
+
+/** The first key missing from, or not expected in, an object whose keys must be exactly `expected`. */
+function keysProblem(o: Record<string, unknown>, expected: readonly string[], what: string): { key: string; message: string } | undefined {
+  for (const key of expected) if (!Object.hasOwn(o, key)) return { key, message: `missing ${what} '${key}'` };
+  const known = new Set(expected);
+  for (const key of Object.keys(o)) if (!known.has(key)) return { key, message: `unknown ${what} '${key}' (this sweep's are ${expected.join(', ') || 'none'})` };
+  return undefined;
+}
+
+/**
+ * The line of row k, when the file keeps the layout the sweep writes (`[`, then a row per line): a
+ * reformatted file has no such line, and the row index alone names the row.
+ */
+function rowLines(text: string, rows: number): (k: number) => number | undefined {
+  const lines = text.split('\n');
+  let layout = lines[0]?.trim() === '[' && lines.length >= rows + 2;
+  for (let k = 0; layout && k < rows; k++) layout = lines[k + 1]!.trimStart().startsWith('{');
+  return (k) => (layout ? k + 2 : undefined);
 }

@@ -80,6 +80,8 @@ export function defineSweep(req: SweepRequest): SweepDefinition {
     if (Object.hasOwn(req.set, a.key)) throw new InputError('--grid', `'${a.key}' is both swept and set with --set; drop one`, undefined, a.key);
   }
   if (!Number.isInteger(req.seeds) || req.seeds < 1) throw new InputError('--seeds', 'expected a whole number of seeds, at least 1');
+  const statisticProblem = statisticNeeds(req.statistic, req.seeds);
+  if (statisticProblem !== undefined) throw new InputError('--confidence', statisticProblem);
   const env = sweepEnvOf(req.routerEnv);
   const set = fixedSettings(env, req.set);
   const base = loadRunInput(req.file, { ...(req.firstSeed !== undefined && { seed: req.firstSeed }), set, budgets: req.budgets });
@@ -110,6 +112,14 @@ export function defineSweep(req: SweepRequest): SweepDefinition {
     ciLevel,
     cost: req.cost,
   };
+}
+
+/** Why this statistic cannot judge a sweep of this many seeds, or undefined when it can. */
+export function statisticNeeds(statistic: Statistic, seeds: number): string | undefined {
+  if (statistic.kind === 'confidence' && seeds < 2) {
+    return `a confidence bound of the mean needs at least 2 seeds per point (one seed has no interval), got ${seeds}: give --seeds 2 or more, or judge on --quantile`;
+  }
+  return undefined;
 }
 
 function sweepEnvOf(env: SweepRequest['routerEnv']): SweepEnv | undefined {

@@ -88,3 +88,59 @@ test('a shard cut short or edited by hand is an input error naming the file and 
   const env = errorOf(dir('bad-env', (f) => ({ ...f, 'sweep.json': f['sweep.json'].replace('"definition": {', '"definition": {\n    "env": { "vars": "ROUTER_MAX_DYNAMIC_SERVERS=3", "settings": {} },') })));
   expect(env.field).toBe('definition.env.vars');
 });
+
+test('a shard row edited by hand (a field added, a key or metric not the sweep\'s) is refused, naming file, row, line and field', async () => {
+  const shard = { index: 1, count: 3 };
+  const { rows } = await executeSweep(def, { positions: shardTasks(def, shard), executor: inThreadExecutor() });
+  const files = buildSweepResult(def, rows, { shard }).files;
+  // runs.json: "[" on line 1, then a row per line; shard 1/3 of 8 runs holds positions 1, 4, 7: rows 0..2.
+  const lines = files['runs.json'].split('\n');
+  expect(lines.length).toBe(3 + 3); // "[", 3 rows, "]", and the empty string after the final newline
+  let edits = 0;
+  const withRow = (k: number, edit: (row: Record<string, unknown>) => Record<string, unknown>): string => {
+    const row = JSON.parse(lines[k + 1]!.replace(/,$/, '')) as Record<string, unknown>;
+    const text = JSON.stringify(edit(row)) + (k < 2 ? ',' : '');
+    return write(join(tmp, `edited-${edits++}`), { ...files, 'runs.json': lines.map((l, i) => (i === k + 1 ? text : l)).join('\n') });
+  };
+  const errorOf = (d: string): InputError => {
+    try {
+      readSweepDir(d);
+    } catch (err) {
+      if (err instanceof InputError) return err;
+      throw err;
+    }
+    throw new Error(`${d} was read without an error`);
+  };
+
+  // Row 1 is on line 3.
+  const extra = withRow(1, (r) => ({ ...r, note: 'rerun by hand' }));
+  expect(errorOf(extra)).toMatchObject({ file: join(extra, 'runs.json'), line: 3, field: '[1].note', detail: "run row 1: unknown field 'note'" });
+  const nested = withRow(0, (r) => ({ ...r, preallocated: { ...(r.preallocated as object), bytes: 1 } }));
+  expect(errorOf(nested)).toMatchObject({ line: 2, field: '[0].preallocated.bytes' });
+  const missing = withRow(2, ({ pass: _pass, ...r }) => r);
+  expect(errorOf(missing)).toMatchObject({ line: 4, field: '[2].pass', detail: 'run row 2: missing (expected boolean)' });
+  const wrongType = withRow(2, (r) => ({ ...r, seed: '2' }));
+  expect(errorOf(wrongType)).toMatchObject({ line: 4, field: '[2].seed' });
+  const point = withRow(0, (r) => ({ ...r, point: { ...(r.point as object), 'router.reloadIntervalMs': 5000 } }));
+  expect(errorOf(point)).toMatchObject({ line: 2, field: '[0].point.router.reloadIntervalMs', detail: expect.stringContaining("unknown grid key 'router.reloadIntervalMs'") });
+  const metric = withRow(0, (r) => ({ ...r, metrics: { ...(r.metrics as object), 'reloads.made-up': 1 } }));
+  expect(errorOf(metric)).toMatchObject({ field: '[0].metrics.reloads.made-up', detail: expect.stringContaining("unknown metric 'reloads.made-up'") });
+  const noMetric = withRow(0, (r) => {
+    const { 'reloads.total': _total, ...m } = r.metrics as Record<string, unknown>;
+    return { ...r, metrics: m };
+  });
+  expect(errorOf(noMetric)).toMatchObject({ field: '[0].metrics.reloads.total', detail: "run row 0: missing metric 'reloads.total'" });
+
+  // Keys in another order are the same row: the merge writes the sweep's order, so the bytes do not change.
+  const reordered = withRow(1, (r) => Object.fromEntries(Object.entries(r).reverse()));
+  expect(readSweepDir(reordered).rows).toEqual(readSweepDir(write(join(tmp, 'as-written'), files)).rows);
+  expect(JSON.stringify(readSweepDir(reordered).rows)).toBe(JSON.stringify(rows.filter((r) => r !== undefined)));
+
+  // sweep.json: a definition field the sweep does not write; --confidence with one seed, which sweep refuses.
+  const defExtra = write(join(tmp, 'def-extra'), { ...files, 'sweep.json': files['sweep.json'].replace('"definition": {', '"definition": {\n    "by": "hand",') });
+  expect(errorOf(defExtra)).toMatchObject({ file: join(defExtra, 'sweep.json'), field: 'definition.by' });
+  const oneSeed = JSON.parse(files['sweep.json']) as { definition: Record<string, unknown> };
+  oneSeed.definition = { ...oneSeed.definition, seeds: [1], statistic: { kind: 'confidence', level: 0.9 }, ciLevel: 0.9 };
+  const confident = write(join(tmp, 'one-seed'), { ...files, 'sweep.json': JSON.stringify(oneSeed) });
+  expect(errorOf(confident)).toMatchObject({ field: 'definition.statistic', detail: expect.stringContaining('needs at least 2 seeds') });
+});

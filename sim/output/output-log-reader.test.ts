@@ -1,0 +1,158 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { projectReport } from '../../reports/project-report.ts';
+import { InputError } from '../eventlog/input-error.ts';
+import { loadRunInput } from '../load-input.ts';
+import { headerOf, judge, runOne } from '../run.ts';
+import { readOutputLog } from './output-log-reader.ts';
+import { JsonlFileSink } from './output-sink.ts';
+import type { OutputRecord } from './records.ts';
+
+const SCENARIO = join(import.meta.dirname, '..', '..', 'scenarios', 'route-burst.yaml');
+const dir = mkdtempSync(join(tmpdir(), 'rb-outlog-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** route-burst's own output log, written as `run --out` writes it: the lines every edit below starts from. */
+const written = join(dir, 'written.jsonl');
+const sink = new JsonlFileSink(written, headerOf(loadRunInput(SCENARIO)));
+const { report: runReport } = runOne(loadRunInput(SCENARIO), sink);
+sink.commit();
+const LINES = readFileSync(written, 'utf8').trimEnd().split('\n');
+const HEADER = JSON.parse(LINES[0]!) as Record<string, unknown>;
+const END = LINES.length; // run.end is the last line
+
+let n = 0;
+function log(lines: readonly string[]): string {
+  const file = join(dir, `edited-${n++}.jsonl`);
+  writeFileSync(file, lines.join('\n') + '\n');
+  return file;
+}
+
+/** Reads the whole log as `report` does and returns the input error it meets. */
+function errorOf(file: string): InputError {
+  try {
+    const { header, records } = readOutputLog(file);
+    projectReport(header, records);
+  } catch (err) {
+    if (err instanceof InputError) return err;
+    throw err;
+  }
+  throw new Error(`${file} was read without an error`);
+}
+
+const at = (e: InputError) => ({ file: e.file, line: e.line, field: e.field });
+/** `lines` with line `no` (1-based, as messages count) replaced, or a line inserted before it. */
+const replaced = (no: number, text: string) => LINES.map((l, i) => (i === no - 1 ? text : l));
+const inserted = (no: number, text: string) => [...LINES.slice(0, no - 1), text, ...LINES.slice(no - 1)];
+
+describe('readOutputLog', () => {
+  it('reads the log a run wrote back into the same report', () => {
+    const { header, records } = readOutputLog(written);
+    expect(JSON.stringify(judge(projectReport(header, records), header.budgets))).toBe(JSON.stringify(runReport));
+    // route-burst.test.ts derives it: pool 12 with 2 slots reloads twice (initial, no-blueprint-match).
+    expect(runReport.reloads.total).toBe(2);
+  });
+
+  it('reads every record type of output log v1, optional fields included', () => {
+    const header = JSON.stringify({ ...HEADER, budgets: ['reloads.total <= 1'] });
+    const records: OutputRecord[] = [
+      { atUs: 0, type: 'warning', message: 'w' },
+      { atUs: 0, type: 'input', event: 'route.upsert', subject: 'ns/a' },
+      { atUs: 0, type: 'reload.request', reason: 'initial' },
+      { atUs: 5, type: 'reload.request', reason: 'route-change', detail: 'ns/a' },
+      { atUs: 10, type: 'reload.start', n: 1 },
+      { atUs: 20, type: 'reload.end', n: 1 },
+      { atUs: 30, type: 'runtime.command', line: 'show servers state', outcome: 'ok', reply: '1' },
+      { atUs: 31, type: 'runtime.command', line: 'set server b/s state ready', outcome: 'timeout' },
+      { atUs: 32, type: 'runtime.error', detail: 'gave up' },
+      { atUs: 40, type: 'note', message: 'n' },
+      { atUs: 50, type: 'invariant', name: 'haproxy-view', violations: ['v1', 'v2'] },
+      { atUs: 60, type: 'vrrp.state', node: 'a', vrid: 51, vip: '10.0.0.1', from: 'INIT', to: 'MASTER', priority: 100 },
+      { atUs: 61, type: 'vrrp.state', node: 'a', vrid: 51, vip: '10.0.0.1', from: 'MASTER', to: 'BACKUP', priority: 90, cause: 'x' },
+      { atUs: 62, type: 'vrrp.garp', node: 'a', vrid: 51, vip: '10.0.0.1' },
+      { atUs: 63, type: 'vrrp.garp', node: 'a', vrid: 51, vip: '10.0.0.1', reason: 'repeat' },
+      { atUs: 64, type: 'vrrp.node', node: 'a', live: false, cause: 'node.fail' },
+      { atUs: 65, type: 'vrrp.membership', node: 'b', change: 'join', ip: '10.0.0.2' },
+      { atUs: 66, type: 'vrrp.membership', node: 'b', change: 'peers-updated' },
+      { atUs: 67, type: 'vrrp.exposure', node: 'b', open: true, vips: 1 },
+      { atUs: 68, type: 'vrrp.stats', advertsSent: 1, packetsSent: 2, deliveries: 3, dropped: 0 },
+      { atUs: 69, type: 'vrrp.stats', advertsSent: 1, packetsSent: 2, deliveries: 3, dropped: 0, mode: 'unicast', nodes: 2, instances: 1, intervalDrops: 0 },
+      { atUs: 2_000_000, type: 'run.end', events: 1, simulatedMs: 2000 },
+    ];
+    const { header: h, records: rs } = readOutputLog(log([header, ...records.map((r) => JSON.stringify(r))]));
+    const report = judge(projectReport(h, rs), h.budgets);
+    // 1 reload.start; 2 runtime.command lines, 1 runtime.error; 1 invariant record holding 2 violations;
+    // 1 warning; run.end's figures as written.
+    expect(report).toMatchObject({
+      reloads: { total: 1, requests: { initial: 1, 'route-change': 1 } },
+      runtimeApi: { commands: 2, errors: 1 },
+      invariants: { checked: 1, violations: [{ name: 'haproxy-view', detail: 'v1' }, { name: 'haproxy-view', detail: 'v2' }] },
+      warnings: { total: 1 },
+      events: 1,
+      simulatedMs: 2000,
+    });
+    // The two violations fail the built-in invariants budget; reloads.total <= 1 holds.
+    expect(report.budgets.map((b) => [b.name, b.limit, b.actual, b.pass])).toEqual([
+      ['invariants.violations', '== 0', 2, false],
+      ['reloads.total', '<= 1', 1, true],
+    ]);
+  });
+
+  describe('is an input error naming the file, line and field', () => {
+    it('for a header whose budgets are no list of strings, or hold one that cannot be read', () => {
+      const five = log([JSON.stringify({ ...HEADER, budgets: 5 }), ...LINES.slice(1)]);
+      // Thrown by readOutputLog itself, before a record is folded: `report` used to crash folding it.
+      expect(() => readOutputLog(five)).toThrow(InputError);
+      expect(at(errorOf(five))).toEqual({ file: five, line: 1, field: 'budgets' });
+      const typo = log([JSON.stringify({ ...HEADER, budgets: ['reloads.total <= 2', 'reloads.totl <= 2'] }), ...LINES.slice(1)]);
+      const e = errorOf(typo);
+      expect(at(e)).toEqual({ file: typo, line: 1, field: 'budgets[1]' });
+      expect(e.message).toContain("bad budget 'reloads.totl <= 2': unknown metric 'reloads.totl'");
+    });
+
+    it('for a header field routerbench does not write, or a missing one', () => {
+      const extra = log([JSON.stringify({ ...HEADER, colour: 'blue' }), ...LINES.slice(1)]);
+      expect(at(errorOf(extra))).toEqual({ file: extra, line: 1, field: 'colour' });
+      const { seed: _seed, ...noSeed } = HEADER;
+      const missing = log([JSON.stringify(noSeed), ...LINES.slice(1)]);
+      expect(errorOf(missing)).toMatchObject({ line: 1, field: 'seed', detail: expect.stringContaining('missing') });
+    });
+
+    it('for a run.end whose atUs is no number and whose events are missing', () => {
+      const file = log(replaced(END, '{"atUs":"x","type":"run.end","simulatedMs":660000}'));
+      const e = errorOf(file);
+      expect(at(e)).toEqual({ file, line: END, field: 'atUs' });
+      expect(e.message).toContain('run.end record');
+      const noEvents = log(replaced(END, '{"atUs":660000000,"type":"run.end","simulatedMs":660000}'));
+      expect(errorOf(noEvents)).toMatchObject({ line: END, field: 'events', detail: 'run.end record: missing (expected number)' });
+    });
+
+    it('for a record missing its fields, an unknown record type, a field no record has, a line that is no record', () => {
+      // Inserted as line 3: line 1 is the header, line 2 the first record.
+      const bare = log(inserted(3, '{"type":"reload.start"}'));
+      expect(at(errorOf(bare))).toEqual({ file: bare, line: 3, field: 'atUs' });
+      const unknown = log(inserted(3, '{"atUs":0,"type":"reload.frobnicate"}'));
+      expect(errorOf(unknown)).toMatchObject({ line: 3, field: 'type', detail: expect.stringMatching(/^unknown record type "reload.frobnicate"/) });
+      const untyped = log(inserted(3, '{"atUs":0}'));
+      expect(errorOf(untyped)).toMatchObject({ line: 3, field: 'type', detail: "missing 'type'" });
+      const extra = log(inserted(3, '{"atUs":0,"type":"reload.start","n":1,"by":"hand"}'));
+      expect(errorOf(extra)).toMatchObject({ line: 3, field: 'by', detail: "reload.start record: unknown field 'by'" });
+      const reason = log(inserted(3, '{"atUs":0,"type":"reload.request","reason":"because"}'));
+      expect(errorOf(reason)).toMatchObject({ line: 3, field: 'reason' });
+      const array = log(inserted(3, '[]'));
+      expect(errorOf(array)).toMatchObject({ line: 3, field: 'type' });
+      const blank = log(inserted(3, ''));
+      expect(errorOf(blank)).toMatchObject({ line: 3, detail: expect.stringContaining('empty line') });
+    });
+
+    it('for a log cut short (no run.end) or one that goes on after its run.end', () => {
+      const cut = log(LINES.slice(0, END - 1));
+      expect(errorOf(cut)).toMatchObject({ file: cut, detail: expect.stringContaining('no run.end record') });
+      // The appended note is line END + 1, after run.end on line END.
+      const after = log([...LINES, '{"atUs":0,"type":"note","message":"late"}']);
+      expect(errorOf(after)).toMatchObject({ line: END + 1, field: 'type', detail: expect.stringContaining(`after the run.end record of line ${END}`) });
+    });
+  });
+});
