@@ -48,13 +48,8 @@ export interface MockServer {
    * the service port.
    */
   checkPort: number;
-  /** `id N` on `add server`: the id was forced (srv_f_forced_id). */
-  forcedId: boolean;
-  /** `addr` and `agent-addr` of `add server`, printed in `show servers state`; `-` when unset. */
-  checkAddr: string;
-  agentAddr: string;
-  /** srv_agent_port: `agent-port`, else the `port` of checks. */
-  agentPort: number;
+  /** What `add server` keywords set beyond the common columns; null for nearly every server. */
+  extras: ServerExtras | null;
   uweight: number;
   iweight: number;
   opState: number;
@@ -66,6 +61,17 @@ export interface MockServer {
   /** Clock reading (s) at the last operational or administrative change. */
   lastChangeS: number;
   checkHealth: number;
+}
+
+/** Columns of `show servers state` that only `add server` keywords change. */
+export interface ServerExtras {
+  /** `id N`: the id was forced (srv_f_forced_id). */
+  forcedId: boolean;
+  /** `addr` and `agent-addr`, printed canonical; `-` when unset. */
+  checkAddr: string;
+  agentAddr: string;
+  /** srv_agent_port: `agent-port`, else the `port` of checks. */
+  agentPort: number;
 }
 
 /** Up to this many servers a name is found by scanning; larger backends keep a name index. */
@@ -181,10 +187,7 @@ function serverFromConfig(s: ServerConfig, id: number, nowS: number): MockServer
     port: s.port,
     portMap: s.port === 0,
     checkPort: s.checkPort ?? 0,
-    forcedId: false,
-    checkAddr: '-',
-    agentAddr: '-',
-    agentPort: s.checkPort ?? 0,
+    extras: null,
     uweight: s.weight,
     iweight: s.weight,
     opState: s.disabled ? OP_STOPPED : OP_RUNNING,
@@ -300,10 +303,11 @@ export function newDynamicServer(
     port,
     portMap: opts.portMap,
     checkPort: opts.checkPort,
-    forcedId: opts.forcedId > 0,
-    checkAddr: opts.checkAddr,
-    agentAddr: opts.agentAddr,
-    agentPort: opts.agentPort,
+    // Most dynamic servers set none of these, and each server of a large backend is read on every `show`.
+    extras:
+      opts.forcedId > 0 || opts.checkAddr !== '-' || opts.agentAddr !== '-' || opts.agentPort !== opts.checkPort
+        ? { forcedId: opts.forcedId > 0, checkAddr: opts.checkAddr, agentAddr: opts.agentAddr, agentPort: opts.agentPort }
+        : null,
     uweight: opts.weight,
     iweight: opts.weight,
     opState: opts.start === 'enabled' ? OP_RUNNING : OP_STOPPED,

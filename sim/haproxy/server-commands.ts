@@ -157,15 +157,10 @@ function stateText(s: MockServer): string {
 function checkText(s: MockServer): string {
   const { checkHealth, port, checkPort } = s;
   const ssl = s.useSsl ? 1 : 0;
-  if (
-    s.fqdn !== '-' ||
-    s.forcedId ||
-    s.checkAddr !== '-' ||
-    s.agentAddr !== '-' ||
-    s.agentPort !== checkPort ||
-    !(isSmall(checkHealth, 16) && isSmall(port, 65536) && isSmall(checkPort, 65536))
-  ) {
-    return ` ${checkColumns(s)} 0 ${s.forcedId ? 1 : 0} ${s.fqdn} ${port} - ${ssl} ${checkPort} ${s.checkAddr} ${s.agentAddr} ${s.agentPort}\n`;
+  const x = s.extras;
+  if (x !== null || s.fqdn !== '-' || !(isSmall(checkHealth, 16) && isSmall(port, 65536) && isSmall(checkPort, 65536))) {
+    const tail = x === null ? `${checkPort} - - ${checkPort}` : `${checkPort} ${x.checkAddr} ${x.agentAddr} ${x.agentPort}`;
+    return ` ${checkColumns(s)} 0 ${x?.forcedId === true ? 1 : 0} ${s.fqdn} ${port} - ${ssl} ${tail}\n`;
   }
   const key = (((checkStateOf(s) * 16 + checkHealth) * 2 + ssl) * 65536 + port) * 65536 + checkPort;
   let text = CHECK_TEXT.get(key);
