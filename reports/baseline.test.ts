@@ -65,6 +65,17 @@ describe('compareWithBaseline', () => {
     expect(row(compareWithBaseline(sampleReport(), base), 'failover.latencyMs.p99').verdict).toBe('regressed');
   });
 
+  test('a relative tolerance allows exactly its percentage, whatever binary floats make of it', () => {
+    // 29/100 × 100 is 28.999999999999996 in binary floating point; 129 against 100 is +29% exactly.
+    const now = sampleReport();
+    const base = sampleReport();
+    base.failover.latencyMs = { ...base.failover.latencyMs, p99: 100 };
+    now.failover.latencyMs = { ...now.failover.latencyMs, p99: 129 };
+    expect(row(compareWithBaseline(now, base, ['failover.p99=29%']), 'failover.latencyMs.p99').verdict).toBe('within-tolerance');
+    now.failover.latencyMs.p99 = 129.001;
+    expect(row(compareWithBaseline(now, base, ['failover.p99=29%']), 'failover.latencyMs.p99').verdict).toBe('regressed');
+  });
+
   test('a baseline of another scenario or seed is flagged', () => {
     expect(compareWithBaseline(sampleReport(), sampleReport({ scenario: 'other', seed: 1 })).warnings).toEqual([
       "baseline is of scenario 'other', this run is 'sample'",

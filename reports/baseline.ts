@@ -138,7 +138,10 @@ function compareOne(path: string, direction: Direction, baseline: number | null,
   if (delta === null) return { ...row, verdict: actual === null ? 'improved' : 'regressed' };
   if (delta < 0) return { ...row, verdict: 'improved' };
   const allowed = tolerance === undefined ? 0 : tolerance.absolute ?? (tolerance.relative ?? 0) * Math.abs(baseline!);
-  return { ...row, verdict: delta <= allowed ? 'within-tolerance' : 'regressed' };
+  // A percentage is a decimal fraction that binary floats round: 29% of 100 comes out 28.999999999999996.
+  // A relative allowance is therefore compared with a few ulps of slack, so exactly 29% passes.
+  const slack = tolerance?.relative === undefined ? 0 : Math.abs(allowed) * 4 * Number.EPSILON;
+  return { ...row, verdict: delta <= allowed + slack ? 'within-tolerance' : 'regressed' };
 }
 
 /** Checks that parsed JSON is a report.json v1 (enough of it to compare); returns an error message or null. */

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { mergeSweepDirs } from '../sweep/merge.ts';
 import { readSweepDir } from '../sweep/outputs.ts';
-import { finishSweep } from './sweep-command.ts';
+import { checkSweepOut, finishSweep } from './sweep-command.ts';
 
 interface MergeOptions {
   out?: string;
@@ -18,6 +18,7 @@ export function registerMergeCommand(program: Command): Command {
     .requiredOption('--out <dir>', 'required: write the merged runs.csv, runs.json, sweep.json and sweep.html here')
     .option('--json', 'print sweep.json instead of the summary')
     .action((dirs: string[], opts: MergeOptions) => {
+      checkSweepOut(opts.out);
       process.exitCode = finishSweep(mergeSweepDirs(dirs.map(readSweepDir)), opts);
     });
 }

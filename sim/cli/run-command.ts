@@ -83,17 +83,25 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
   if (opts.out !== undefined) {
     // Everything in the way of an output is found now: a failure after the runs would leave some files written.
     checkOutDir(opts.out);
+    // Each run's own directory too: a file standing where one goes.
+    if (!single) files.forEach((_, i) => checkOutDir(dirOf(i)!));
     checkOutputFiles([join(opts.out, 'summary.md'), join(opts.out, 'junit.xml'), ...files.flatMap((_, i) => RUN_FILES.map((f) => join(dirOf(i)!, f)))]);
   }
   const createdDirs: string[] = [];
-  const tasks: RunTask[] = files.map((file, i) => {
-    const dir = dirOf(i);
-    if (dir !== undefined) {
-      const created = makeDirs(dir);
-      if (created !== undefined) createdDirs.push(created);
-    }
-    return dir === undefined ? { file, overrides } : { file, overrides, dir };
-  });
+  let tasks: RunTask[];
+  try {
+    tasks = files.map((file, i) => {
+      const dir = dirOf(i);
+      if (dir !== undefined) {
+        const created = makeDirs(dir);
+        if (created !== undefined) createdDirs.push(created);
+      }
+      return dir === undefined ? { file, overrides } : { file, overrides, dir };
+    });
+  } catch (err) {
+    for (const d of createdDirs.reverse()) rmEmptyTree(d);
+    throw err;
+  }
   const results = await runTasks(tasks, inputs.map((i) => i.name), opts.progress !== false);
   const failed = results.find((r): r is Extract<RunTaskResult, { ok: false }> => !r.ok);
   if (failed !== undefined) {

@@ -71,6 +71,30 @@ describe('run --out refuses what is in the way before running', () => {
     expect(readdirSync(out)).toEqual([name]);
   });
 
+  it('several inputs, a file where a run directory goes: exit 2, and no run directory is left', () => {
+    const out = join(dir, 'multi');
+    mkdirSync(out);
+    // outputDirNames: a log's directory is its scenario name (both headers say "web"), made unique in order.
+    writeFileSync(join(out, 'web-2'), 'in the way\n');
+    const r = cli('run', twoChanges, fourChanges, '--out', out);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`${join(out, 'web-2')}: exists and is not a directory (--out)`);
+    expect(readdirSync(out)).toEqual(['web-2']);
+  });
+
+  it('sweep and merge: a directory where an output goes is refused before the first run', () => {
+    const out = join(dir, 'sweep-out');
+    mkdirSync(join(out, 'sweep.html'), { recursive: true });
+    const r = cli('sweep', twoChanges, '--grid', 'router.maxDynamicServers=1,2', '--seeds', '1', '--workers', '0', '--out', out);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`${join(out, 'sweep.html')}: is a directory; a file was expected here (--out)`);
+    expect(readdirSync(out)).toEqual(['sweep.html']);
+    // merge has no progress to turn off.
+    const m = spawnSync(process.execPath, [BIN, 'merge', out, '--out', out], { encoding: 'utf8', timeout: 60_000 });
+    expect(m.status).toBe(2);
+    expect(m.stderr).toContain('sweep.html: is a directory');
+  });
+
   it('an --out under a directory that cannot be written: exit 2 before any run', () => {
     // /proc cannot be written, not even by root (which the permission bits would not stop).
     const r = cli('run', twoChanges, '--out', '/proc/routerbench-out');

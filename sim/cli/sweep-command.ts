@@ -14,7 +14,7 @@ import { registerMergeCommand } from './merge-command.ts';
 import { buildOverrides } from './run-command.ts';
 import { collectList, collectSet, parseSeed } from './scenario-options.ts';
 import { rerunSingleThreadedV8, runsSingleThreadedV8, wantsSingleThreadedV8 } from './single-threaded-v8.ts';
-import { checkOutDir, writeFileAtomic } from './write-outputs.ts';
+import { checkOutDir, checkOutputFiles, writeFileAtomic } from './write-outputs.ts';
 
 /** Exit code of a sweep stopped with Ctrl-C (128 + SIGINT), after it wrote the finished rows. */
 export const EXIT_INTERRUPTED = 130;
@@ -80,8 +80,18 @@ export function registerSweepCommand(program: Command): Command {
     });
 }
 
+/** What a sweep (or a merge) writes in its --out directory. */
+export const SWEEP_FILES = ['runs.csv', 'runs.json', 'sweep.json', 'sweep.html'] as const;
+
+/** --out checked before any run: a long sweep must not end on a directory standing where a file goes. */
+export function checkSweepOut(out: string | undefined): void {
+  if (out === undefined) return;
+  checkOutDir(out);
+  checkOutputFiles(SWEEP_FILES.map((f) => join(out, f)));
+}
+
 export async function sweepCommand(file: string, opts: SweepOptions): Promise<number> {
-  if (opts.out !== undefined) checkOutDir(opts.out);
+  checkSweepOut(opts.out);
   // The flags alone decide these: refused before a --single-threaded child is started to find the same.
   if (opts.quantile !== undefined && opts.confidence !== undefined) throw new InputError('--confidence', 'give --quantile or --confidence, not both');
   const statistic: Statistic = opts.confidence !== undefined ? { kind: 'confidence', level: opts.confidence } : { kind: 'quantile', q: opts.quantile ?? 0.95 };

@@ -72,6 +72,8 @@ export interface ServerExtras {
   agentAddr: string;
   /** srv_agent_port: `agent-port`, else the `port` of checks. */
   agentPort: number;
+  /** `agent-check`: shows in srv_agent_state. */
+  agent: boolean;
 }
 
 /** Up to this many servers a name is found by scanning; larger backends keep a name index. */
@@ -257,8 +259,11 @@ export function setAdminState(s: MockServer, admin: number, nowS: number): void 
 
 /** `srv_check_status srv_check_result srv_check_health srv_check_state srv_agent_state`, as the mock models them. */
 export function checkColumns(s: MockServer): string {
-  return `1 0 ${s.checkHealth} ${checkStateOf(s)} 0`;
+  return `1 0 ${s.checkHealth} ${checkStateOf(s)} ${s.extras?.agent === true ? AGENT_CONFIGURED_STATE : 0}`;
 }
+
+/** srv_agent_state of an agent check configured and not enabled (CHK_ST_CONFIGURED | CHK_ST_AGENT): dynamic servers start so. */
+const AGENT_CONFIGURED_STATE = 0x12;
 
 /** `srv_check_state`. */
 export function checkStateOf(s: MockServer): number {
@@ -292,6 +297,7 @@ export function newDynamicServer(
     checkAddr: string;
     agentAddr: string;
     agentPort: number;
+    agent: boolean;
   },
   nowS: number,
 ): MockServer {
@@ -305,8 +311,8 @@ export function newDynamicServer(
     checkPort: opts.checkPort,
     // Most dynamic servers set none of these, and each server of a large backend is read on every `show`.
     extras:
-      opts.forcedId > 0 || opts.checkAddr !== '-' || opts.agentAddr !== '-' || opts.agentPort !== opts.checkPort
-        ? { forcedId: opts.forcedId > 0, checkAddr: opts.checkAddr, agentAddr: opts.agentAddr, agentPort: opts.agentPort }
+      opts.forcedId > 0 || opts.checkAddr !== '-' || opts.agentAddr !== '-' || opts.agentPort !== opts.checkPort || opts.agent
+        ? { forcedId: opts.forcedId > 0, checkAddr: opts.checkAddr, agentAddr: opts.agentAddr, agentPort: opts.agentPort, agent: opts.agent }
         : null,
     uweight: opts.weight,
     iweight: opts.weight,

@@ -22,6 +22,8 @@ export interface DynamicServerOptions {
   forcedId: number;
   /** `addr` (health and agent checks) and `agent-addr`, printed canonical; `-` when unset. */
   checkAddr: string;
+  /** The port written in `addr`, 0 if none: checks use it when `port` is not given (srv_check_healthcheck_port). */
+  checkAddrPort: number;
   agentAddr: string;
   agentPort: number;
   agent: boolean;
@@ -29,7 +31,11 @@ export interface DynamicServerOptions {
   track: string | undefined;
 }
 
-export type ParsedOptions = { ok: true; opts: DynamicServerOptions } | { ok: false; reply: string };
+/**
+ * `warnings`: what HAProxy warned about while reading the line (lines ending in "\n"); the CLI puts them
+ * before its answer, whether the server was added or not.
+ */
+export type ParsedOptions = { ok: true; opts: DynamicServerOptions; warnings: string } | { ok: false; reply: string; warnings: string };
 
 /** HAProxy's weight limit (SRV_UWGHT_MAX). */
 export const WEIGHT_MAX = 256;
@@ -47,6 +53,7 @@ export function parseDynamicServerOptions(be: MockBackend, name: string, words: 
     caFile: false,
     forcedId: 0,
     checkAddr: '-',
+    checkAddrPort: 0,
     agentAddr: '-',
     agentPort: 0,
     agent: false,
@@ -54,15 +61,17 @@ export function parseDynamicServerOptions(be: MockBackend, name: string, words: 
   };
   let agentAddrSet = false;
   let agentPortSet = false;
-  const fail = (message: string): ParsedOptions => ({ ok: false, reply: `${message}.\n\n` });
+  let warnings = '';
+  const fail = (message: string): ParsedOptions => ({ ok: false, reply: `${message}.\n\n`, warnings });
+  const refuse = (reply: string): ParsedOptions => ({ ok: false, reply, warnings });
   for (let i = from; i < words.length; i++) {
     const kw = words[i]!;
     const def = findServerKeyword(kw);
     if (def === undefined) {
       const best = suggestServerKeyword(kw);
-      return { ok: false, reply: best === undefined ? `unknown keyword '${kw}'.\n\n` : `unknown keyword '${kw}'; did you mean '${best}' maybe ?\n\n` };
+      return refuse(best === undefined ? `unknown keyword '${kw}'.\n\n` : `unknown keyword '${kw}'; did you mean '${best}' maybe ?\n\n`);
     }
-    if (!def[2]) return { ok: false, reply: `'${kw}' option is not accepted for dynamic server\n\n` };
+    if (!def[2]) return refuse(`'${kw}' option is not accepted for dynamic server\n\n`);
     const value = words[i + 1] ?? '';
     switch (kw) {
       case 'weight': {
@@ -92,6 +101,7 @@ export function parseDynamicServerOptions(be: MockBackend, name: string, words: 
         const ip = canonicalIp(target.host);
         if (ip === undefined) return fail(`'${kw}' : invalid address: '${target.host}' in '${value}'`);
         opts.checkAddr = ip;
+        opts.checkAddrPort = target.port & 0xffff;
         if (!agentAddrSet) opts.agentAddr = ip;
         break;
       }
@@ -108,12 +118,13 @@ export function parseDynamicServerOptions(be: MockBackend, name: string, words: 
       case 'downinter':
       case 'agent-inter': {
         const problem = delayProblem(kw, value, name);
-        if (problem !== undefined) return fail(problem);
+        if (problem.warning !== undefined) warnings += problem.warning;
+        if (problem.error !== undefined) return fail(problem.error);
         break;
       }
       case 'id': {
         if (value === '') return fail(`'${kw}' : expects an integer argument`);
-        const id = strtol(value).value;
+        const id = atolToInt(value);
         if (id <= 0) return fail(`'${kw}' : custom id has to be > 0`);
         const holder = be.servers.find((s) => s.id === id);
         // A dynamic server has no config file and line; a static one's are not kept by the mock either.
@@ -156,9 +167,9 @@ export function parseDynamicServerOptions(be: MockBackend, name: string, words: 
     i += def[1] < 0 ? 1 : def[1];
   }
   // _srv_parse_finalize, once the whole line is read.
-  if (opts.check && opts.track !== undefined) return { ok: false, reply: 'unable to enable checks and tracking at the same time!\n\n' };
-  if (opts.agent && opts.agentPort === 0) return { ok: false, reply: `server ${name} does not have agent port. Agent check has been disabled.\n\n` };
-  return { ok: true, opts };
+  if (opts.check && opts.track !== undefined) return refuse('unable to enable checks and tracking at the same time!\n\n');
+  if (opts.agent && opts.agentPort === 0) return refuse(`server ${name} does not have agent port. Agent check has been disabled.\n\n`);
+  return { ok: true, opts, warnings };
 }
 
 /**
@@ -166,17 +177,42 @@ export function parseDynamicServerOptions(be: MockBackend, name: string, words: 
  * with the callers' messages. HAProxy 2.6 names 'agent-inter' in the bad-character message of all four
  * keywords; so does this.
  */
-function delayProblem(kw: string, text: string, server: string): string | undefined {
-  if (text === '') return `'${kw}' expects a delay as argument.`;
+function delayProblem(kw: string, text: string, server: string): { error?: string; warning?: string } {
+  if (text === '') return { error: `'${kw}' expects a delay as argument.` };
   const r = parseTimeMs(text);
-  if (r.kind === 'char') return `unexpected character '${r.char}' in 'agent-inter' argument of server ${server}.`;
-  if (r.kind === 'over') return `timer overflow in argument <${text}> to <${kw}> of server ${server}, maximum value is 2147483647 ms (~24.8 days).`;
-  if (r.kind === 'under') return `timer underflow in argument <${text}> to <${kw}> of server ${server}, minimum non-null value is 1 ms.`;
-  if (r.ms <= 0) return `invalid value ${r.ms} for argument '${kw}' of server ${server}.`;
-  return undefined;
+  if (r.kind === 'char') return { error: `unexpected character '${r.char}' in 'agent-inter' argument of server ${server}.` };
+  // Characters after a unit are only warned about in 2.6 ("an error in next versions"), before any error.
+  const warning =
+    r.trailing === undefined
+      ? undefined
+      : `unexpected character '${r.trailing}' after the timer value '${text}', only (us=microseconds,ms=milliseconds,s=seconds,m=minutes,h=hours,d=days) are supported. This will be reported as an error in next versions.\n`;
+  const out: { error?: string; warning?: string } = warning === undefined ? {} : { warning };
+  if (r.kind === 'over') out.error = `timer overflow in argument <${text}> to <${kw}> of server ${server}, maximum value is 2147483647 ms (~24.8 days).`;
+  else if (r.kind === 'under') out.error = `timer underflow in argument <${text}> to <${kw}> of server ${server}, minimum non-null value is 1 ms.`;
+  else if (r.ms <= 0) out.error = `invalid value ${r.ms} for argument '${kw}' of server ${server}.`;
+  return out;
 }
 
-type TimeResult = { kind: 'ok'; ms: number } | { kind: 'char'; char: string } | { kind: 'over' } | { kind: 'under' };
+/**
+ * `puid = atol(text)`: glibc's atol saturates at the long's limits, and the int it lands in keeps the low 32
+ * bits, so 4294967301 is id 5 and 2147483649 is negative.
+ */
+function atolToInt(text: string): number {
+  const m = /^[\t\n\v\f\r ]*([+-]?)([0-9]*)/.exec(text)!;
+  let v = BigInt(m[2] === '' ? '0' : m[2]!);
+  if (m[1] === '-') v = -v;
+  const LONG_MAX = (1n << 63n) - 1n;
+  if (v > LONG_MAX) v = LONG_MAX;
+  if (v < -LONG_MAX - 1n) v = -LONG_MAX - 1n;
+  return Number(BigInt.asIntN(32, v));
+}
+
+/** `trailing`: the first character after a unit, which 2.6 warns about and otherwise ignores. */
+type TimeResult =
+  | { kind: 'ok'; ms: number; trailing?: string }
+  | { kind: 'char'; char: string }
+  | { kind: 'over'; trailing?: string }
+  | { kind: 'under'; trailing?: string };
 
 /** parse_time_err(text, TIME_UNIT_MS), rounding up as HAProxy does. */
 export function parseTimeMs(text: string): TimeResult {
@@ -210,10 +246,12 @@ export function parseTimeMs(text: string): TimeResult {
     return { kind: 'char', char: unit };
   }
   // Characters after a unit only draw a warning in 2.6 (an error "in next versions").
+  const extra = unit === undefined ? undefined : text[i + 1];
+  const t = extra === undefined ? {} : { trailing: extra };
   const result = (value * mul + div - 1n) / div;
-  if (result >= 0x80000000n) return { kind: 'over' };
-  if (result === 0n && value !== 0n) return { kind: 'under' };
-  return { kind: 'ok', ms: Number(result) };
+  if (result >= 0x80000000n) return { kind: 'over', ...t };
+  if (result === 0n && value !== 0n) return { kind: 'under', ...t };
+  return { kind: 'ok', ms: Number(result), ...t };
 }
 
 /**

@@ -320,26 +320,28 @@ export function addServer(rt: ServerRuntime, w: readonly string[]): string {
   const target = parseServerTarget(addrText);
   if (!target.ok) return target.reply;
   const parsed = parseDynamicServerOptions(be, name, w, 4);
-  if (!parsed.ok) return parsed.reply;
+  // HAProxy's warnings about the line come first, whatever the answer.
+  const said = parsed.warnings;
+  if (!parsed.ok) return said + parsed.reply;
   const opts = parsed.opts;
   const ip = target.host === '-' ? '-' : canonicalIp(target.host);
   // After the line: TLS preparation, tracking, then the checks' set-up (cli_parse_add_server's order).
   // TLS to the server verifies it unless told not to (ssl-server-verify defaults to required), so it needs
   // a CA file; whether the file loads is not modelled (the router writes the ones it names).
-  if (opts.tlsToServer && !opts.verifyNone && !opts.caFile) return SSL_VERIFY_WITHOUT_CA;
+  if (opts.tlsToServer && !opts.verifyNone && !opts.caFile) return said + SSL_VERIFY_WITHOUT_CA;
   if (opts.track !== undefined) {
     const refused = trackRefusal(rt, be, name, opts.track);
-    if (refused !== undefined) return refused;
+    if (refused !== undefined) return said + refused;
   }
   // Checks need a port; HAProxy verifies it now for an IP, later (never, here) for a name to resolve.
-  if (opts.check && opts.checkPort === 0 && target.portMap && ip !== undefined) {
-    return `config: backend '${be.name}': server '${name}' has neither service port nor check port nor tcp_check rule 'connect' with port information.\n\n`;
+  if (opts.check && opts.checkPort === 0 && opts.checkAddrPort === 0 && target.portMap && ip !== undefined) {
+    return `${said}config: backend '${be.name}': server '${name}' has neither service port nor check port nor tcp_check rule 'connect' with port information.\n\n`;
   }
-  if (be.server(name) !== undefined) return 'Already exists a server with the same name in backend.\n\n';
+  if (be.server(name) !== undefined) return `${said}Already exists a server with the same name in backend.\n\n`;
   const fqdn = ip === undefined ? target.host : '-';
   const srv = newDynamicServer(be, name, ip ?? '-', fqdn, target.port, { ...opts, portMap: target.portMap }, rt.nowS());
   addServerToBackend(be, srv);
-  return 'New server registered.\n\n';
+  return `${said}New server registered.\n\n`;
 }
 
 /**
@@ -356,7 +358,6 @@ function trackRefusal(rt: ServerRuntime, own: MockBackend, name: string, spec: s
   if (tracked === undefined) return `unable to find required server '${sname}' for tracking.\n\n`;
   if (tracked.dynamic) return `unable to use ${px.name}/${tracked.name} for tracking as it is a dynamic server.\n\n`;
   if (!tracked.checkConfigured) return `unable to use ${px.name}/${tracked.name} for tracking as it does not have any check nor agent enabled.\n\n`;
-  if (tracked.name === name && px === own) return `unable to track ${px.name}/${name} as it belongs to a tracking chain looping back to ${px.name}/${name}.\n\n`;
   return undefined;
 }
 

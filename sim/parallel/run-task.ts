@@ -37,9 +37,15 @@ export function runTask(task: RunTask, observers: readonly RecordObserver[] = []
     const input = loadRunInput(task.file, task.overrides);
     if (task.dir === undefined) return { ok: true, report: runOne(input, nullSink, observers).report, timeline: null, partialLog: null };
     const sink = new JsonlFileSink(join(task.dir, 'output.jsonl'), headerOf(input));
-    const timeline = createTimelineProjection();
-    const { report } = runOne(input, sink, [timeline, ...observers]);
-    return { ok: true, report, timeline: timeline.result(), partialLog: sink.close() };
+    try {
+      const timeline = createTimelineProjection();
+      const { report } = runOne(input, sink, [timeline, ...observers]);
+      return { ok: true, report, timeline: timeline.result(), partialLog: sink.close() };
+    } catch (err) {
+      // The last flush can fail too (a full disk): no partial log is left behind, nor its file handle.
+      sink.abort();
+      throw err;
+    }
   } catch (err) {
     if (err instanceof InputError) return inputErrorData(err);
     const e = err as NodeJS.ErrnoException;

@@ -33,7 +33,9 @@ export const SweepDefinitionSchema = z.strictObject({
   cost: z.strictObject({ perBackendBytes: z.number(), perServerBytes: z.number() }),
 });
 
-export const ShardSchema = z.strictObject({ index: z.number().int().nonnegative(), count: z.number().int().positive() });
+export const ShardSchema = z
+  .strictObject({ index: z.number().int().nonnegative(), count: z.number().int().positive() })
+  .refine((s) => s.index < s.count, { message: 'a shard index is below the shard count (0 ≤ index < count)', path: ['index'] });
 
 /**
  * A row's shape. Which keys `point` and `metrics` hold depends on the sweep's grid and on the metrics a
