@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { STRATEGY_NAMES } from '../core/strategy.ts';
 import { RouteSchema } from './eventlog/event-schema.ts';
+import { AT_BOUND, MAX_AT_MS } from './eventlog/event-time.ts';
 import { fieldName } from './eventlog/field-name.ts';
 
 /**
@@ -38,9 +39,9 @@ export const RouterSettingsSchema = z
 export const SimSettingsSchema = z
   .object({
     /** Simulated time after the last input event before the run ends; pending timers stop there. */
-    settleMs: z.number().int().min(0).default(60_000),
-    /** A fixed run length instead of last event + settle. */
-    durationMs: z.number().int().min(0).optional(),
+    settleMs: z.number().int().min(0).max(MAX_AT_MS, AT_BOUND).default(60_000),
+    /** A fixed run length instead of last event + settle; bounded like an event's time (the µs clock). */
+    durationMs: z.number().int().min(0).max(MAX_AT_MS, AT_BOUND).optional(),
     /**
      * When the HAProxy view is checked against the desired state: `settled` after every change once the
      * router is idle (no reload running or pending, no runtime work in flight) and at the end; `end` only at

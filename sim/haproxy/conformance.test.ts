@@ -310,6 +310,8 @@ function transcript(dir: string): Step[] {
     'add server be_edge_http:ns1:api/api-43 127.128.1.4:80 addr nosuch.invalid',
     'add server be_edge_http:ns1:api/api-44 127.128.1.4:80 addr [fd00::6]:8081 port 8081',
     'add server be_edge_http:ns1:api/api-45 127.128.1.4:80 inter 5sx',
+    'add server be_edge_http:ns1:api/api-52 127.128.1.4:80 inter 18446744073709551617',
+    'add server be_edge_http:ns1:api/api-53 127.128.1.4:80 downinter 18446744073709551s',
     'add server be_edge_http:ns1:api/api-46 127.128.1.4:80 inter 1h5 fastinter 2mx',
     'add server be_edge_http:ns1:api/api-47 127.128.1.4 check addr 127.128.1.5:8081',
     'add server be_edge_http:ns1:api/api-48 127.128.1.4:80 id 2147483649',

@@ -217,9 +217,10 @@ type TimeResult =
 /** parse_time_err(text, TIME_UNIT_MS), rounding up as HAProxy does. */
 export function parseTimeMs(text: string): TimeResult {
   let i = 0;
+  // Unsigned long long arithmetic: the value and the products wrap at 2^64 as in C.
   let value = 0n;
   while (i < text.length && text.charCodeAt(i) >= 0x30 && text.charCodeAt(i) <= 0x39) {
-    value = value * 10n + BigInt(text.charCodeAt(i) - 0x30);
+    value = BigInt.asUintN(64, value * 10n + BigInt(text.charCodeAt(i) - 0x30));
     i++;
   }
   if (i === 0) return { kind: 'char', char: text[0]! };
@@ -248,7 +249,7 @@ export function parseTimeMs(text: string): TimeResult {
   // Characters after a unit only draw a warning in 2.6 (an error "in next versions").
   const extra = unit === undefined ? undefined : text[i + 1];
   const t = extra === undefined ? {} : { trailing: extra };
-  const result = (value * mul + div - 1n) / div;
+  const result = BigInt.asUintN(64, BigInt.asUintN(64, value * mul) + div - 1n) / div;
   if (result >= 0x80000000n) return { kind: 'over', ...t };
   if (result === 0n && value !== 0n) return { kind: 'under', ...t };
   return { kind: 'ok', ms: Number(result), ...t };

@@ -79,6 +79,15 @@ describe('a good scenario', () => {
     expect(err.message).toContain('at most 1');
   });
 
+  test('sim.durationMs is bounded like an event time: the clock counts microseconds', () => {
+    const file = write(`events:\n  - ${ROUTE}\n`);
+    // MAX_AT_MS = floor((2^53 − 1) / 1000) = 9007199254740.
+    expect(loadScenario(file, { set: { 'sim.durationMs': 9007199254740 } }).settings.sim.durationMs).toBe(9007199254740);
+    const err = errorOf(() => loadScenario(file, { set: { 'sim.durationMs': 9007199254741 } }));
+    expect(err.field).toBe('sim.durationMs');
+    expect(err.message).toContain('at most 9007199254740 ms');
+  });
+
   test('an unknown --set key is an input error naming the key', () => {
     const file = write(`events:\n  - ${ROUTE}\n`);
     const err = errorOf(() => loadScenario(file, { set: { 'router.maxDynamicServer': 3 } }));
