@@ -143,8 +143,14 @@ export function readSweepDir(dir: string): SweepDir {
   if (json?.routerbench !== 'sweep' || json.version !== 1 || typeof json.definition !== 'object') {
     throw new InputError(sweepFile, 'not a routerbench sweep.json (version 1)');
   }
-  const defIssue = firstIssue(SweepDefinitionSchema, json.definition, 'definition');
-  if (defIssue !== undefined) throw new InputError(sweepFile, defIssue.message, undefined, defIssue.field);
+  const defParsed = SweepDefinitionSchema.safeParse(json.definition);
+  if (!defParsed.success) {
+    const defIssue = describeIssue(defParsed.error.issues[0]!, 'definition');
+    throw new InputError(sweepFile, defIssue.message, undefined, defIssue.field);
+  }
+  // The parse rebuilds the definition in the schema's key order, the order a sweep writes: a definition an
+  // editor reordered still compares equal with the other shards' and merges into the same bytes.
+  json.definition = defParsed.data as SweepJson['definition'];
   const statisticProblem = statisticNeeds(json.definition.statistic, json.definition.seeds.length);
   if (statisticProblem !== undefined) throw new InputError(sweepFile, statisticProblem, undefined, 'definition.statistic');
   const shardIssue = json.shard === undefined ? undefined : firstIssue(ShardSchema, json.shard, 'shard');

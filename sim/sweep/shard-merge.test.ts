@@ -136,6 +136,12 @@ test('a shard row edited by hand (a field added, a key or metric not the sweep\'
   expect(readSweepDir(reordered).rows).toEqual(readSweepDir(write(join(tmp, 'as-written'), files)).rows);
   expect(JSON.stringify(readSweepDir(reordered).rows)).toBe(JSON.stringify(rows.filter((r) => r !== undefined)));
 
+  // A definition whose keys an editor reordered is the same definition, read back in the sweep's order.
+  const defReordered = JSON.parse(files['sweep.json']) as { definition: Record<string, unknown> };
+  defReordered.definition = Object.fromEntries(Object.entries(defReordered.definition).reverse());
+  const reorderedDef = write(join(tmp, 'def-reordered'), { ...files, 'sweep.json': JSON.stringify(defReordered) });
+  expect(JSON.stringify(readSweepDir(reorderedDef).json.definition)).toBe(JSON.stringify((JSON.parse(files['sweep.json']) as { definition: unknown }).definition));
+
   // sweep.json: a definition field the sweep does not write; --confidence with one seed, which sweep refuses.
   const defExtra = write(join(tmp, 'def-extra'), { ...files, 'sweep.json': files['sweep.json'].replace('"definition": {', '"definition": {\n    "by": "hand",') });
   expect(errorOf(defExtra)).toMatchObject({ file: join(defExtra, 'sweep.json'), field: 'definition.by' });
