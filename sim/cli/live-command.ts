@@ -4,7 +4,7 @@
  * `routerbench live <scenario-or-eventlog> --haproxy-socket PATH [--haproxy-config PATH] [--speed N]`:
  * the config-manager core against a real HAProxy (sim/cli/live/).
  */
-import { mkdtempSync } from 'node:fs';
+import { lstatSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
@@ -13,7 +13,7 @@ import { loadRunInput } from '../load-input.ts';
 import { JsonlFileSink } from '../output/output-sink.ts';
 import { headerOf } from '../run.ts';
 import { EXIT } from './exit-codes.ts';
-import { HaproxyStartError } from './live/real-haproxy.ts';
+import { HaproxyStartError, pidOnSocket } from './live/real-haproxy.ts';
 import { runLive, type LiveResult } from './live/run-live.ts';
 import { collectSet, parseSeed } from './scenario-options.ts';
 import { makeDirs, writeFileAtomic } from './write-outputs.ts';
@@ -43,14 +43,25 @@ function parsePorts(value: string): [number, number, number] {
   if (p.length !== 3 || p.some((x) => !Number.isInteger(x) || x < 1024 || x > 65535)) {
     throw new InvalidArgumentError(`expected three ports in 1024..65535, http,https,terminated (got '${value}')`);
   }
+  // Three frontends cannot bind one port: HAProxy would refuse the cfg with a less direct message.
+  if (new Set(p).size !== 3) throw new InvalidArgumentError(`the three ports must differ (got '${value}')`);
   return [p[0]!, p[1]!, p[2]!];
 }
+
+/**
+ * The socket path and the cfg's directory (the map files) are written into haproxy.cfg unquoted, where
+ * HAProxy's parser splits words on blanks, starts a comment at '#' and treats quotes and backslashes as
+ * quoting: such a path would give a cfg HAProxy misreads or refuses.
+ */
+const CFG_UNSAFE = /[\s#'"\\]/;
+
+class LiveUsageError extends Error {}
 
 export function registerLiveCommand(program: Command): Command {
   return program
     .command('live')
     .description(
-      'replay a scenario or event log through the config-manager core against a REAL HAProxy over its stats socket, in real time sped up by --speed; reloads write the cfg and restart haproxy with -sf; exit 0 pass, 1 fail (budgets, or the real HAProxy differs from the mock), 2 bad input or an HAProxy that cannot start, 130 interrupted (Ctrl-C)',
+      'replay a scenario or event log through the config-manager core against a REAL HAProxy over its stats socket, in real time sped up by --speed; reloads write the cfg and restart haproxy with -sf; exit 0 pass, 1 fail (budgets, or the real HAProxy differs from the mock), 2 bad input or an HAProxy that cannot start, 3 internal error, 130 interrupted (Ctrl-C or SIGTERM)',
     )
     .argument('<input>', 'a scenario (.yaml) or an event log (.jsonl)')
     .requiredOption('--haproxy-socket <path>', "HAProxy's admin stats socket (an HAProxy serving it already is taken over at the first reload)")
@@ -64,19 +75,45 @@ export function registerLiveCommand(program: Command): Command {
     .option('--out <dir>', 'write report.json, output.jsonl and live.json here')
     .option('--json', 'print {report, live} as JSON instead of the table')
     .action(async (file: string, opts: LiveCommandOptions) => {
-      const input = loadRunInput(file, { ...(opts.seed !== undefined && { seed: opts.seed }), set: opts.set ?? {} });
-      const cfgPath = resolve(opts.haproxyConfig ?? join(mkdtempSync(join(tmpdir(), 'routerbench-live-')), 'haproxy.cfg'));
       const socketPath = resolve(opts.haproxySocket);
-      // HAProxy binds the socket and reads the cfg where they are named, but makes no directory for them.
-      // A directory that cannot be made is the user's path problem: main.ts reports it (exit 2).
-      for (const path of [socketPath, cfgPath]) makeDirs(dirname(path));
-      if (opts.out !== undefined) makeDirs(opts.out);
-      const sink = opts.out === undefined ? undefined : new JsonlFileSink(join(opts.out, 'output.jsonl'), headerOf(input));
+      try {
+        checkCfgPath('--haproxy-socket', socketPath);
+        if (opts.haproxyConfig !== undefined) checkCfgPath('--haproxy-config', resolve(opts.haproxyConfig));
+        // HAProxy replaces whatever is at its socket path: only an old socket is ours to replace.
+        const existing = lstatSync(socketPath, { throwIfNoEntry: false });
+        if (existing !== undefined && !existing.isSocket()) {
+          throw new LiveUsageError(`--haproxy-socket ${socketPath} exists and is not a socket; refusing to replace it`);
+        }
+      } catch (err) {
+        if (!(err instanceof LiveUsageError)) throw err;
+        process.stderr.write(`routerbench live: ${err.message}\n`);
+        process.exitCode = EXIT.input;
+        return;
+      }
+      const input = loadRunInput(file, { ...(opts.seed !== undefined && { seed: opts.seed }), set: opts.set ?? {} });
       const interrupt = new AbortController();
-      const onSigint = (): void => interrupt.abort(new Error('interrupted'));
-      process.once('SIGINT', onSigint);
+      let interruptedBy: NodeJS.Signals | null = null;
+      const onSignal = (sig: NodeJS.Signals): void => {
+        interruptedBy = sig;
+        interrupt.abort(new Error('interrupted'));
+      };
+      const signals = ['SIGINT', 'SIGTERM'] as const;
+      for (const sig of signals) process.once(sig, onSignal);
+      let tempDir: string | undefined;
+      // Whether an HAProxy of ours still serves the socket (and reads the cfg's directory) when we exit.
+      let leftServing = false;
       let result: LiveResult;
       try {
+        if (opts.haproxyConfig === undefined) tempDir = mkdtempSync(join(tmpdir(), 'routerbench-live-'));
+        const cfgPath = tempDir === undefined ? resolve(opts.haproxyConfig!) : join(tempDir, 'haproxy.cfg');
+        if (tempDir !== undefined && CFG_UNSAFE.test(cfgPath)) {
+          throw new LiveUsageError(`the temporary directory ${tempDir} (TMPDIR) contains a blank, '#', a quote or a backslash, which HAProxy's cfg cannot hold; pass --haproxy-config`);
+        }
+        // HAProxy binds the socket and reads the cfg where they are named, but makes no directory for them.
+        // A directory that cannot be made is the user's path problem: main.ts reports it (exit 2).
+        for (const path of [socketPath, cfgPath]) makeDirs(dirname(path));
+        if (opts.out !== undefined) makeDirs(opts.out);
+        const sink = opts.out === undefined ? undefined : new JsonlFileSink(join(opts.out, 'output.jsonl'), headerOf(input));
         result = await runLive(input, {
           socketPath,
           cfgPath,
@@ -87,12 +124,21 @@ export function registerLiveCommand(program: Command): Command {
           ...(sink !== undefined && { sink }),
           signal: interrupt.signal,
         });
+        leftServing = result.live.haproxyPid !== null;
+        if (opts.out !== undefined) {
+          sink!.commit();
+          writeFileAtomic(join(opts.out, 'report.json'), JSON.stringify(result.report, null, 2) + '\n');
+          writeFileAtomic(join(opts.out, 'live.json'), JSON.stringify(result.live, null, 2) + '\n');
+        }
       } catch (err) {
         if (interrupt.signal.aborted) {
+          // runLive left the serving process running unless --stop; it printed its PID then.
+          leftServing = opts.stop !== true && (await pidOnSocket(socketPath)) !== null;
+          process.stderr.write(`routerbench live: interrupted (${interruptedBy ?? 'signal'})${opts.stop === true ? '; haproxy stopped' : ''}\n`);
           process.exitCode = 130;
           return;
         }
-        if (err instanceof HaproxyStartError) {
+        if (err instanceof HaproxyStartError || err instanceof LiveUsageError) {
           // The environment (binary, socket directory, ports) or the rendered cfg: the message says which.
           process.stderr.write(`routerbench live: ${err.message}\n`);
           process.exitCode = EXIT.input;
@@ -100,16 +146,29 @@ export function registerLiveCommand(program: Command): Command {
         }
         throw err;
       } finally {
-        process.off('SIGINT', onSigint);
+        for (const sig of signals) process.off(sig, onSignal);
+        if (!leftServing) await removeLeftovers(tempDir, socketPath);
       }
-      if (opts.out !== undefined) {
-        sink!.commit();
-        writeFileAtomic(join(opts.out, 'report.json'), JSON.stringify(result.report, null, 2) + '\n');
-        writeFileAtomic(join(opts.out, 'live.json'), JSON.stringify(result.live, null, 2) + '\n');
-      }
+      if (result.live.reloadRefused !== null) process.stderr.write(`routerbench live: ${result.live.reloadRefused.message}\n`);
       process.stdout.write(opts.json ? JSON.stringify(result, null, 2) + '\n' : renderSummaryTable([result.report]) + renderLiveStats(result));
       process.exitCode = result.report.pass ? EXIT.pass : EXIT.fail;
     });
+}
+
+function checkCfgPath(option: string, path: string): void {
+  if (CFG_UNSAFE.test(path)) {
+    throw new LiveUsageError(`${option} ${JSON.stringify(path)}: HAProxy's cfg cannot hold a path with a blank, '#', a quote or a backslash; choose another path`);
+  }
+}
+
+/**
+ * Once no HAProxy of ours serves them, the files this command made are litter: the temporary directory
+ * (cfg, maps, haproxy.log) and the socket, which HAProxy leaves behind. A socket something else still
+ * answers on (an HAProxy found there and never replaced) is not ours to remove.
+ */
+async function removeLeftovers(tempDir: string | undefined, socketPath: string): Promise<void> {
+  if (tempDir !== undefined) rmSync(tempDir, { recursive: true, force: true });
+  if (lstatSync(socketPath, { throwIfNoEntry: false })?.isSocket() === true && (await pidOnSocket(socketPath)) === null) rmSync(socketPath, { force: true });
 }
 
 export function renderLiveStats({ live }: LiveResult): string {
@@ -123,6 +182,7 @@ export function renderLiveStats({ live }: LiveResult): string {
     `mock: ${live.replyMismatches} replies differed, ${live.stateDifferences.length} final state dumps differed`,
     ...live.mismatchExamples.map((d) => `  reply to '${d.request}': real ${JSON.stringify(d.real)} mock ${JSON.stringify(d.mock)}`),
     ...live.stateDifferences.slice(0, 5).map((d) => `  state '${d.request}' differs`),
+    ...(live.reloadRefused === null ? [] : [`reload ${live.reloadRefused.reload} refused by HAProxy: the run ended there (see the message on stderr)`]),
     live.haproxyPid === null
       ? 'haproxy: stopped'
       : `haproxy: pid ${live.haproxyPid} still serving ${live.cfgPath} (log ${live.logPath}); stop it with: kill ${live.haproxyPid}`,

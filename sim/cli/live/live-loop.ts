@@ -49,6 +49,7 @@ export class LiveLoop implements LiveScheduler {
   private readonly queue = new EventQueue();
   private startWallMs = 0;
   private maxLagMs = 0;
+  private events = 0;
 
   /** @param speed virtual ms per wall ms; 0 = as fast as the steps complete. */
   constructor(private readonly speed: number) {
@@ -79,7 +80,7 @@ export class LiveLoop implements LiveScheduler {
     const it = input[Symbol.iterator]();
     const fixedEnd = opts.durationUs;
     let pending = it.next();
-    let events = 0;
+    this.events = 0;
     let lastInputUs = 0;
     const signal = opts.signal;
     for (;;) {
@@ -94,7 +95,7 @@ export class LiveLoop implements LiveScheduler {
         await this.pace(inputUs, signal);
         this.now = inputUs;
         lastInputUs = inputUs;
-        events++;
+        this.events++;
         await onInput(pending.value as InputEvent);
         pending = it.next();
         continue;
@@ -109,7 +110,12 @@ export class LiveLoop implements LiveScheduler {
     }
     const endUs = fixedEnd ?? lastInputUs + opts.settleUs;
     this.now = Math.max(this.now, endUs);
-    return { endUs: this.now, events, wallMs: performance.now() - this.startWallMs, maxLagMs: this.maxLagMs };
+    return this.progress();
+  }
+
+  /** Where the run is now; after a step rejected, where it stopped (a run may end on a verdict, not an error). */
+  progress(): LiveRunResult {
+    return { endUs: this.now, events: this.events, wallMs: performance.now() - this.startWallMs, maxLagMs: this.maxLagMs };
   }
 
   /** Waits until virtual time `atUs` is due on the wall clock. */

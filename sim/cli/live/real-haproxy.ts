@@ -18,7 +18,7 @@
  * `haproxy.log` beside the cfg.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -51,6 +51,24 @@ export class HaproxyStartError extends Error {
   override name = 'HaproxyStartError';
 }
 
+/**
+ * A reload after one of ours already served (the new process exited or never served the socket): the
+ * previous process still serves, as after a failed router reload, so this is a verdict on the config, not an
+ * environment that cannot run HAProxy (that is HaproxyStartError, on the first start).
+ */
+export class HaproxyReloadRefusedError extends Error {
+  override name = 'HaproxyReloadRefusedError';
+  constructor(
+    /** The run's reload number (every reload starts one process). */
+    readonly reload: number,
+    /** What the refused process wrote to haproxy.log. */
+    readonly output: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export interface ReloadTiming {
   n: number;
   /** Wall time from spawning the new process until it answered `show info` with its PID. */
@@ -63,6 +81,7 @@ export class RealHaproxy implements AsyncHaproxyPort {
   /** Processes this object started, by PID; an exited one is removed. */
   private readonly children = new Set<number>();
   private pending: Promise<void> | null = null;
+  private starts = 0;
   readonly reloadTimings: ReloadTiming[] = [];
   readonly logPath: string;
   readonly renderOptions: RenderOptions;
@@ -123,6 +142,9 @@ export class RealHaproxy implements AsyncHaproxyPort {
     const args = ['-db', '-f', this.opts.cfgPath];
     const old = this.servingPid;
     if (old !== null) args.push('-sf', String(old));
+    const reload = ++this.starts;
+    // Only this process's output names why it was refused: earlier ones wrote to the same log.
+    const logFrom = statSync(this.logPath, { throwIfNoEntry: false })?.size ?? 0;
     const log = openSync(this.logPath, 'a');
     const started = performance.now();
     const child = spawn(this.opts.bin, args, { stdio: ['ignore', log, log], detached: true });
@@ -140,14 +162,21 @@ export class RealHaproxy implements AsyncHaproxyPort {
       this.children.delete(pid);
     });
     const deadline = started + (this.opts.startTimeoutMs ?? 10_000);
-    for (;;) {
-      if (exitCode !== null) {
-        throw new HaproxyStartError(`haproxy ${args.join(' ')} exited with ${exitCode} before serving the socket:\n${this.logTail()}`);
+    const fail = (what: string): Error => {
+      const output = this.logTail(logFrom);
+      const message = `${what}:\n${output}`;
+      // Ours served before: it is still serving (a refused process exits before signalling it with -sf).
+      if (old !== null && this.reloadTimings.length > 0) {
+        return new HaproxyReloadRefusedError(reload, output, `reload ${reload} refused: ${message}\nthe previous process (pid ${old}) kept serving its config`);
       }
+      return new HaproxyStartError(message);
+    };
+    for (;;) {
+      if (exitCode !== null) throw fail(`haproxy ${args.join(' ')} exited with ${exitCode} before serving the socket`);
       if ((await pidOnSocket(this.opts.socketPath)) === pid) break;
       if (performance.now() > deadline) {
         signal(pid, 'SIGTERM');
-        throw new HaproxyStartError(`haproxy (pid ${pid}) did not serve ${this.opts.socketPath} within ${this.opts.startTimeoutMs ?? 10_000} ms:\n${this.logTail()}`);
+        throw fail(`haproxy (pid ${pid}) did not serve ${this.opts.socketPath} within ${this.opts.startTimeoutMs ?? 10_000} ms`);
       }
       await sleep(2);
     }
@@ -156,9 +185,10 @@ export class RealHaproxy implements AsyncHaproxyPort {
     // With -sf the old process finishes on its own; one of ours is reaped by its exit handler.
   }
 
-  private logTail(): string {
+  private logTail(from = 0): string {
     try {
-      return readFileSync(this.logPath, 'utf8').split('\n').slice(-12).join('\n');
+      const text = readFileSync(this.logPath).subarray(from).toString('utf8').trimEnd();
+      return text === '' ? '(haproxy wrote nothing to haproxy.log)' : text.split('\n').slice(-12).join('\n');
     } catch {
       return '(no haproxy.log)';
     }

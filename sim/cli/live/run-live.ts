@@ -15,6 +15,7 @@ import type { HaproxyConfig } from '../../../core/haproxy/config-model.ts';
 import { parseShowMap } from '../../../core/runtime-client.ts';
 import type { RouterState } from '../../../core/router-state.ts';
 import { createStrategy } from '../../../core/strategies/index.ts';
+import { parseBudget } from '../../../reports/budgets.ts';
 import { createReportProjection } from '../../../reports/project-report.ts';
 import type { Report } from '../../../reports/report.ts';
 import { renderHaproxyCfg } from '../../haproxy/haproxy-cfg.ts';
@@ -26,9 +27,9 @@ import type { RunInput } from '../../run-input.ts';
 import { headerOf, judge } from '../../run.ts';
 import { msToUs } from '../../scheduler.ts';
 import { diffStates, dumpState, sameState, type StateDifference } from './haproxy-state.ts';
-import { LiveLoop } from './live-loop.ts';
+import { LiveLoop, type LiveRunResult } from './live-loop.ts';
 import { LiveRouter, type AsyncHaproxyPort } from './live-router.ts';
-import { freeLoopbackPorts, RealHaproxy, type ReloadTiming } from './real-haproxy.ts';
+import { freeLoopbackPorts, HaproxyReloadRefusedError, RealHaproxy, type ReloadTiming } from './real-haproxy.ts';
 
 export interface LiveOptions {
   socketPath: string;
@@ -63,6 +64,8 @@ export interface LiveStats {
   cfgPath: string;
   logPath: string;
   ports: readonly [number, number, number];
+  /** A reload the real HAProxy refused: the run ended there, the previous process still serving. */
+  reloadRefused: { reload: number; message: string } | null;
 }
 
 export interface LiveResult {
@@ -87,6 +90,11 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
     layout: (c) => renderHaproxyCfg(c, real.renderOptions).layout,
     clockS: () => Math.floor(loop.nowUs / 1_000_000),
   });
+  // Run warnings also go to stderr: they explain why a live run's numbers may differ from `run`'s.
+  const warn = (message: string): void => {
+    emit({ atUs: 0, type: 'warning', message });
+    process.stderr.write(`routerbench live: warning: ${message}\n`);
+  };
   const stats = { commands: 0, commandWallMs: 0, replyMismatches: 0, mismatchExamples: [] as StateDifference[] };
   let shadowConfig: HaproxyConfig | null = null;
   // Map entries are addressed by pointer (`del map <file> #<ref>`), taken from a `show map <file>` reply:
@@ -132,11 +140,22 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
   };
 
   try {
-    if (input.cluster !== undefined) {
-      emit({ atUs: 0, type: 'warning', message: 'live mode drives HAProxy only: the keepalived cluster and its events are not run' });
-    }
-    await real.attach();
     const { settings } = input;
+    if (input.cluster !== undefined) warn('live mode drives HAProxy only: the keepalived cluster and its events are not run');
+    const faults = settings.haproxy;
+    const faultRates = (['refusedRate', 'resetRate', 'restartRate', 'slowRate'] as const).filter((k) => faults[k] !== 0);
+    if (faultRates.length > 0) {
+      warn(
+        `${faultRates.map((k) => `haproxy.${k}=${faults[k]}`).join(', ')} ignored: live mode does not inject simulated socket faults ` +
+          '(the real socket has only its own), so reloads and runtime errors may differ from `routerbench run`',
+      );
+    }
+    // Failover metrics stay zero without the cluster: judged, they would pass on nothing.
+    const isFailover = (b: string): boolean => /^failover(\.|$)/.test(parseBudget(b).path);
+    const unjudged = input.budgets.filter(isFailover);
+    if (unjudged.length > 0) warn(`budgets ${unjudged.map((b) => `'${b}'`).join(', ')} not judged in live mode: the keepalived cluster is not run`);
+    const budgets = input.budgets.filter((b) => !isFailover(b));
+    await real.attach();
     // The desired-state invariants of `routerbench run`, checked on the shadow mock: while its replies equal
     // the real ones (checked on every command, reported below) its state is the real HAProxy's.
     const check = (state: RouterState): void => {
@@ -154,25 +173,46 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
       emit({ atUs: loop.nowUs, type: 'input', event: e.type, subject: eventSubject(e) });
       if (isChurnEvent(e)) await router.onChurn(e);
     };
-    const run = await loop.run(input.events(), onInput, {
-      settleUs: msToUs(settings.sim.settleMs),
-      ...(settings.sim.durationMs !== undefined && { durationUs: msToUs(settings.sim.durationMs) }),
-      ...(opts.signal !== undefined && { signal: opts.signal }),
-    });
-    // A reload still running at the end: let the real process finish starting, as the mock would not
-    // have loaded it either (the run ended before its end step). Keep the shadow at its last load.
-    await real.finishReload().catch(() => undefined);
+    // A refused reload ends the run as a verdict: the mock loads any config, so the real process and the
+    // shadow part ways there, and the router (mid-reload for ever) has no later step worth comparing.
+    let refused: HaproxyReloadRefusedError | null = null;
+    let run: LiveRunResult;
+    try {
+      run = await loop.run(input.events(), onInput, {
+        settleUs: msToUs(settings.sim.settleMs),
+        ...(settings.sim.durationMs !== undefined && { durationUs: msToUs(settings.sim.durationMs) }),
+        ...(opts.signal !== undefined && { signal: opts.signal }),
+      });
+    } catch (err) {
+      if (!(err instanceof HaproxyReloadRefusedError)) throw err;
+      refused = err;
+      run = loop.progress();
+    }
+    if (refused === null) {
+      // A reload still running at the end: let the real process finish starting, as the mock would not
+      // have loaded it either (the run ended before its end step). Keep the shadow at its last load.
+      try {
+        await real.finishReload();
+      } catch (err) {
+        if (!(err instanceof HaproxyReloadRefusedError)) throw err;
+        refused = err;
+      }
+    }
 
-    const realDump = await dumpState(async (line) => {
-      const r = await real.send(line);
-      if (!r.ok) throw new Error(`${line}: the real HAProxy did not answer (${r.error})`);
-      return r.reply;
-    });
-    const mockDump = await dumpState((line) => shadow.execute(line));
-    if (settings.sim.invariants !== 'off' && router.settled) check(router.state);
-    const stateDifferences = router.settled ? diffStates(realDump, mockDump) : [];
-    if (!router.settled) emit({ atUs: run.endUs, type: 'warning', message: 'the router had not settled when the run ended; the final state comparison was skipped' });
+    let stateDifferences: StateDifference[] = [];
+    if (refused === null) {
+      const realDump = await dumpState(async (line) => {
+        const r = await real.send(line);
+        if (!r.ok) throw new Error(`${line}: the real HAProxy did not answer (${r.error})`);
+        return r.reply;
+      });
+      const mockDump = await dumpState((line) => shadow.execute(line));
+      if (settings.sim.invariants !== 'off' && router.settled) check(router.state);
+      if (router.settled) stateDifferences = diffStates(realDump, mockDump);
+      else emit({ atUs: run.endUs, type: 'warning', message: 'the router had not settled when the run ended; the final state comparison was skipped' });
+    }
     const violations = [
+      ...(refused !== null ? [`reload ${refused.reload}: the real HAProxy refused the config the mock loaded; it said: ${refused.output.split('\n').slice(-3).join(' | ')}`] : []),
       ...(stats.replyMismatches > 0 ? [`${stats.replyMismatches} replies of the real HAProxy differ from the mock's (first: ${stats.mismatchExamples[0]!.request})`] : []),
       ...stateDifferences.map((d) => `final state: '${d.request}' differs between the real HAProxy and the mock`),
     ];
@@ -180,7 +220,7 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
     emit({ atUs: run.endUs, type: 'run.end', events: run.events, simulatedMs: run.endUs / 1000 });
     if (opts.stopAtEnd) await real.stop();
     else real.release();
-    const report = judge(projection.result(), input.budgets);
+    const report = judge(projection.result(), budgets);
     return {
       report,
       live: {
@@ -193,6 +233,7 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
         cfgPath: opts.cfgPath,
         logPath: real.logPath,
         ports,
+        reloadRefused: refused === null ? null : { reload: refused.reload, message: refused.message },
       },
     };
   } catch (err) {
