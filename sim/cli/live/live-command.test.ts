@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pidOnSocket } from './real-haproxy.ts';
+import { isAlive, signalIfAlive } from './pid.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', '..', 'bin', 'routerbench.js');
 const which = spawnSync('sh', ['-c', 'command -v haproxy'], { encoding: 'utf8' });
@@ -26,8 +27,8 @@ const dir = mkdtempSync(join(tmpdir(), 'routerbench-live-cmd-'));
 const pids = new Set<number>();
 
 afterAll(async () => {
-  for (const pid of pids) signal(pid, 'SIGTERM');
-  for (let i = 0; i < 100 && [...pids].some(alive); i++) await new Promise((r) => setTimeout(r, 20));
+  for (const pid of pids) signalIfAlive(pid, 'SIGTERM');
+  for (let i = 0; i < 100 && [...pids].some(isAlive); i++) await new Promise((r) => setTimeout(r, 20));
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -235,25 +236,8 @@ describeReal('routerbench live against a real HAProxy: failures, warnings and cl
     child.kill('SIGTERM');
     expect(await exited, stderr).toBe(130);
     expect(stderr).toContain('interrupted (SIGTERM); haproxy stopped');
-    expect(alive(pid!)).toBe(false);
+    expect(isAlive(pid!)).toBe(false);
     expect(ours(t)).toEqual([]);
     expect(existsSync(socket)).toBe(false);
   });
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function signal(pid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(pid, sig);
-  } catch {
-    // already gone
-  }
-}

@@ -29,6 +29,7 @@ import { diffStates, dumpState, type StateDump } from './haproxy-state.ts';
 import { freeLoopbackPorts, liveRenderOptions, pidOnSocket } from './real-haproxy.ts';
 import { runLive } from './run-live.ts';
 import { sendCommand } from './socket-transport.ts';
+import { isAlive } from './pid.ts';
 
 const haproxyAvailable = spawnSync('haproxy', ['-v']).status === 0;
 const TITLE = 'routerbench live against a real HAProxy 2.6';
@@ -130,7 +131,7 @@ describeReal(haproxyAvailable ? TITLE : `${TITLE}: skipped, \`haproxy\` is not o
         // already gone (replaced by a reload's -sf)
       }
     }
-    for (let i = 0; i < 100 && [...pids].some(alive); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && [...pids].some(isAlive); i++) await new Promise((r) => setTimeout(r, 20));
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -215,15 +216,6 @@ describeReal(haproxyAvailable ? TITLE : `${TITLE}: skipped, \`haproxy\` is not o
     expect(r.status, r.stderr).toBe(0);
     expect(out.report).toMatchObject({ reloads: { total: 2 }, pass: true });
     expect(out.live.stateDifferences).toEqual([]);
-    expect(alive(out.live.haproxyPid)).toBe(true);
+    expect(isAlive(out.live.haproxyPid)).toBe(true);
   });
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -28,6 +28,7 @@ import { renderHaproxyCfg, writeRenderedCfg, type RenderOptions } from '../../ha
 import type { AsyncHaproxyPort } from './live-router.ts';
 import { makeDirs } from '../write-outputs.ts';
 import { sendCommand } from './socket-transport.ts';
+import { isAlive, signalIfAlive } from './pid.ts';
 
 export interface RealHaproxyOptions {
   /** The haproxy binary. */
@@ -126,9 +127,9 @@ export class RealHaproxy implements AsyncHaproxyPort {
 
   /** Stops every process this object started (by PID) and waits for them to exit. */
   async stop(): Promise<void> {
-    for (const pid of this.children) signal(pid, 'SIGTERM');
-    for (let i = 0; i < 200 && [...this.children].some(alive); i++) await sleep(10);
-    for (const pid of this.children) if (alive(pid)) signal(pid, 'SIGKILL');
+    for (const pid of this.children) signalIfAlive(pid, 'SIGTERM');
+    for (let i = 0; i < 200 && [...this.children].some(isAlive); i++) await sleep(10);
+    for (const pid of this.children) if (isAlive(pid)) signalIfAlive(pid, 'SIGKILL');
     this.children.clear();
     this.servingPid = null;
   }
@@ -175,7 +176,7 @@ export class RealHaproxy implements AsyncHaproxyPort {
       if (exitCode !== null) throw fail(`haproxy ${args.join(' ')} exited with ${exitCode} before serving the socket`);
       if ((await pidOnSocket(this.opts.socketPath)) === pid) break;
       if (performance.now() > deadline) {
-        signal(pid, 'SIGTERM');
+        signalIfAlive(pid, 'SIGTERM');
         throw fail(`haproxy (pid ${pid}) did not serve ${this.opts.socketPath} within ${this.opts.startTimeoutMs ?? 10_000} ms`);
       }
       await sleep(2);
@@ -215,21 +216,4 @@ export async function freeLoopbackPorts(): Promise<[number, number, number]> {
       });
     });
   return [await one(), await one(), await one()];
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function signal(pid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(pid, sig);
-  } catch {
-    // already gone
-  }
 }
