@@ -17,6 +17,7 @@ import { HaproxyStartError, pidOnSocket } from './live/real-haproxy.ts';
 import { runLive, type LiveResult } from './live/run-live.ts';
 import { collectSet, parseSeed } from './scenario-options.ts';
 import { makeDirs, writeFileAtomic } from './write-outputs.ts';
+import { shellQuote } from '../scenario/load-scenario.ts';
 
 interface LiveCommandOptions {
   haproxySocket: string;
@@ -90,7 +91,9 @@ export function registerLiveCommand(program: Command): Command {
         process.exitCode = EXIT.input;
         return;
       }
-      const input = loadRunInput(file, { ...(opts.seed !== undefined && { seed: opts.seed }), set: opts.set ?? {} });
+      const loaded = loadRunInput(file, { ...(opts.seed !== undefined && { seed: opts.seed }), set: opts.set ?? {} });
+      // A failure's reproduce line runs it live again, against the same socket at the same speed.
+      const input = { ...loaded, reproduce: liveReproduce(loaded.reproduce, socketPath, opts.speed) };
       const interrupt = new AbortController();
       let interruptedBy: NodeJS.Signals | null = null;
       const onSignal = (sig: NodeJS.Signals): void => {
@@ -153,6 +156,12 @@ export function registerLiveCommand(program: Command): Command {
       process.stdout.write(opts.json ? JSON.stringify(result, null, 2) + '\n' : renderSummaryTable([result.report]) + renderLiveStats(result));
       process.exitCode = result.report.pass ? EXIT.pass : EXIT.fail;
     });
+}
+
+/** `routerbench run <file> …` (the scenario's reproduce line) as the live command that ran it. */
+export function liveReproduce(runLine: string, socketPath: string, speed: number): string {
+  const rest = runLine.startsWith('routerbench run ') ? runLine.slice('routerbench run '.length) : runLine;
+  return `routerbench live ${rest} --haproxy-socket ${shellQuote(socketPath)} --speed ${speed === 0 ? 'max' : String(speed)}`;
 }
 
 function checkCfgPath(option: string, path: string): void {

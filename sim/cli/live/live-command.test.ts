@@ -210,6 +210,8 @@ describeReal('routerbench live against a real HAProxy: failures, warnings and cl
     const warnings = out.report.warnings.list.map((w) => w.message);
     expect(warnings.some((w) => w.startsWith(notJudged))).toBe(true);
     expect(warnings.some((w) => w.startsWith(faults))).toBe(true);
+    // The reproduce line runs it live again, on the same socket at the same speed.
+    expect(out.report.reproduce).toBe(`routerbench live ${scenario} --seed 1 --set haproxy.resetRate=0.05 --haproxy-socket ${socket} --speed max`);
     // --stop on a passing run: nothing of ours is left, so neither are its files.
     expect(ours(t)).toEqual([]);
     expect(existsSync(socket)).toBe(false);
