@@ -59,7 +59,7 @@ function flakyHaproxy(sub: string, failOn: number): string {
 }
 
 interface CliOut {
-  report: { pass: boolean; reloads: { total: number }; budgets: { name: string; pass: boolean }[]; warnings: { list: { message: string }[] }; invariants: { violations: { name: string; violations?: string[] }[] } };
+  report: { pass: boolean; reproduce: string; reloads: { total: number }; budgets: { name: string; pass: boolean }[]; warnings: { list: { message: string }[] }; invariants: { violations: { name: string; violations?: string[] }[] } };
   live: { haproxyPid: number | null; cfgPath: string; reloads: unknown[]; reloadRefused: { reload: number; message: string } | null };
 }
 
