@@ -5,7 +5,7 @@
  * every node (the others' configurations never list it: no regeneration), freezes each `node.stall` node's
  * VRRP process (SIGSTOP, then SIGCONT after `durationMs`), cuts nodes off at `network.partition` (bridge
  * ports; see partitionSteps) until `network.heal`, and prints, in seconds from the start, every advert
- * seen on the bridge and every VIP added or removed, then each node's last log lines. Other events of the
+ * and every burst of gratuitous ARPs seen on the bridge and every VIP added or removed, then each node's last log lines. Other events of the
  * scenario are not applied.
  *
  *   sudo npx tsx bench/keepalived-timeline.ts scenarios/vrrp-interval-mismatch.yaml [--seconds 20]
@@ -103,10 +103,26 @@ try {
   const lines = [
     ...started,
     ...cluster.adverts.map((a) => ({ us: a.atUs, text: `advert from ${a.node}, vrid ${a.vrid}, priority ${a.priority}` })),
+    ...garpBursts(cluster.garps).map((b) => ({ us: b.atUs, text: `${b.count} gratuitous ARP${b.count === 1 ? '' : 's'} from ${b.node} for ${b.address}` })),
     ...cluster.events.map((e) => ({ us: e.atUs, text: `${e.node} ${e.added ? 'adds' : 'removes'} ${e.address}` })),
   ].sort((a, b) => a.us - b.us);
   for (const l of lines) console.log(`${at(l.us)}  ${l.text}`);
   for (const n of cluster.nodeNames()) console.log(`--- ${n}\n${cluster.logTail(n, 10)}`);
 } finally {
   await cluster.destroy();
+}
+
+/** keepalived sends a burst of GARPs within milliseconds: one line per burst (same node and address, < 100 ms apart). */
+function garpBursts(garps: readonly { atUs: number; node: string; address: string }[]): { atUs: number; node: string; address: string; count: number }[] {
+  const bursts: { atUs: number; lastUs: number; node: string; address: string; count: number }[] = [];
+  for (const g of [...garps].sort((a, b) => a.atUs - b.atUs)) {
+    const open = bursts.find((b) => b.node === g.node && b.address === g.address && g.atUs - b.lastUs < 100_000);
+    if (open !== undefined) {
+      open.count++;
+      open.lastUs = g.atUs;
+    } else {
+      bursts.push({ atUs: g.atUs, lastUs: g.atUs, node: g.node, address: g.address, count: 1 });
+    }
+  }
+  return bursts;
 }

@@ -49,6 +49,13 @@ export interface NetnsNode {
   ip: string;
 }
 
+/** A gratuitous ARP for `address` seen entering the bridge from a node's port. */
+export interface GarpEvent {
+  atUs: number;
+  node: string;
+  address: string;
+}
+
 /** A VRRP advert seen entering the bridge from a node (the observer in the bridge namespace). */
 export interface AdvertEvent {
   /** Wall clock, µs since the epoch, when the observer read it. */
@@ -69,7 +76,12 @@ const OBSERVER_PY = [
   's = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(3))',
   'while True:',
   '    d, a = s.recvfrom(4096)',
-  '    if a[1] != 0x0800 or a[2] == socket.PACKET_OUTGOING or len(d) < 24 or d[9] != 112 or not a[0].startswith("p"): continue',
+  '    if a[2] == socket.PACKET_OUTGOING or not a[0].startswith("p"): continue',
+  // A gratuitous ARP: sender and target address the same (keepalived sends requests), told by the port.
+  '    if a[1] == 0x0806 and len(d) >= 28 and d[14:18] == d[24:28]:',
+  '        print("%.6f G %s %s" % (time.time(), a[0][1:], socket.inet_ntoa(d[14:18])), flush=True)',
+  '        continue',
+  '    if a[1] != 0x0800 or len(d) < 24 or d[9] != 112: continue',
   '    h = (d[0] & 15) * 4',
   '    print("%.6f %s %d %d" % (time.time(), socket.inet_ntoa(d[12:16]), d[h + 1], d[h + 2]), flush=True)',
 ].join('\n');
@@ -168,6 +180,7 @@ export class NetnsCluster {
   readonly bridgeNs: string;
   readonly events: AddressEvent[] = [];
   readonly adverts: AdvertEvent[] = [];
+  readonly garps: GarpEvent[] = [];
   /**
    * When the last fault was certainly in effect (µs): the stamp returned by a fault method is taken before it
    * acts; for a partition the `bridge` command takes a few ms more, and an advert in between may still cross.
@@ -273,6 +286,12 @@ export class NetnsCluster {
     this.observer = p;
     lineReader(p, (line) => {
       const [t, src, vrid, prio] = line.trim().split(' ');
+      if (src === 'G') {
+        // `<time> G <port index> <address>`: the port tells the sender, as every node claims the same VIP.
+        const name = [...this.nodes].find(([, rt]) => String(rt.index) === vrid)?.[0];
+        if (name !== undefined && t !== undefined && prio !== undefined) this.garps.push({ atUs: Math.round(Number(t) * 1e6), node: name, address: prio });
+        return;
+      }
       const node = byIp.get(src ?? '');
       if (node === undefined || t === undefined) return;
       this.adverts.push({ atUs: Math.round(Number(t) * 1e6), node, vrid: Number(vrid), priority: Number(prio) });
