@@ -1,5 +1,6 @@
 import type { InputEvent } from '../../core/events.ts';
 import { MAX_AT_MS } from './event-time.ts';
+import { hasOnly } from './key-count.ts';
 import { isRouteHost } from './route-host.ts';
 
 /**
@@ -41,13 +42,6 @@ export function looksValid(raw: unknown): raw is InputEvent {
 function typed(e: Record<string, unknown>, type: InputEvent['type']): true {
   e['type'] = type;
   return true;
-}
-
-/** Exactly `n` own keys: with the checks on the known ones this rules out unknown fields (the schema is strict). */
-function hasOnly(o: Record<string, unknown>, n: number): boolean {
-  let count = 0;
-  for (const _k in o) count++;
-  return count === n;
 }
 
 function nonEmpty(v: unknown): boolean {

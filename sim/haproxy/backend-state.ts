@@ -63,6 +63,9 @@ export interface MockServer {
   checkHealth: number;
 }
 
+/** HAProxy's absolute weight ceiling (SRV_UWGHT_MAX). */
+export const WEIGHT_MAX = 256;
+
 /** Columns of `show servers state` that only `add server` keywords change. */
 export interface ServerExtras {
   /** `id N`: the id was forced (srv_f_forced_id). */

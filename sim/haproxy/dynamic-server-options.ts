@@ -1,6 +1,8 @@
 import type { DynamicStart, MockBackend } from './backend-state.ts';
 import { canonicalIp } from './ip-address.ts';
 import { findServerKeyword, suggestServerKeyword } from './server-keywords.ts';
+import { strtol } from './strtol.ts';
+import { WEIGHT_MAX } from './backend-state.ts';
 
 /**
  * The keywords of `add server`, read in order as HAProxy 2.6's parse_server reads them (src/server.c,
@@ -37,8 +39,6 @@ export interface DynamicServerOptions {
  */
 export type ParsedOptions = { ok: true; opts: DynamicServerOptions; warnings: string } | { ok: false; reply: string; warnings: string };
 
-/** HAProxy's weight limit (SRV_UWGHT_MAX). */
-export const WEIGHT_MAX = 256;
 
 /** `words` from index `from` on: the keywords after `add server <be>/<srv> <addr>`. */
 export function parseDynamicServerOptions(be: MockBackend, name: string, words: readonly string[], from: number): ParsedOptions {
@@ -292,21 +292,4 @@ export function parseServerTarget(text: string): ParsedTarget {
   // A negative offset is stored in an unsigned 32-bit field and printed as such.
   // No port, or a signed one, maps the client's port.
   return { ok: true, host, port: n.value < 0 ? 2 ** 32 + n.value : n.value, portMap: !isDigit || n.value === 0 };
-}
-
-/** C's strtol on a decimal prefix: sign, digits, and how many digits there were. */
-export function strtol(text: string): { value: number; digits: number; rest: number } {
-  let i = 0;
-  let sign = 1;
-  if (text[i] === '+' || text[i] === '-') {
-    if (text[i] === '-') sign = -1;
-    i++;
-  }
-  const start = i;
-  let value = 0;
-  while (i < text.length && text.charCodeAt(i) >= 0x30 && text.charCodeAt(i) <= 0x39) {
-    value = value * 10 + (text.charCodeAt(i) - 0x30);
-    i++;
-  }
-  return { value: sign * value, digits: i - start, rest: i };
 }

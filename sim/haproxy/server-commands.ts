@@ -11,9 +11,11 @@ import {
   type DynamicStart,
   type MockBackend,
   type MockServer,
+  WEIGHT_MAX,
 } from './backend-state.ts';
 import { canonicalIp } from './ip-address.ts';
-import { parseDynamicServerOptions, parseServerTarget, strtol, WEIGHT_MAX } from './dynamic-server-options.ts';
+import { parseDynamicServerOptions, parseServerTarget } from './dynamic-server-options.ts';
+import { strtol } from './strtol.ts';
 
 /**
  * The server and backend commands of HAProxy 2.6's runtime API. Every reply is the exact byte string the
@@ -35,8 +37,6 @@ const STATE_WORDS = "'set server <srv> state' expects 'ready', 'drain' and 'main
 const SOCKET_CMD = " by 'stats socket command'";
 const SERVERS_STATE_HEADER =
   '1\n# be_id be_name srv_id srv_name srv_addr srv_op_state srv_admin_state srv_uweight srv_iweight srv_time_since_last_change srv_check_status srv_check_result srv_check_health srv_check_state srv_agent_state bk_f_forced_id srv_f_forced_id srv_fqdn srv_port srvrecord srv_use_ssl srv_check_port srv_check_addr srv_agent_addr srv_agent_port\n';
-/** HAProxy's absolute weight ceiling (SRV_UWGHT_MAX). */
-
 type Lookup = { ok: true; be: MockBackend; srv: MockServer } | { ok: false; reply: string };
 
 /**
@@ -227,8 +227,6 @@ export function getWeight(rt: ServerRuntime, w: readonly string[]): string {
   if (!found.ok) return found.reply;
   return `${found.srv.uweight} (initial ${found.srv.iweight})\n\n`;
 }
-
-/** Leading `[+-]digits` as strtol reads them; `rest` is what follows. */
 
 function setWeight(be: MockBackend, srv: MockServer, text: string | undefined): string {
   if (text === undefined || text === '') return 'Require <weight> or <weight%>.\n\n';

@@ -1,5 +1,6 @@
 import { INPUT_EVENT_TYPES } from '../../core/events.ts';
 import { RELOAD_REASONS } from '../../core/reload-reason.ts';
+import { hasOnly } from '../eventlog/key-count.ts';
 import type { OutputRecord } from './records.ts';
 
 /**
@@ -115,17 +116,6 @@ const STATS_OPTIONAL_COUNTS = ['nodes', 'instances', 'intervalDrops'] as const;
 function typed(r: Record<string, unknown>, type: OutputRecord['type']): true {
   r['type'] = type;
   return true;
-}
-
-/**
- * Exactly `n` enumerable keys: with the checks on the known ones this rules out unknown fields (the schema
- * is strict). A known optional field present with the value `undefined` is counted here but not by the
- * caller, so such a record goes to zod: rare, and never from JSON.
- */
-function hasOnly(o: Record<string, unknown>, n: number): boolean {
-  let count = 0;
-  for (const _k in o) count++;
-  return count === n;
 }
 
 /** `n` required keys, plus the optional string `key` when present, and nothing else. */
