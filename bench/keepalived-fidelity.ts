@@ -2,7 +2,7 @@
  * The keepalived fidelity table: runs the comparison plan on real keepalived processes in network namespaces
  * (fidelity/netns-harness.ts; needs root, iproute2, keepalived; python3 for the advert observer), the same
  * faults through the simulator at the same advert phase, and prints the side-by-side table as Markdown (for the
- * README and docs/fidelity-keepalived.md), then every incident pair and the masters' measured advert periods.
+ * docs/fidelity.md and docs/fidelity-keepalived.md), then every incident pair and the masters' measured advert periods.
  *
  *   sudo npx tsx bench/keepalived-fidelity.ts [--quick] [--json FILE]
  *
