@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readInputFile } from '../eventlog/regular-file.ts';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { compareWithBaseline, reportShapeError } from '../../reports/baseline.ts';
@@ -70,7 +71,7 @@ export function updateBaselines(paths: string[], opts: UpdateOptions, say: (line
 function readOld(file: string): Report | undefined {
   if (!existsSync(file)) return undefined;
   try {
-    const raw: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    const raw: unknown = JSON.parse(readInputFile(file, 'a baseline report').toString('utf8'));
     return reportShapeError(raw) === null ? (raw as Report) : undefined;
   } catch {
     return undefined;

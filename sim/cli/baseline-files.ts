@@ -1,8 +1,9 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { reportShapeError } from '../../reports/baseline.ts';
 import type { Report } from '../../reports/report.ts';
 import { InputError } from '../eventlog/input-error.ts';
+import { readInputFile } from '../eventlog/regular-file.ts';
 
 /**
  * Where a scenario's baseline lives. `--baseline` is a report.json, or a directory that holds one
@@ -25,8 +26,9 @@ export function readBaseline(file: string, scenario: string): Report | undefined
   if (!existsSync(file)) return undefined;
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    raw = JSON.parse(readInputFile(file, 'a baseline report').toString('utf8'));
   } catch (err) {
+    if (err instanceof InputError) throw err;
     throw new InputError(file, `cannot read the baseline report (${(err as Error).message})`);
   }
   const problem = reportShapeError(raw);

@@ -1,8 +1,9 @@
-import { existsSync, lstatSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../eventlog/input-error.ts';
+import { readInputFile } from '../eventlog/regular-file.ts';
 import { parseHaproxyCfg } from '../haproxy/cfg-parser.ts';
 import { MockHaproxy } from '../haproxy/mock-haproxy.ts';
 import { serveConnection } from '../haproxy/socket-server.ts';
@@ -46,9 +47,9 @@ export function registerMockHaproxyCommand(program: Command): void {
       if (!existsSync(opts.config)) throw new InputError(opts.config, 'no such file (--config)');
       if (statSync(opts.config).isDirectory()) throw new InputError(opts.config, 'is a directory; --config takes an haproxy.cfg file');
       const load = (): void => {
-        const parsed = parseHaproxyCfg(readFileSync(opts.config, 'utf8'), {
+        const parsed = parseHaproxyCfg(readInputFile(opts.config, 'an haproxy.cfg').toString('utf8'), {
           cfgFile: opts.config,
-          readFile: (p) => readFileSync(p, 'utf8'),
+          readFile: (p) => readInputFile(p, 'a map file').toString('utf8'),
         });
         mock.load(parsed.config, parsed.layout);
       };

@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
@@ -12,6 +12,7 @@ import { renderMarkdownSummary } from '../../reports/render/markdown.ts';
 import { outcomePasses, type ScenarioOutcome } from '../../reports/render/outcome.ts';
 import { renderSummaryTable } from '../../reports/render/terminal.ts';
 import { InputError } from '../eventlog/input-error.ts';
+import { readInputFile } from '../eventlog/regular-file.ts';
 import { notUtf8 } from '../eventlog/utf8.ts';
 import { expandInputPaths, loadRunInput, type InputOverrides } from '../load-input.ts';
 import { shellQuote } from '../scenario/load-scenario.ts';
@@ -185,8 +186,9 @@ export function buildOverrides(opts: RunOptions): InputOverrides {
   if (opts.routerDeployment !== undefined) {
     let bytes: Buffer;
     try {
-      bytes = readFileSync(opts.routerDeployment);
-    } catch {
+      bytes = readInputFile(opts.routerDeployment, 'a Deployment manifest');
+    } catch (err) {
+      if (err instanceof InputError) throw err;
       throw new InputError(opts.routerDeployment, 'cannot read the Deployment manifest');
     }
     const bad = notUtf8(bytes);

@@ -18,8 +18,8 @@ export interface EventLogHeader {
  * it are all handed out first. `chunkBytes` (how much is read at a time) is there for tests of lines that
  * straddle or outgrow a chunk.
  */
-export function readEventLogFile(path: string, options: { chunkBytes?: number } = {}): Iterable<InputEvent> {
-  return { [Symbol.iterator]: () => new EventLogIterator(new FileLineCursor(path, options.chunkBytes), path) };
+export function readEventLogFile(path: string, options: { chunkBytes?: number; maxLineBytes?: number } = {}): Iterable<InputEvent> {
+  return { [Symbol.iterator]: () => new EventLogIterator(new FileLineCursor(path, options.chunkBytes, options.maxLineBytes), path) };
 }
 
 /** The same reader over text already in memory (scenario-embedded logs, tests). */
@@ -28,8 +28,8 @@ export function readEventLogText(text: string, file: string): Iterable<InputEven
 }
 
 /** Reads only the header line (first line) of an event log file. */
-export function readEventLogHeader(path: string): EventLogHeader {
-  const lines = new FileLineCursor(path);
+export function readEventLogHeader(path: string, options: { maxLineBytes?: number } = {}): EventLogHeader {
+  const lines = new FileLineCursor(path, undefined, options.maxLineBytes);
   try {
     return parseHeader(lines.next(), path);
   } finally {

@@ -1,4 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fc, test } from '@fast-check/vitest';
@@ -124,5 +125,38 @@ describe('the file line cursor', () => {
       { no: 1, text: 'x' },
       { no: 2, text: 'y' },
     ]);
+  });
+
+  describe('a line longer than the limit', () => {
+    test.prop([fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 40 }), fc.array(fc.integer({ min: 0, max: 20 }), { minLength: 1, maxLength: 6 })])(
+      'is refused naming its line, and any line within it is read, wherever the chunks fall',
+      (max, chunk, lengths) => {
+        const lines = lengths.map((n, i) => String.fromCharCode(97 + i).repeat(n));
+        const file = fileWith(lines.join('\n'));
+        const tooLong = lines.findIndex((l) => l.length > max);
+        const cursor = new FileLineCursor(file, chunk, max);
+        if (tooLong === -1) {
+          expect(readAll(cursor)).toEqual(expectedLines(lines.join('\n')));
+          return;
+        }
+        // Every line before the long one is handed out, then the long one is an error with its number.
+        for (let i = 0; i < tooLong; i++) expect(cursor.next()).toBe(lines[i]);
+        expect(() => cursor.next()).toThrow(`${file}:${tooLong + 1}: line longer than ${max} bytes`);
+        cursor.close();
+      },
+    );
+
+    it('bounds memory on a file with no line break at all: /dev/zero behind a symlink is refused before it is read', () => {
+      const link = join(dir, 'zero.jsonl');
+      symlinkSync('/dev/zero', link);
+      expect(() => new FileLineCursor(link).next()).toThrow(`${link}: an event log must be a regular file, not a character device`);
+    });
+  });
+
+  it('refuses a named pipe rather than waiting on it or reading it twice', () => {
+    const fifo = join(dir, 'pipe.jsonl');
+    execFileSync('mkfifo', [fifo]);
+    // No writer ever opens it: the open must not wait for one.
+    expect(() => new FileLineCursor(fifo).next()).toThrow(`${fifo}: an event log must be a regular file, not a named pipe`);
   });
 });

@@ -1,6 +1,8 @@
 import { isAscii, isUtf8 } from 'node:buffer';
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
+import { formatBytes, limit } from '../limits.ts';
 import { InputError } from './input-error.ts';
+import { openRegularFile } from './regular-file.ts';
 import { firstBadByte } from './utf8.ts';
 
 /** One line of a text file, numbered from 1, without its line terminator. */
@@ -42,7 +44,10 @@ const EMPTY = Buffer.alloc(0);
  * is split however the chunks fall. A line may share memory with its window (V8 slices strings); the event
  * reader keeps only what `JSON.parse` copies out, but a caller keeping raw lines for long should copy them.
  *
- * The file is opened on the first `next()`, so creating a cursor for a missing file does not throw yet.
+ * The file is opened on the first `next()`, so creating a cursor for a missing file does not throw yet. It
+ * must be a regular file (see `openRegularFile`). A line longer than `maxLineBytes` is bad input naming the
+ * line: the buffer never grows past that limit and a byte, so a file with no line break (or `/dev/zero`
+ * behind a symlink) cannot fill memory.
  */
 export class FileLineCursor implements LineCursor {
   no = 0;
@@ -64,9 +69,13 @@ export class FileLineCursor implements LineCursor {
   constructor(
     private readonly path: string,
     chunkBytes = CHUNK_BYTES,
+    private readonly maxLineBytes = limit('lineBytes'),
+    private readonly what = 'an event log',
   ) {
     if (!Number.isInteger(chunkBytes) || chunkBytes < 1) throw new RangeError(`chunkBytes must be a positive integer, got ${chunkBytes}`);
-    this.buf = Buffer.allocUnsafe(chunkBytes);
+    if (!Number.isInteger(maxLineBytes) || maxLineBytes < 1) throw new RangeError(`maxLineBytes must be a positive integer, got ${maxLineBytes}`);
+    // A buffer of at most the limit and one byte: a line found whole in it is within the limit.
+    this.buf = Buffer.allocUnsafe(Math.min(chunkBytes, maxLineBytes + 1));
   }
 
   next(): string | undefined {
@@ -111,6 +120,7 @@ export class FileLineCursor implements LineCursor {
           return true;
         }
         if (this.eof) {
+          if (view.length - pos > this.maxLineBytes) throw this.lineTooLong();
           // The last line needs no "\n" to count; one is added so `next()` finds its end like any other.
           this.setText(this.decode(view, pos, view.length) + '\n');
           this.pos = view.length;
@@ -154,6 +164,12 @@ export class FileLineCursor implements LineCursor {
     }
   }
 
+  /** The line after those handed out, found longer than the limit before its end. */
+  private lineTooLong(): InputError {
+    const max = formatBytes(this.maxLineBytes);
+    return new InputError(this.path, `line longer than ${max} (docs/limits.md; ROUTERBENCH_MAX_LINE_BYTES raises it): every line is one JSON value`, this.no + 1);
+  }
+
   private setText(text: string): void {
     this.text = text;
     this.textPos = 0;
@@ -161,13 +177,15 @@ export class FileLineCursor implements LineCursor {
 
   /** Moves the undecoded bytes to the front and reads after them, growing the buffer if they fill it. */
   private fill(): void {
-    if (this.fd < 0) this.fd = openSync(this.path, 'r');
+    if (this.fd < 0) this.fd = openRegularFile(this.path, this.what);
     const rest = this.view.length - this.pos;
     if (this.pos > 0 && rest > 0) this.buf.copy(this.buf, 0, this.pos, this.view.length);
     this.pos = 0;
     if (rest === this.buf.length) {
-      // A line longer than the buffer: double it rather than fail; memory stays bounded by the longest line.
-      const bigger = Buffer.allocUnsafe(this.buf.length * 2);
+      // The buffer holds one unfinished line: the next line to hand out, after those of the window.
+      if (rest > this.maxLineBytes) throw this.lineTooLong();
+      // Otherwise double the buffer rather than fail; memory stays bounded by the longest line.
+      const bigger = Buffer.allocUnsafe(Math.min(this.buf.length * 2, this.maxLineBytes + 1));
       this.buf.copy(bigger, 0, 0, rest);
       this.buf = bigger;
     }
@@ -212,8 +230,8 @@ export class TextLineCursor implements LineCursor {
 }
 
 /** `Line` objects for callers that prefer a for-of loop over speed (the output log reader). */
-export function* fileLines(path: string, chunkBytes = CHUNK_BYTES): Generator<Line> {
-  yield* cursorLines(new FileLineCursor(path, chunkBytes));
+export function* fileLines(path: string, chunkBytes = CHUNK_BYTES, maxLineBytes = limit('lineBytes'), what = 'an output log'): Generator<Line> {
+  yield* cursorLines(new FileLineCursor(path, chunkBytes, maxLineBytes, what));
 }
 
 export function* textLines(text: string): Generator<Line> {

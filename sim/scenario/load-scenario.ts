@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { type Document, LineCounter, parseDocument, visit, type YAMLError } from 'yaml';
 import type { InputEvent } from '../../core/events.ts';
@@ -6,6 +6,7 @@ import { parseBudget } from '../../reports/budgets.ts';
 import type { ClusterConfig } from '../cluster/cluster-schema.ts';
 import { readEventLogFile, readEventLogHeader } from '../eventlog/event-log-reader.ts';
 import { InputError } from '../eventlog/input-error.ts';
+import { readInputFile } from '../eventlog/regular-file.ts';
 import { notUtf8 } from '../eventlog/utf8.ts';
 import { expandGenerators } from '../generate/expand.ts';
 import type { GenerateSpec } from '../generate/spec.ts';
@@ -40,8 +41,9 @@ export interface ScenarioRunInput extends RunInput {
 export function loadScenario(file: string, overrides: ScenarioOverrides = {}): ScenarioRunInput {
   let bytes: Buffer;
   try {
-    bytes = readFileSync(file);
+    bytes = readInputFile(file, 'a scenario');
   } catch (err) {
+    if (err instanceof InputError) throw err;
     throw new InputError(file, `cannot read scenario file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
   const bad = notUtf8(bytes);

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { knownMetricPaths } from '../../reports/budgets.ts';
 import { summarizeSweep, type SweepSummary } from '../../reports/sweep/summary.ts';
 import { InputError } from '../eventlog/input-error.ts';
+import { readInputFile } from '../eventlog/regular-file.ts';
 import { runCount, statisticNeeds, sweepCommand, type Shard, type SweepDefinition } from './plan.ts';
 import { describeIssue } from '../output/output-log-reader.ts';
 import type { GridValue } from './grid.ts';
@@ -128,8 +128,9 @@ export function readSweepDir(dir: string): SweepDir {
     const file = join(dir, name);
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
-    } catch {
+      text = readInputFile(file, `a sweep's ${name}`).toString('utf8');
+    } catch (err) {
+      if (err instanceof InputError) throw err;
       throw new InputError(file, 'not found: give directories written by `routerbench sweep --out`');
     }
     try {

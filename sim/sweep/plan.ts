@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { InputError } from '../eventlog/input-error.ts';
+import { readInputFile } from '../eventlog/regular-file.ts';
 import { loadRunInput } from '../load-input.ts';
 import { shellQuote } from '../scenario/load-scenario.ts';
 import { pointAt, pointCount, pointSettings, type GridAxis, type GridValue } from './grid.ts';
@@ -128,14 +128,15 @@ function sweepEnvOf(env: SweepRequest['routerEnv']): SweepEnv | undefined {
   let sha256: string;
   try {
     sha256 = sha256Of(env.deployment);
-  } catch {
+  } catch (err) {
+    if (err instanceof InputError) throw err;
     throw new InputError(env.deployment, 'cannot read the Deployment manifest');
   }
   return { deployment: { path: env.deployment, sha256 }, vars: env.vars, settings: env.settings };
 }
 
 function sha256Of(file: string): string {
-  return createHash('sha256').update(readFileSync(file)).digest('hex');
+  return createHash('sha256').update(readInputFile(file, 'a Deployment manifest')).digest('hex');
 }
 
 /** The settings every point shares: `--set` over the router env's. */

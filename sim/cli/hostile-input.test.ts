@@ -1,0 +1,83 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Input a hostile but realistic user gives: endless files, pipes, files larger than memory. Each case is a
+ * CLI process (about 2 s), two at a time; limits are tried with small values through their environment
+ * variables (docs/limits.md), never with gigabyte files.
+ */
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'routerbench.js');
+const dir = mkdtempSync(join(tmpdir(), 'rb-hostile-'));
+
+interface Result {
+  code: number;
+  out: string;
+  err: string;
+}
+
+function cli(args: string[], env: Record<string, string> = {}): Promise<Result> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { cwd: dir, env: { ...process.env, ...env }, timeout: 60_000, maxBuffer: 1 << 20 }, (err, out, errText) => {
+      resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, out, err: errText });
+    });
+  });
+}
+
+async function inPairs(cases: Array<() => Promise<Result>>): Promise<Result[]> {
+  const results: Result[] = [];
+  for (let i = 0; i < cases.length; i += 2) results.push(...(await Promise.all(cases.slice(i, i + 2).map((c) => c()))));
+  return results;
+}
+
+const HEADER = '{"routerbench":"eventlog","version":1}';
+const ROUTE = '{"at":0,"type":"route.upsert","route":{"namespace":"shop","name":"web","host":"web.example.com","service":"web"}}';
+
+const zero = (name: string): string => {
+  const link = join(dir, name);
+  symlinkSync('/dev/zero', link);
+  return link;
+};
+
+describe('endless and special files are refused, not read into memory', () => {
+  it('/dev/zero as an event log, a scenario, an haproxy.cfg, a Deployment manifest and a baseline: exit 2, named', async () => {
+    const log = join(dir, 'ok.jsonl');
+    writeFileSync(log, `${HEADER}\n${ROUTE}\n`);
+    const [asLog, asScenario, asCfg, asDeployment, asBaseline] = await inPairs([
+      () => cli(['run', zero('zero.jsonl')]),
+      () => cli(['run', zero('zero.yaml')]),
+      () => cli(['mock-haproxy', '--config', zero('zero.cfg'), '--socket', join(dir, 'never.sock')]),
+      () => cli(['run', log, '--router-deployment', zero('deploy.yaml')]),
+      () => cli(['run', log, '--baseline', zero('report.json')]),
+    ]);
+    const device = 'must be a regular file, not a character device';
+    expect(asLog).toMatchObject({ code: 2 });
+    expect(asLog!.err).toContain(`${join(dir, 'zero.jsonl')}: an event log ${device}`);
+    expect(asScenario!.err).toContain(`${join(dir, 'zero.yaml')}: a scenario ${device}`);
+    expect(asCfg!.err).toContain(`${join(dir, 'zero.cfg')}: an haproxy.cfg ${device}`);
+    expect(asDeployment!.err).toContain(`${join(dir, 'deploy.yaml')}: a Deployment manifest ${device}`);
+    expect(asBaseline!.err).toContain(`${join(dir, 'report.json')}: a baseline report ${device}`);
+    for (const r of [asScenario, asCfg, asDeployment, asBaseline]) expect(r!.code).toBe(2);
+  }, 120_000);
+
+  it('an event log given as a named pipe is refused at once rather than hanging on its second opening', async () => {
+    const fifo = join(dir, 'pipe.jsonl');
+    execFileSync('mkfifo', [fifo]);
+    const r = await cli(['run', fifo]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`${fifo}: an event log must be a regular file, not a named pipe`);
+  }, 60_000);
+
+  it('a line longer than the line limit is bad input naming the line, and nothing is written', async () => {
+    const log = join(dir, 'long.jsonl');
+    // Line 3 is 2,000 bytes of one string; the limit is set to 1,000 bytes (the default is 64 MiB).
+    writeFileSync(log, `${HEADER}\n${ROUTE}\n"${'x'.repeat(1998)}"\n`);
+    const out = join(dir, 'long-out');
+    const r = await cli(['run', log, '--out', out], { ROUTERBENCH_MAX_LINE_BYTES: '1000' });
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`${log}:3: line longer than 1000 bytes`);
+    expect(readdirSync(dir)).not.toContain('long-out');
+  }, 60_000);
+});
