@@ -1,8 +1,10 @@
 import type { AnyActorLogic, SnapshotFrom } from 'xstate';
-import type { VrrpInstanceSpec } from '../../core/vrrp/instance-spec.ts';
-import type { VrrpContext, VrrpMachine, VrrpState } from '../../core/vrrp/machine.ts';
+import { ipToUint32, preemptionFor, vipsOf, type VrrpInstanceSpec } from '../../core/vrrp/instance-spec.ts';
+import { contextMasterDownUs, initialVrrpContext, vrrpMachine, type VrrpContext, type VrrpMachine, type VrrpState } from '../../core/vrrp/machine.ts';
 import type { TrackSpec, TrackStatus } from '../../core/vrrp/track.ts';
+import type { ResolvedCluster } from '../cluster/resolve.ts';
 import type { TimerHandle } from '../scheduler.ts';
+import { primeDoubleFields } from './prime-doubles.ts';
 
 /** Runtime state of one node's keepalived. */
 export interface NodeRt {
@@ -89,3 +91,68 @@ export interface Advert {
 }
 
 export type { AnyActorLogic };
+
+const NO_ADVERT: Advert = { priority: 0, intervalUs: 0, srcIp: 0 };
+const NO_HANDLER = (): void => {};
+
+/** A node's keepalived before it starts: not alive, its scripts not yet run, one instance per VIP it serves. */
+export function newNodeRt(id: number, name: string, ip: string, cluster: ResolvedCluster): NodeRt {
+  const node: NodeRt = {
+    id,
+    name,
+    ip,
+    ipNum: ipToUint32(ip),
+    alive: false,
+    member: true,
+    stalledUntilUs: 0,
+    routerUp: true,
+    advertIntervalUs: cluster.advertIntervalUsByNode[name] ?? cluster.advertIntervalUs,
+    scripts: new Map(),
+    instances: [],
+    peers: null,
+    epoch: 0,
+    held: [],
+  };
+  primeDoubleFields(node, ['stalledUntilUs']);
+  cluster.instances.forEach((spec, vi) => {
+    for (const t of spec.track) if (!node.scripts.has(t.script)) node.scripts.set(t.script, { spec: t, status: { ok: true, streak: 0 }, timer: null, timerEpoch: 0, onTimer: null });
+    node.instances[vi] = newInstanceRt(node, vi, spec, cluster);
+  });
+  return node;
+}
+
+/** One VRRP instance in INIT; the owner sets `onAdvertTimer`. */
+function newInstanceRt(node: NodeRt, vi: number, spec: VrrpInstanceSpec, cluster: ResolvedCluster): InstanceRt {
+  const { preempt, preemptDelayMs } = preemptionFor(spec, node.name);
+  // = initialTransition(vrrpMachine, input), at a fraction of the cost (fast-path.test.ts checks it)
+  const snap = vrrpMachine.resolveState({ value: 'INIT', context: initialVrrpContext({
+    version: cluster.version,
+    ip: node.ipNum,
+    basePriority: cluster.priorityFor(node.name, node.ip, vi),
+    advertIntervalUs: node.advertIntervalUs,
+    downTimerAdverts: cluster.downTimerAdverts,
+    preempt,
+    preemptDelayUs: preemptDelayMs * 1000,
+    garpMasterDelayUs: cluster.garpMasterDelayUs,
+  }) });
+  const inst: InstanceRt = {
+    node,
+    vipIndex: vi,
+    spec,
+    vips: vipsOf(spec),
+    snap,
+    ctx: snap.context,
+    state: 'INIT',
+    masterDownUs: contextMasterDownUs(snap.context),
+    advertTimer: null,
+    advertEpoch: 0,
+    onAdvertTimer: NO_HANDLER,
+    pendAtUs: -1,
+    pendAdvert: NO_ADVERT,
+    fastMinPriority: Infinity,
+    fastIntervalUs: -1,
+  };
+  primeDoubleFields(inst, ['pendAtUs']);
+  primeDoubleFields(inst.ctx, ['downDeadlineUs', 'preemptAtUs']);
+  return inst;
+}

@@ -1,16 +1,16 @@
 import { transition } from 'xstate';
 import { fastBackupAdvert, startBackupContext } from '../../core/vrrp/fast-path.ts';
-import { ipToUint32, preemptionFor, vipsOf } from '../../core/vrrp/instance-spec.ts';
-import { contextMasterDownUs, initialVrrpContext, vrrpMachine, type VrrpEvent, type VrrpState } from '../../core/vrrp/machine.ts';
-import { applyCheckResult, effectivePriority, type TrackSpec } from '../../core/vrrp/track.ts';
+import { contextMasterDownUs, vrrpMachine, type VrrpEvent, type VrrpState } from '../../core/vrrp/machine.ts';
 import type { ResolvedCluster } from '../cluster/resolve.ts';
 import { DROPPED, type Network } from '../network/network.ts';
 import type { OutputRecord } from '../output/records.ts';
 import type { RandomStreams } from '../random-streams.ts';
-import type { Scheduler, TimerHandle } from '../scheduler.ts';
-import type { Advert, InstanceRt, NodeRt, ScriptRt } from './instance.ts';
-
-const NO_ADVERT: Advert = { priority: 0, intervalUs: 0, srcIp: 0 };
+import type { Scheduler } from '../scheduler.ts';
+import { GroupedDownTimers } from './down-timers.ts';
+import { newNodeRt, type Advert, type InstanceRt, type NodeRt } from './instance.ts';
+import { PRIME_US, primeDoubleFields } from './prime-doubles.ts';
+import { holdAdvert, takeHeld } from './stalled-socket.ts';
+import { priorityView, TrackedScripts } from './tracked-scripts.ts';
 
 export interface VrrpCounters {
   advertsSent: number;
@@ -32,8 +32,6 @@ export interface VrrpCounters {
  * its next event of any kind (or re-routes it through a real delivery event if that next event comes first).
  * Since nothing else touches the instance in between, the result is the same as delivering it on time.
  */
-const NO_HANDLER = (): void => {};
-
 export class VrrpWorld {
   readonly nodes: NodeRt[] = [];
   readonly byName = new Map<string, NodeRt>();
@@ -49,81 +47,33 @@ export class VrrpWorld {
   constructor(
     readonly cluster: ResolvedCluster,
     private readonly sched: Scheduler,
-    private readonly streams: RandomStreams,
+    streams: RandomStreams,
     readonly network: Network,
     private readonly emit: (r: OutputRecord) => void,
   ) {
     this.groups = cluster.instances.map(() => []);
-    this.downTimers = cluster.instances.map(() => null);
-    this.downTimerAt = cluster.instances.map(() => 0);
-    this.downHandlers = cluster.instances.map((_, vi) => () => this.downTimerFired(vi));
+    this.downTimers = new GroupedDownTimers(sched, cluster.instances.length, (vi) => this.downTimerFired(vi));
+    this.scripts = new TrackedScripts(
+      sched,
+      streams,
+      (node, epoch, fn) => this.fireNodeTimer(node, epoch, fn),
+      (node, script) => this.scriptChanged(node, script),
+    );
     // Same for the engine's queue entries: one cancelled far-future entry makes their time field a double.
     sched.cancel(sched.at(PRIME_US, () => {}));
   }
 
-  private readonly downTimers: (TimerHandle | null)[];
-  private readonly downTimerAt: number[];
-  private readonly downHandlers: (() => void)[];
+  private readonly downTimers: GroupedDownTimers;
+  private readonly scripts: TrackedScripts;
 
   // ---- nodes -------------------------------------------------------------------------------------------
 
   addNode(name: string, ip: string): NodeRt {
-    const id = this.network.addNode(name);
-    const c = this.cluster;
-    const node: NodeRt = {
-      id,
-      name,
-      ip,
-      ipNum: ipToUint32(ip),
-      alive: false,
-      member: true,
-      stalledUntilUs: 0,
-      routerUp: true,
-      advertIntervalUs: c.advertIntervalUsByNode[name] ?? c.advertIntervalUs,
-      scripts: new Map(),
-      instances: [],
-      peers: null,
-      epoch: 0,
-      held: [],
-    };
-    primeDoubleFields(node, ['stalledUntilUs']);
-    c.instances.forEach((spec, vi) => {
-      for (const t of spec.track) if (!node.scripts.has(t.script)) node.scripts.set(t.script, { spec: t, status: { ok: true, streak: 0 }, timer: null, timerEpoch: 0, onTimer: null });
-      const base = c.priorityFor(name, ip, vi);
-      const { preempt, preemptDelayMs } = preemptionFor(spec, name);
-      // = initialTransition(vrrpMachine, input), at a fraction of the cost (fast-path.test.ts checks it)
-      const snap = vrrpMachine.resolveState({ value: 'INIT', context: initialVrrpContext({
-        version: c.version,
-        ip: node.ipNum,
-        basePriority: base,
-        advertIntervalUs: node.advertIntervalUs,
-        downTimerAdverts: c.downTimerAdverts,
-        preempt,
-        preemptDelayUs: preemptDelayMs * 1000,
-        garpMasterDelayUs: c.garpMasterDelayUs,
-      }) });
-      const inst: InstanceRt = {
-        node,
-        vipIndex: vi,
-        spec,
-        vips: vipsOf(spec),
-        snap,
-        ctx: snap.context,
-        state: 'INIT',
-        masterDownUs: contextMasterDownUs(snap.context),
-        advertTimer: null,
-        advertEpoch: 0,
-        onAdvertTimer: NO_HANDLER,
-        pendAtUs: -1,
-        pendAdvert: NO_ADVERT,
-        fastMinPriority: Infinity,
-        fastIntervalUs: -1,
-      };
+    const node = newNodeRt(this.network.addNode(name), name, ip, this.cluster);
+    node.instances.forEach((inst, vi) => {
+      if (!inst) return;
       inst.onAdvertTimer = () => this.advertTimerDue(inst);
-      primeDoubleFields(inst, ['pendAtUs']);
-      primeDoubleFields(inst.ctx, ['downDeadlineUs', 'preemptAtUs']);
-      node.instances[vi] = inst;
-      this.groups[vi]![id] = inst;
+      this.groups[vi]![node.id] = inst;
     });
     this.nodes.push(node);
     this.byName.set(name, node);
@@ -136,14 +86,11 @@ export class VrrpWorld {
     node.alive = true;
     node.stalledUntilUs = 0;
     const now = this.sched.nowUs;
-    for (const [script, s] of node.scripts) {
-      s.status = { ok: this.checkSucceeds(node, script), streak: 0 };
-      this.scheduleScript(node, s, script, true);
-    }
+    this.scripts.start(node);
     this.emit({ atUs: now, type: 'vrrp.node', node: node.name, live: true, cause });
     for (const inst of node.instances) {
       if (!inst) continue;
-      const view = this.priorityView(inst);
+      const view = priorityView(inst);
       if (view.priority !== inst.ctx.priority) this.step(inst, { type: 'SET_PRIORITY', nowUs: now, priority: view.priority }, cause);
       const backup = this.fastPaths && inst.state === 'INIT' ? startBackupContext(inst.ctx, now, view.fault) : null;
       if (backup === null) {
@@ -158,7 +105,7 @@ export class VrrpWorld {
       primeDoubleFields(inst.ctx, ['downDeadlineUs', 'preemptAtUs']);
       this.refreshFastTest(inst);
       this.emitState(inst, 'INIT', 'BACKUP', now, cause);
-      this.armDown(inst.vipIndex, backup.downDeadlineUs);
+      this.downTimers.arm(inst.vipIndex, backup.downDeadlineUs);
     }
   }
 
@@ -183,7 +130,7 @@ export class VrrpWorld {
     node.alive = false;
     node.epoch++;
     node.held.length = 0;
-    for (const s of node.scripts.values()) this.cancel(s.timer), (s.timer = null);
+    this.scripts.stop(node);
     for (const inst of node.instances) if (inst) this.clearTimers(inst);
     this.emit({ atUs: this.sched.nowUs, type: 'vrrp.node', node: node.name, live: false, cause });
   }
@@ -211,42 +158,12 @@ export class VrrpWorld {
 
   // ---- tracked scripts ---------------------------------------------------------------------------------
 
-  private checkSucceeds(node: NodeRt, script: string): boolean {
-    return script === 'router-check' ? node.routerUp : true;
-  }
-
-  private scheduleScript(node: NodeRt, s: ScriptRt, script: string, first: boolean): void {
-    const intervalUs = s.spec.intervalMs * 1000;
-    // The first periodic check lands at a phase drawn per node, so detection takes up to fall · interval.
-    const delay = first ? 1 + this.streams.get(`vrrp/script-phase/${node.name}`).int(intervalUs) : intervalUs;
-    if (s.onTimer === null) {
-      const check = (): void => {
-        const before = s.status.ok;
-        s.status = applyCheckResult(s.spec, s.status, this.checkSucceeds(node, script));
-        this.scheduleScript(node, s, script, false);
-        if (s.status.ok !== before) this.scriptChanged(node, script);
-      };
-      s.onTimer = () => this.fireNodeTimer(node, s.timerEpoch, check);
-    }
-    // The handler reads the epoch the timer was armed in: re-arming always cancels the timer first.
-    s.timerEpoch = node.epoch;
-    s.timer = this.sched.at(this.sched.nowUs + delay, s.onTimer);
-  }
-
-  private priorityView(inst: InstanceRt) {
-    const specs: TrackSpec[] = inst.spec.track;
-    return effectivePriority(
-      inst.ctx.basePriority,
-      specs,
-      specs.map((t) => inst.node.scripts.get(t.script)!.status),
-    );
-  }
-
+  /** A tracked script's status changed: the instances tracking it take the new priority, or FAULT. */
   private scriptChanged(node: NodeRt, script: string): void {
     const now = this.sched.nowUs;
     for (const inst of node.instances) {
       if (!inst || !inst.spec.track.some((t) => t.script === script)) continue;
-      const view = this.priorityView(inst);
+      const view = priorityView(inst);
       const cause = `track ${script}`;
       if (view.priority !== inst.ctx.priority) this.step(inst, { type: 'SET_PRIORITY', nowUs: now, priority: view.priority }, cause);
       if (view.fault && inst.state !== 'FAULT' && inst.state !== 'INIT') this.step(inst, { type: 'FAULT', nowUs: now }, cause);
@@ -281,7 +198,7 @@ export class VrrpWorld {
           this.sendAdvert(inst, p.priority);
           break;
         case 'armDownTimer':
-          this.armDown(inst.vipIndex, p.atUs);
+          this.downTimers.arm(inst.vipIndex, p.atUs);
           break;
         case 'armAdvertTimer':
           this.armAdvert(inst, p.atUs);
@@ -343,21 +260,10 @@ export class VrrpWorld {
   }
 
   /**
-   * Lazy, grouped down timers: one queue entry per VIP, no later than the earliest deadline among its backups.
-   * When it fires, every backup whose deadline (or the end of its node's stall) has come runs the machine's
-   * DOWN_TIMER; the rest are untouched, exactly as if each had its own timer re-armed to its deadline, and the
-   * entry re-arms at the new earliest deadline. A steady VIP costs one queue operation per ~(down − interval).
+   * A VIP's grouped down timer (down-timers.ts) is due: every backup whose deadline (or the end of its node's
+   * stall) has come runs the machine's DOWN_TIMER, and the timer re-arms at the earliest deadline left.
    */
-  private armDown(vi: number, atUs: number): void {
-    const t = this.downTimers[vi];
-    if (t && !t.cancelled && this.downTimerAt[vi]! <= atUs) return;
-    if (t) this.sched.cancel(t);
-    this.downTimerAt[vi] = atUs;
-    this.downTimers[vi] = this.sched.at(atUs, this.downHandlers[vi]!);
-  }
-
   private downTimerFired(vi: number): void {
-    this.downTimers[vi] = null;
     const now = this.sched.nowUs;
     const group = this.groups[vi]!;
     let next = Infinity;
@@ -377,7 +283,7 @@ export class VrrpWorld {
       const d = Math.max(inst.ctx.downDeadlineUs, inst.node.stalledUntilUs);
       if (d < next) next = d;
     }
-    if (next !== Infinity) this.armDown(vi, next);
+    if (next !== Infinity) this.downTimers.arm(vi, next);
   }
 
   private armAdvert(inst: InstanceRt, atUs: number): void {
@@ -456,7 +362,7 @@ export class VrrpWorld {
         continue;
       }
       if (node.stalledUntilUs > arrival) {
-        if (this.hold(rcv, arrival, priority, fromIp, intervalUs)) deliveries++;
+        if (holdAdvert(node, { inst: rcv, atUs: arrival, priority, srcIp: fromIp, intervalUs })) deliveries++;
         else dropped++;
         continue;
       }
@@ -489,23 +395,12 @@ export class VrrpWorld {
       if (node.epoch !== epoch || !node.alive) return;
       if (node.stalledUntilUs > this.sched.nowUs) {
         // Counted as delivered when sent; a full socket loses it after all.
-        if (!this.hold(rcv, this.sched.nowUs, priority, srcIp, intervalUs)) this.counters.deliveries--, this.counters.dropped++;
+        if (!holdAdvert(node, { inst: rcv, atUs: this.sched.nowUs, priority, srcIp, intervalUs })) this.counters.deliveries--, this.counters.dropped++;
         return;
       }
       if (rcv.state === 'INIT' || rcv.state === 'FAULT') return;
       this.step(rcv, { type: 'ADVERT', nowUs: this.sched.nowUs, priority, srcIp, intervalUs }, `advert prio ${priority}`);
     });
-  }
-
-  /**
-   * An advert reaching a stalled node waits in its socket (a frozen process or VM: the kernel or the
-   * hypervisor keeps queueing) up to HELD_MAX per node; false when the queue is full and it is lost.
-   */
-  private hold(rcv: InstanceRt, atUs: number, priority: number, srcIp: number, intervalUs: number): boolean {
-    const held = rcv.node.held;
-    if (held.length >= HELD_MAX) return false;
-    held.push({ inst: rcv, atUs, priority, srcIp, intervalUs });
-    return true;
   }
 
   /**
@@ -518,12 +413,8 @@ export class VrrpWorld {
    */
   private releaseHeld(node: NodeRt): void {
     if (node.held.length === 0) return;
-    const held = node.held;
-    node.held = [];
-    // Queued in sending order (an advert in flight is queued when it lands): read in arrival order.
-    held.sort((a, b) => a.atUs - b.atUs);
     const now = this.sched.nowUs;
-    for (const h of held) {
+    for (const h of takeHeld(node)) {
       const inst = h.inst;
       if (inst.state === 'INIT' || inst.state === 'FAULT') continue;
       this.settle(inst, now);
@@ -548,28 +439,5 @@ export class VrrpWorld {
     inst.pendAtUs = -1;
     const a = inst.pendAdvert;
     this.slowDelivery(inst, at, a.priority, a.srcIp, a.intervalUs);
-  }
-}
-
-/**
- * Times pass 2^31 µs (35.8 simulated minutes) in long runs, beyond V8's small integers. A field that held only
- * small integers then changes representation, which deoptimizes the hot code late in a run and can leave it
- * unoptimized (a 5× slowdown measured on the benchmark). Writing a double once at creation fixes the fields'
- * representation up front; the value is restored at once.
- */
-const PRIME_US = 2 ** 41 + 0.5;
-
-/**
- * Adverts a stalled node's socket holds: Linux's default receive buffer (net.core.rmem_default, 212,992
- * bytes) over the ~768 bytes a small datagram is charged (its skb's truesize): about 277. Beyond that the
- * kernel drops what arrives.
- */
-const HELD_MAX = 277;
-function primeDoubleFields<T extends object>(obj: T, keys: (keyof T)[]): void {
-  const o = obj as Record<keyof T, unknown>;
-  for (const k of keys) {
-    const v = o[k];
-    o[k] = PRIME_US;
-    o[k] = v;
   }
 }
