@@ -1,11 +1,12 @@
 import type { Balance, BackendConfig, HaproxyConfig, MapEntry, ServerConfig } from '../../core/haproxy/config-model.ts';
-import type { CfgLayout, MapLayout, MapMatch, MapValues } from './haproxy-cfg.ts';
+import type { CfgLayout, MapLayout } from './haproxy-cfg.ts';
+import { PatternRefNumbering } from './pattern-refs.ts';
 
 /**
  * Reads the part of an haproxy.cfg that the runtime API can observe, as the OpenShift router template writes
  * it: backends (mode, balance, hash-type, cookie, dynamic-cookie-key, `server` and `server-template` lines with
  * weight, check, disabled, cookie, ssl, port) and the map files the frontends look up with `map_reg(...)`/`map(...)`.
- * It also derives the ids HAProxy 2.6 gives proxies and maps (see `haproxy-cfg.ts`), so a mock loaded from
+ * It also derives the ids HAProxy 2.6 gives proxies and maps (see `pattern-refs.ts`), so a mock loaded from
  * the parse answers `show servers state` and `show map` like a real process started on that file.
  * Everything else is skipped. Errors name the file and line.
  */
@@ -34,10 +35,6 @@ export interface ParseOptions {
 
 const BALANCES: readonly Balance[] = ['roundrobin', 'leastconn', 'source', 'random', 'static-rr', 'first'];
 const FIRST_PROXY_ID = 2;
-const HTTPCLIENT_ACL_REFS = 2;
-const MAP_CONVERTER = /\bmap(_reg|_str)?(_int|_str)?\(([^,)]+)/g;
-const ANON_ACL = /\{[^}]*\}/g;
-const OTHER_MAP_CONVERTER = /\bmap_(beg|end|sub|dir|dom|ip|int|regm|len)(_int|_str|_ip)?\(/;
 
 type Section = { kind: 'global' | 'defaults' | 'frontend' | 'other' } | { kind: 'backend'; backend: BackendConfig };
 
@@ -49,24 +46,7 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
   let defaultMode: 'http' | 'tcp' = 'tcp';
   // Before the first section header nothing may stand: HAProxy refuses the file (and a YAML file lands here).
   let section: Section | undefined;
-  let nextRefId = 0;
-  const parsedMaps: (Omit<MapLayout, 'file' | 'alsoAt'> & { alsoAt: number[] })[] = [];
-  const deferredMaps: Omit<MapLayout, 'file' | 'id'>[] = [];
-  const mapsByPath = new Map<string, (typeof parsedMaps)[number]>();
-  /** The first reference to a file makes its pattern reference; later ones only add to its description. */
-  const useMap = (use: Omit<MapLayout, 'file' | 'id'>): void => {
-    const known = mapsByPath.get(use.path);
-    if (known !== undefined) {
-      known.alsoAt.push(use.line);
-      return;
-    }
-    const made = { ...use, id: nextRefId++, alsoAt: [] };
-    parsedMaps.push(made);
-    mapsByPath.set(use.path, made);
-  };
-  /** ACLs the current proxy declares, and the predefined ones (HTTP, TRUE, ...) its conditions have used. */
-  const declaredAcls = new Set<string>();
-  const predefinedAcls = new Set<string>();
+  const refs = new PatternRefNumbering(file);
 
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -79,8 +59,7 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
     };
 
     if (kw === 'global' || kw === 'defaults' || kw === 'frontend' || kw === 'backend' || kw === 'listen') {
-      declaredAcls.clear();
-      predefinedAcls.clear();
+      refs.newSection();
       if (kw === 'frontend' || kw === 'backend' || kw === 'listen') {
         const name = words[1] ?? fail(`'${kw}' needs a name`);
         proxyCount++;
@@ -107,24 +86,11 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
 
     // Map references and ACL expressions, in the order HAProxy creates their pattern references.
     if (section.kind === 'frontend' || section.kind === 'backend' || section.kind === 'defaults') {
-      const raw = lines[i]!;
-      const deferred = (kw === 'use_backend' || kw === 'default_backend') && raw.includes('%[');
-      const other = OTHER_MAP_CONVERTER.exec(raw);
-      if (other !== null) fail(`unsupported converter 'map_${other[1]}' (only map and map_reg are modelled)`);
-      for (const m of raw.matchAll(MAP_CONVERTER)) {
-        const path = m[3]!.trim();
-        const match: MapMatch = m[1] === '_reg' ? 'reg' : 'str';
-        const values: MapValues = m[2] === '_int' ? 'int' : 'str';
-        // `%[...]` in use_backend is resolved after the whole file is read, so its maps come last.
-        if (deferred) deferredMaps.push({ path, match, values, cfgFile: file, line: lineNo });
-        else useMap({ path, match, values, cfgFile: file, line: lineNo });
+      try {
+        refs.line(words, lineNo);
+      } catch (e) {
+        fail((e as Error).message);
       }
-      if (kw === 'acl') {
-        nextRefId++;
-        if (words[1] !== undefined) declaredAcls.add(words[1]);
-      }
-      nextRefId += (raw.match(ANON_ACL) ?? []).length;
-      nextRefId += newPredefinedAcls(words, declaredAcls, predefinedAcls);
     }
 
     if (section.kind === 'defaults' && kw === 'mode') {
@@ -170,9 +136,7 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
     }
   }
 
-  nextRefId += HTTPCLIENT_ACL_REFS;
-  for (const m of deferredMaps) useMap(m);
-  const ordered = parsedMaps;
+  const ordered = refs.finish();
   const maps: Record<string, MapEntry[]> = {};
   const layoutMaps: MapLayout[] = [];
   for (const m of ordered) {
@@ -189,32 +153,6 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
     layoutMaps.push(alsoAt.length > 0 ? { ...rest, file: base, alsoAt } : { ...rest, file: base });
   }
   return { config: { backends, maps }, layout: { backendIds, maps: layoutMaps } };
-}
-
-/** HAProxy 2.6's predefined ACLs (acl.c): a proxy's first condition to name one makes its pattern reference. */
-const PREDEFINED_ACLS = new Set([
-  'TRUE', 'FALSE', 'LOCALHOST', 'HTTP', 'HTTP_1.0', 'HTTP_1.1', 'HTTP_2.0', 'HTTP_CONTENT', 'HTTP_URL_ABS', 'HTTP_URL_SLASH',
-  'HTTP_URL_STAR', 'METH_CONNECT', 'METH_DELETE', 'METH_GET', 'METH_HEAD', 'METH_OPTIONS', 'METH_POST', 'METH_PUT',
-  'METH_TRACE', 'RDP_COOKIE', 'REQ_CONTENT', 'WAIT_END',
-]);
-
-/** How many predefined ACLs the line's `if`/`unless` condition uses for the first time in this proxy. */
-function newPredefinedAcls(words: readonly string[], declared: ReadonlySet<string>, used: Set<string>): number {
-  const at = words.findIndex((w, i) => i > 0 && (w === 'if' || w === 'unless'));
-  if (at < 0) return 0;
-  let made = 0;
-  let inBraces = false;
-  for (const word of words.slice(at + 1)) {
-    if (word === '{') inBraces = true;
-    else if (word === '}') inBraces = false;
-    if (inBraces) continue;
-    const name = word.replace(/^!/, '');
-    if (PREDEFINED_ACLS.has(name) && !declared.has(name) && !used.has(name)) {
-      used.add(name);
-      made++;
-    }
-  }
-  return made;
 }
 
 /** Words of a cfg line: blanks separate, `#` starts a comment, quotes and backslashes group. */

@@ -30,6 +30,11 @@ export interface MapLayout {
   line: number;
   /** Lines of later references to the same file, which HAProxy adds to the map's description. */
   alsoAt?: readonly number[];
+  /**
+   * How many distinct converter kinds (match and output type: `map_reg`, `map_reg_int`, `map`...) read the
+   * file; each loads every entry once into `entry_cnt` (see pattern-refs.ts). 1 when absent.
+   */
+  expressions?: number;
 }
 
 export interface CfgLayout {

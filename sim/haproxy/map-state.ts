@@ -27,6 +27,8 @@ export interface MockMap {
   line: number;
   /** Later references to the file (MapLayout.alsoAt); the same empty list when there are none. */
   alsoAt: readonly number[];
+  /** MapLayout.expressions: each entry counts this many times in `entry_cnt`. */
+  expressions: number;
   currVer: number;
   nextVer: number;
   entries: MockMapEntry[];
@@ -50,7 +52,11 @@ export interface MockMap {
 
 /** `entry_cnt` as `show map` prints it. */
 export function entryCount(m: MockMap): string {
-  const n = m.entries.length + m.entryCountSkew;
+  return entryCountText(m.entries.length * m.expressions + m.entryCountSkew);
+}
+
+/** A counter HAProxy prints unsigned 64-bit, so a negative drift wraps around. */
+function entryCountText(n: number): string {
   return n >= 0 ? String(n) : (2n ** 64n + BigInt(n)).toString();
 }
 
@@ -107,6 +113,7 @@ export function mapFromLayout(layout: MapLayout, entries: readonly MapEntry[], p
     cfgFile: layout.cfgFile,
     line: layout.line,
     alsoAt: layout.alsoAt ?? NO_LINES,
+    expressions: layout.expressions ?? 1,
     currVer: 0,
     nextVer: 0,
     entries: entries.map((e) => ({ ref: pointers.next(), key: e.key, value: e.value, version: 0 })),

@@ -79,7 +79,7 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
       const built = r.maps.get(l.path);
       if (built !== undefined) return listingOf(built);
       const n = r.config.maps[l.file]?.length ?? 0;
-      return { id: l.id, path: l.path, cfgFile: l.cfgFile, line: l.line, alsoAt: l.alsoAt ?? [], currVer: 0, nextVer: 0, entryCount: String(n) };
+      return { id: l.id, path: l.path, cfgFile: l.cfgFile, line: l.line, alsoAt: l.alsoAt ?? [], currVer: 0, nextVer: 0, entryCount: String(n * (l.expressions ?? 1)) };
     });
   }
 
