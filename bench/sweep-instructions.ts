@@ -9,7 +9,7 @@ import { countInstructions, requireValgrind } from './cachegrind.ts';
  * (bench/sweep-tasks.ts, in one thread, V8 `--single-threaded` as each worker runs when every core has one).
  * Prints the steady cost of a run (the difference over the 80 runs between, compilers left out) and what V8's
  * compilers cost in all up to each count: the warm-up a worker pays for itself. `--v8` adds V8 flags, to
- * weigh a flag's cost per run against what it saves in compiling (docs/performance.md, sixth session).
+ * weigh a flag's cost per run against what it saves in compiling (docs/performance.md, *Changes of 30 Nov 2026: sweeps*).
  * Each count takes a few minutes.
  */
 const args = process.argv.slice(2);

@@ -5,7 +5,7 @@
  *
  *   npx tsx bench/vrrp.ts [nodes] [vips] [simulated seconds] [--unicast]
  *
- * Measured 2026-11-29 on this 2-core machine while other sessions kept the load average at 9–18 (wall time is
+ * Measured 2026-11-29 on this 2-core machine while other work kept the load average at 9–18 (wall time is
  * inflated 2–4×; CPU time is the figure to compare), timed from construction of the 10,000 instances:
  * 719,400 adverts, 35,250,600 deliveries (all on the fast path), 400 machine transitions,
  * 13.3 s CPU / 40.8 s wall at load 10.6 (271× real time per CPU second).
