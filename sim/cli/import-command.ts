@@ -2,6 +2,7 @@ import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { InputError } from '../eventlog/input-error.ts';
+import { escapeControl, excerpt } from '../eventlog/excerpt.ts';
 import { firstBadByte } from '../eventlog/utf8.ts';
 import { importWatch, type ImportOptions, type ImportStats } from '../import/import-watch.ts';
 import { eventLogHeader, writeEventLogFile, writeEventLogToStream } from './event-log-writer.ts';
@@ -39,7 +40,8 @@ export function registerImportCommand(program: Command): Command {
       if (opts.start !== undefined) options.startEpochMs = opts.start;
       const stats: ImportStats = { objects: 0, events: 0, skipped: 0, raisedTimes: 0, beforeStart: 0 };
       const events = importWatch(readChunks(input), options, (p) => {
-        process.stderr.write(`${file}:${p.line}:${p.column}: ${p.field ? `field '${p.field}': ` : ''}${p.message} (skipped)\n`);
+        // What a problem quotes came from the input: bounded and escaped, as InputError's messages are.
+        process.stderr.write(`${escapeControl(file)}:${p.line}:${p.column}: ${p.field ? `field '${excerpt(p.field, 200)}': ` : ''}${excerpt(p.message)} (skipped)\n`);
       }, stats);
       const header = eventLogHeader({ source: 'kubernetes-watch', input: file });
       if (opts.output !== undefined) writeEventLogFile(opts.output, header, events);

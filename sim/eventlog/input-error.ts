@@ -1,6 +1,9 @@
+import { excerpt } from './excerpt.ts';
+
 /**
  * Bad input: a file the user gave us is wrong. Always names the file, and where known the line, column and
- * field, so the message alone is enough to fix it. The CLI maps it to exit code 2.
+ * field, so the message alone is enough to fix it. The CLI maps it to exit code 2. The message quotes at most
+ * a bounded excerpt of anything, control characters escaped: what it names came from the input.
  */
 export class InputError extends Error {
   constructor(
@@ -10,7 +13,7 @@ export class InputError extends Error {
     readonly field?: string,
     readonly column?: number,
   ) {
-    super(formatLocation(file, line, column, field) + detail);
+    super(formatLocation(excerpt(file, 300), line, column, field === undefined ? undefined : excerpt(field, 200)) + excerpt(detail));
     this.name = 'InputError';
   }
 }

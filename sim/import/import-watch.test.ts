@@ -316,3 +316,45 @@ test('JsonObjectSplitter keeps braces inside strings and escapes apart', () => {
     { text: '{"d":1}', line: 2, column: 2 },
   ]);
 });
+
+describe('hostile watch streams', () => {
+  test('one huge unterminated object is refused at the object limit, naming where it starts, not read to the end', () => {
+    // A limit of 1,000 characters stands in for the 64 MiB default; the object never closes.
+    const text = `\n  {"type":"ADDED","object":{"metadata":{"name":"${'a'.repeat(5000)}`;
+    const chunks = Array.from({ length: 50 }, (_, i) => text.slice(i * 200, (i + 1) * 200)).filter((c) => c !== '');
+    const events = importWatch(chunks, { file: 'watch.json', maxObjectChars: 1000 });
+    expect(() => [...events]).toThrow(new InputError('watch.json', 'an object longer than 1000 characters starts here, past the limit for one object (docs/limits.md; ROUTERBENCH_MAX_IMPORT_OBJECT_BYTES raises it)', 2, undefined, 3));
+  });
+
+  test('an object within the limit still imports', () => {
+    const text = kubectl([route('ADDED', 'front', '2026-11-29T10:00:01Z')]);
+    expect([...importWatch([text], { file: 'watch.json', maxObjectChars: text.length })]).toHaveLength(1);
+    expect(() => [...importWatch([text], { file: 'watch.json', maxObjectChars: text.length - 1 })]).toThrow('an object longer than');
+  });
+
+  test('a time that is not RFC 3339 is a problem naming the field, skipped or under --strict refused, never time 0', () => {
+    const stream = kubectl([route('ADDED', 'first', '2026-11-29T10:00:00Z'), route('ADDED', 'second', 'yesterday at noon')]);
+    const { events, problems } = run(stream);
+    expect(events.map((e) => e.at)).toEqual([0]);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatchObject({ field: 'object.metadata.managedFields[0].time', message: 'Route shop/second: not an RFC 3339 time such as 2026-11-29T19:00:00Z: "yesterday at noon"' });
+    expect(() => run(stream, { strict: true })).toThrow("field 'object.metadata.managedFields[0].time': Route shop/second: not an RFC 3339 time");
+    // With --spacing-ms the objects' times are not read, so they cannot be wrong.
+    expect(run(stream, { spacingMs: 10 }).events.map((e) => e.at)).toEqual([0, 10]);
+  });
+
+  test('a 100,000-character name with NUL bytes is quoted in a bounded, escaped excerpt', () => {
+    const bad = route('ADDED', `x\u0000${'n'.repeat(100_000)}`, '2026-11-29T10:00:00Z');
+    let err: unknown;
+    try {
+      run(kubectl([bad]), { strict: true });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(InputError);
+    const message = (err as Error).message;
+    expect(message.length).toBeLessThan(1200);
+    expect(message).not.toMatch(/\u0000/);
+    expect(message).toContain('x\\x00nnn');
+  });
+});

@@ -4,7 +4,8 @@ import type { InputEvent } from '../../core/events.ts';
 import { InputEventSchema } from '../eventlog/event-schema.ts';
 import { fieldName } from '../eventlog/field-name.ts';
 import { InputError } from '../eventlog/input-error.ts';
-import { isStray, JsonObjectSplitter } from './json-stream.ts';
+import { limit } from '../limits.ts';
+import { isStray, JsonObjectSplitter, ObjectTooLarge } from './json-stream.ts';
 import {
   endpointsFromObject,
   type EventBody,
@@ -31,6 +32,8 @@ export interface ImportOptions {
   strict?: boolean;
   spacingMs?: number;
   startEpochMs?: number;
+  /** The longest object read (default the `importObjectBytes` limit); a longer one is an InputError, skipped or not. */
+  maxObjectChars?: number;
 }
 
 export interface ImportProblem {
@@ -65,7 +68,7 @@ export function importWatch(
 ): Iterable<InputEvent> {
   return {
     *[Symbol.iterator]() {
-      const splitter = new JsonObjectSplitter();
+      const splitter = new JsonObjectSplitter(options.maxObjectChars ?? limit('importObjectBytes'));
       const slices = new Map<string, Map<string, Endpoint[]>>();
       let start = options.startEpochMs;
       let lastAt = 0;
@@ -77,9 +80,9 @@ export function importWatch(
         onProblem(p);
       };
 
-      const stamp = (type: WatchType, o: Obj): number => {
+      /** `t`: the object's own time (objectTimeMs), read before anything else of it so a bad one skips it whole. */
+      const stamp = (t: number | undefined): number => {
         if (options.spacingMs !== undefined) return index++ * options.spacingMs;
-        const t = objectTimeMs(type, o);
         if (t === undefined) return lastAt;
         start ??= t;
         const at = Math.round(t - start);
@@ -131,7 +134,9 @@ export function importWatch(
 
       function* handle(type: WatchType, o: Obj, line: number, column: number, prefix: string): Generator<InputEvent> {
         let bodies: EventBody[];
+        let time: number | undefined;
         try {
+          time = options.spacingMs === undefined ? objectTimeMs(type, o) : undefined;
           bodies = convert(type, o);
         } catch (err) {
           if (!(err instanceof ObjectProblem)) throw err;
@@ -139,7 +144,7 @@ export function importWatch(
           problem({ line, column, message: `${describe(o)}: ${err.message}`, ...(field === undefined ? {} : { field }) });
           return;
         }
-        const at = stamp(type, o);
+        const at = stamp(time);
         for (const body of bodies) {
           const event = { at, ...body } as InputEvent;
           const checked = InputEventSchema.safeParse(event);
@@ -190,8 +195,23 @@ export function importWatch(
         yield* handle('ADDED', o, line, column, '');
       }
 
+      const push = (chunk: string): ReturnType<JsonObjectSplitter['push']> => {
+        try {
+          return splitter.push(chunk);
+        } catch (err) {
+          if (!(err instanceof ObjectTooLarge)) throw err;
+          // Not a problem to skip: finding the object's end would mean holding it all.
+          throw new InputError(
+            options.file,
+            `an object longer than ${err.maxChars} characters starts here, past the limit for one object (docs/limits.md; ROUTERBENCH_MAX_IMPORT_OBJECT_BYTES raises it)`,
+            err.line,
+            undefined,
+            err.column,
+          );
+        }
+      };
       for (const chunk of chunks) {
-        for (const piece of splitter.push(chunk)) {
+        for (const piece of push(chunk)) {
           if (isStray(piece)) problem({ line: piece.line, column: piece.column, message: `not a JSON object: ${JSON.stringify(piece.text)}` });
           else yield* onObject(piece.text, piece.line, piece.column);
         }

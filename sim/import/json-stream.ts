@@ -18,7 +18,21 @@ export interface StrayText {
   column: number;
 }
 
+/** Thrown when one object grows past the splitter's limit: reading on would only fill memory. */
+export class ObjectTooLarge extends Error {
+  constructor(
+    readonly line: number,
+    readonly column: number,
+    readonly maxChars: number,
+  ) {
+    super(`an object longer than ${maxChars} characters`);
+  }
+}
+
 export class JsonObjectSplitter {
+  /** `maxObjectChars`: the longest object kept (an unfinished one longer than it throws ObjectTooLarge). */
+  constructor(private readonly maxObjectChars = Number.MAX_SAFE_INTEGER) {}
+
   private buf = '';
   private depth = 0;
   private inString = false;
@@ -48,6 +62,7 @@ export class JsonObjectSplitter {
         else if (c === '}' || c === ']') {
           this.depth--;
           if (this.depth === 0) {
+            if (i + 1 - this.start > this.maxObjectChars) throw new ObjectTooLarge(this.startLine, this.startColumn, this.maxObjectChars);
             out.push({ text: s.slice(this.start, i + 1), line: this.startLine, column: this.startColumn });
             this.start = -1;
           }
@@ -72,6 +87,7 @@ export class JsonObjectSplitter {
       }
     }
     // Keep only the unfinished object.
+    if (this.start >= 0 && s.length - this.start > this.maxObjectChars) throw new ObjectTooLarge(this.startLine, this.startColumn, this.maxObjectChars);
     if (this.start >= 0) {
       this.buf = s.slice(this.start);
       this.start = 0;

@@ -22,6 +22,19 @@ export class ObjectProblem extends Error {
 
 type Obj = Record<string, unknown>;
 
+/**
+ * Kubernetes writes times as RFC 3339 (metav1.Time), e.g. 2026-11-29T19:00:00Z. A time that is there but
+ * not one is a problem with the object, never time 0 or the previous event's time without a word.
+ */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+function parseTime(v: unknown, field: string): number | undefined {
+  if (v === undefined || v === null) return undefined;
+  const t = typeof v === 'string' && RFC3339.test(v) ? Date.parse(v) : NaN;
+  if (Number.isNaN(t)) throw new ObjectProblem(`not an RFC 3339 time such as 2026-11-29T19:00:00Z: ${JSON.stringify(v)}`, field);
+  return t;
+}
+
 function obj(v: unknown, field: string): Obj {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new ObjectProblem(`expected an object`, field);
   return v as Obj;
@@ -234,20 +247,16 @@ function endpoint(ip: string, port: EndpointPort, ready: boolean, name: string |
  */
 export function objectTimeMs(type: WatchType, o: Obj): number | undefined {
   const meta = (o['metadata'] ?? {}) as Obj;
-  const parse = (v: unknown): number | undefined => {
-    if (typeof v !== 'string') return undefined;
-    const t = Date.parse(v);
-    return Number.isNaN(t) ? undefined : t;
-  };
   let managed: number | undefined;
   if (Array.isArray(meta['managedFields'])) {
-    for (const f of meta['managedFields']) {
-      const t = parse((f as Obj | null)?.['time']);
+    meta['managedFields'].forEach((f, i) => {
+      const t = parseTime((f as Obj | null)?.['time'], `metadata.managedFields[${i}].time`);
       if (t !== undefined && (managed === undefined || t > managed)) managed = t;
-    }
+    });
   }
-  const created = parse(meta['creationTimestamp']);
+  const created = parseTime(meta['creationTimestamp'], 'metadata.creationTimestamp');
+  const deleted = parseTime(meta['deletionTimestamp'], 'metadata.deletionTimestamp');
   if (type === 'ADDED') return created ?? managed;
-  if (type === 'DELETED') return parse(meta['deletionTimestamp']) ?? managed ?? created;
+  if (type === 'DELETED') return deleted ?? managed ?? created;
   return managed ?? created;
 }
