@@ -147,6 +147,44 @@ describe('readOutputLog', () => {
       expect(errorOf(blank)).toMatchObject({ line: 3, detail: expect.stringContaining('empty line') });
     });
 
+    describe('for records out of the order a run writes them', () => {
+      const lineOf = (type: string, from = 1): number => LINES.findIndex((l, i) => i >= from && (JSON.parse(l) as { type: string }).type === type) + 1;
+      const start1 = lineOf('reload.start');
+      const end1 = lineOf('reload.end');
+      const start2 = lineOf('reload.start', start1);
+
+      it('a reload.start line duplicated: refused, not counted as one reload too many', () => {
+        // route-burst reloads twice (initial, then no-blueprint-match); its first start is reload 1.
+        expect(JSON.parse(LINES[start1 - 1]!)).toMatchObject({ type: 'reload.start', n: 1 });
+        const twice = log(inserted(start1 + 1, LINES[start1 - 1]!));
+        expect(errorOf(twice)).toMatchObject({ line: start1 + 1, field: 'type', detail: `reload 1 starts while reload 1 (started at line ${start1}) has not ended; reloads run one at a time` });
+        // Duplicated after its end (at the end's time, so that time still runs forward), a second reload 1.
+        const endAt = (JSON.parse(LINES[end1 - 1]!) as { atUs: number }).atUs;
+        const again = log(inserted(end1 + 1, JSON.stringify({ atUs: endAt, type: 'reload.start', n: 1 })));
+        expect(errorOf(again)).toMatchObject({ line: end1 + 1, field: 'n', detail: 'reload 1 starts after reload 1; reloads are numbered 1, 2, 3 … as they start' });
+      });
+
+      it('a reload.end with another number, or with no reload running', () => {
+        const other = log(replaced(end1, LINES[end1 - 1]!.replace('"n":1', '"n":2')));
+        expect(errorOf(other)).toMatchObject({ line: end1, field: 'n', detail: 'reload 2 ends but reload 1 is the one running' });
+        const twice = log(inserted(end1 + 1, LINES[end1 - 1]!));
+        expect(errorOf(twice)).toMatchObject({ line: end1 + 1, field: 'n', detail: 'reload 1 ends but reload 1 has already ended' });
+      });
+
+      it('a reload skipped: the second start numbered 3', () => {
+        expect(start2).toBeGreaterThan(end1);
+        const skipped = log(replaced(start2, LINES[start2 - 1]!.replace('"n":2', '"n":3')));
+        expect(errorOf(skipped)).toMatchObject({ line: start2, field: 'n', detail: 'reload 3 starts after reload 1; reloads are numbered 1, 2, 3 … as they start' });
+      });
+
+      it('a record moved so that time goes backwards', () => {
+        // A record 1 µs before the second reload's start, placed right after it.
+        const at2 = (JSON.parse(LINES[start2 - 1]!) as { atUs: number }).atUs;
+        const moved = log(inserted(start2 + 1, JSON.stringify({ atUs: at2 - 1, type: 'note', message: 'moved' })));
+        expect(errorOf(moved)).toMatchObject({ line: start2 + 1, field: 'atUs', detail: `time goes backwards: ${at2 - 1} µs after ${at2} µs at line ${start2}; a run writes its records in time order` });
+      });
+    });
+
     it('for a log cut short (no run.end) or one that goes on after its run.end', () => {
       const cut = log(LINES.slice(0, END - 1));
       expect(errorOf(cut)).toMatchObject({ file: cut, detail: expect.stringContaining('no run.end record') });

@@ -6,6 +6,7 @@ import { fieldName } from '../eventlog/field-name.ts';
 import { InputError } from '../eventlog/input-error.ts';
 import { fileLines } from '../eventlog/line-source.ts';
 import { looksValidRecord } from './fast-record-check.ts';
+import { RecordOrder } from './record-order.ts';
 import type { OutputHeader, OutputRecord } from './records.ts';
 
 /**
@@ -97,7 +98,7 @@ const HeaderSchema = z.strictObject({
  * Reads a run's output log back: the header (checked now), then the records, checked lazily as they are
  * pulled. Every problem is an InputError naming the file, the line and the field. The records end with
  * exactly one `run.end`, the last line: a log without one is a run cut short, and anything after it was
- * not written by that run.
+ * not written by that run. The records must also come in the order a run writes them (RecordOrder).
  */
 export function readOutputLog(path: string): { header: OutputHeader; records: Iterable<OutputRecord> } {
   const lines = fileLines(path);
@@ -109,6 +110,7 @@ export function readOutputLog(path: string): { header: OutputHeader; records: It
     *[Symbol.iterator]() {
       let skip = true;
       let endedAt = 0;
+      const order = new RecordOrder();
       for (const { no, text } of fileLines(path)) {
         if (skip) {
           skip = false;
@@ -116,6 +118,8 @@ export function readOutputLog(path: string): { header: OutputHeader; records: It
         }
         const record = parseRecord(parseJson(text, path, no), path, no);
         if (endedAt !== 0) throw new InputError(path, `a ${record.type} record after the run.end record of line ${endedAt}; run.end is the last record of a run`, no, 'type');
+        const wrong = order.check(record, no);
+        if (wrong !== undefined) throw new InputError(path, wrong[1], no, wrong[0]);
         if (record.type === 'run.end') endedAt = no;
         yield record;
       }
