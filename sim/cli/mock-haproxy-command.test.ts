@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection, type Socket } from 'node:net';
+import { createConnection, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -150,6 +150,26 @@ describe('routerbench mock-haproxy: bad input', () => {
     await expect(run('--config', cfg, '--socket', plain)).rejects.toThrow(`${plain}: exists and is not a socket`);
     await expect(run('--config', cfg, '--socket', join(dir, 'no', 's.sock'))).rejects.toThrow(InputError);
     expect(existsSync(join(dir, 's.sock'))).toBe(false);
+  });
+
+  it('refuses a socket another process is listening on, and leaves it to that process', async () => {
+    const live = join(dir, 'live.sock');
+    const other = createServer((c) => c.end('still mine\n'));
+    await new Promise<void>((resolve) => other.listen(live, resolve));
+    try {
+      await expect(run('--config', cfg, '--socket', live)).rejects.toThrow(`${live}: another process is listening on this socket`);
+      // The first listener still answers on its path.
+      const answer = await new Promise<string>((resolve) => {
+        const c = createConnection(live);
+        c.setEncoding('utf8');
+        let got = '';
+        c.on('data', (d: string) => (got += d));
+        c.on('end', () => resolve(got));
+      });
+      expect(answer).toBe('still mine\n');
+    } finally {
+      await new Promise<void>((resolve) => other.close(() => resolve()));
+    }
   });
 
   it('refuses a --socket path longer than a unix socket path can be, counted in bytes, before touching anything', async () => {

@@ -1,5 +1,5 @@
 import { existsSync, lstatSync, rmSync, statSync } from 'node:fs';
-import { createServer, type Socket } from 'node:net';
+import { createConnection, createServer, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../eventlog/input-error.ts';
@@ -18,6 +18,21 @@ export const SOCKET_PATH_BYTES_MAX = process.platform === 'linux' ? 107 : 103;
 interface MockHaproxyOptions {
   config: string;
   socket: string;
+}
+
+/** Whether a connection to the unix socket is accepted: refused (or gone) means a stale file left behind. */
+function someoneListens(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createConnection(path);
+    const done = (answer: boolean): void => {
+      probe.destroy();
+      resolve(answer);
+    };
+    probe.once('connect', () => done(true));
+    probe.once('error', (e: NodeJS.ErrnoException) => done(e.code !== 'ECONNREFUSED' && e.code !== 'ENOENT'));
+    // A listener too busy to answer within a second is still a listener.
+    probe.setTimeout(1000, () => done(true));
+  });
 }
 
 /**
@@ -54,9 +69,13 @@ export function registerMockHaproxyCommand(program: Command): void {
         mock.load(parsed.config, parsed.layout);
       };
       load();
-      // HAProxy replaces a stale socket file on start; do the same, but never remove anything else.
+      // HAProxy replaces a stale socket file on start; do the same, but never remove anything else, nor the
+      // socket of a process still listening there (it would stay up, unreachable, and lose the path on our exit).
       if (existsSync(opts.socket)) {
         if (!lstatSync(opts.socket).isSocket()) throw new InputError(opts.socket, 'exists and is not a socket: remove it or choose another --socket path');
+        if (await someoneListens(opts.socket)) {
+          throw new InputError(opts.socket, 'another process is listening on this socket (an HAProxy or another mock-haproxy?): stop it or choose another --socket path');
+        }
         rmSync(opts.socket);
       }
       const dir = dirname(opts.socket);
