@@ -90,6 +90,20 @@ test('reportShapeError recognises a report.json v1', () => {
   expect(reportShapeError({ ...sampleReport(), version: 2 })).toMatch(/version 2/);
 });
 
+test('reportShapeError refuses a baseline whose figures were edited to impossible values', () => {
+  const edited = (f: (r: Record<string, any>) => void): unknown => {
+    const r = JSON.parse(JSON.stringify(sampleReport())) as Record<string, any>;
+    f(r);
+    return r;
+  };
+  expect(reportShapeError(edited((r) => (r['reloads'].total = -3)))).toBe('reloads.total is -3: a count or a duration is never negative');
+  expect(reportShapeError(edited((r) => (r['failover'].latencyMs.p99 = -1)))).toBe('failover.latencyMs.p99 is -1: a count or a duration is never negative');
+  expect(reportShapeError(edited((r) => (r['reloads'].requests['route-change'] = -4)))).toBe('reloads.requests.route-change is -4: a count or a duration is never negative');
+  expect(reportShapeError(edited((r) => (r['runtimeApi'].errors = 'none')))).toBe('runtimeApi.errors is "none", not a number');
+  // No incident: the latencies are null, which is no number but no lie either.
+  expect(reportShapeError(edited((r) => (r['failover'].latencyMs.p99 = null)))).toBeNull();
+});
+
 describe('a tolerance on reloads.total', () => {
   const row = (c: ReturnType<typeof compareWithBaseline>, path: string) => c.rows.find((r) => r.path === path)!;
   // Baseline (sampleReport): 3 reloads, 1.5 per hour, requests initial 1 and route-change 4.

@@ -153,5 +153,26 @@ export function reportShapeError(raw: unknown): string | null {
   if (typeof r.reloads?.total !== 'number' || typeof r.failover?.latencyMs !== 'object' || !Array.isArray(r.invariants?.violations)) {
     return 'report lacks reloads, failover or invariants';
   }
+  // Every figure compared is a count or a duration: a string, NaN or a negative value was edited in, and
+  // would compare as a regression (or an improvement) that never happened.
+  const requests = r.reloads.requests;
+  if (requests === null || typeof requests !== 'object') return 'reloads.requests is not an object of counts by reason';
+  const figures: Array<[string, unknown]> = [
+    ...COMPARED.filter(([p]) => p !== 'invariants.violations').map(([p]): [string, unknown] => [p, valueAt(raw, p)]),
+    ...Object.entries(requests).map(([reason, n]): [string, unknown] => [`reloads.requests.${reason}`, n]),
+  ];
+  for (const [path, v] of figures) {
+    if (v === null || v === undefined) continue;
+    if (typeof v !== 'number' || !Number.isFinite(v)) return `${path} is ${JSON.stringify(v) ?? String(v)}, not a number`;
+    if (v < 0) return `${path} is ${v}: a count or a duration is never negative`;
+  }
   return null;
+}
+
+function valueAt(o: unknown, path: string): unknown {
+  for (const key of path.split('.')) {
+    if (o === null || typeof o !== 'object') return undefined;
+    o = (o as Record<string, unknown>)[key];
+  }
+  return o;
 }

@@ -1,4 +1,6 @@
+import { existsSync, realpathSync } from 'node:fs';
 import type { Command } from 'commander';
+import { InputError } from '../eventlog/input-error.ts';
 import { mergeSweepDirs } from '../sweep/merge.ts';
 import { readSweepDir } from '../sweep/outputs.ts';
 import { checkSweepOut, finishSweep } from './sweep-command.ts';
@@ -19,6 +21,18 @@ export function registerMergeCommand(program: Command): Command {
     .option('--json', 'print sweep.json instead of the summary')
     .action((dirs: string[], opts: MergeOptions) => {
       checkSweepOut(opts.out);
+      checkOutIsNoShard(opts.out, dirs);
       process.exitCode = finishSweep(mergeSweepDirs(dirs.map(readSweepDir)), opts);
     });
+}
+
+/** Merging into one of the shards would overwrite its runs.json and sweep.json with the merge: refused. */
+function checkOutIsNoShard(out: string | undefined, dirs: readonly string[]): void {
+  if (out === undefined || !existsSync(out)) return;
+  const target = realpathSync(out);
+  for (const d of dirs) {
+    if (existsSync(d) && realpathSync(d) === target) {
+      throw new InputError('--out', `${out} is one of the shards being merged (${d}); its files would be overwritten: write the merge to another directory`);
+    }
+  }
 }

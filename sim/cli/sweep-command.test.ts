@@ -198,4 +198,25 @@ describe('routerbench merge', () => {
     expect(r.err).toContain(`routerbench: ${runs}:2: field '[0].checkedBy': run row 0: unknown field 'checkedBy'`);
     expect(existsSync(out)).toBe(false);
   }, 120_000);
+
+  it('2 for --out naming one of the shards, and for a shard whose figures were edited negative; the shard untouched', () => {
+    const shard = join(dir, 'shard-edited');
+    expect(cli('sweep', SCENARIO, '--grid', 'router.blueprintPoolSize=11,12', '--seeds', '2', '--shard', '0/1', '--workers', '0', '--no-progress', '--out', shard).code).toBe(0);
+    const runs = join(shard, 'runs.json');
+    const before = readFileSync(runs, 'utf8');
+    const into = cli('merge', shard, '--out', join(shard, '.', ''));
+    expect(into.code).toBe(2);
+    expect(into.err).toContain(`routerbench: --out: ${join(shard, '.', '')} is one of the shards being merged (${shard})`);
+    expect(readFileSync(runs, 'utf8')).toBe(before);
+    const lines = before.split('\n');
+    // Row 0 (line 2) with a negative reload count.
+    lines[1] = lines[1]!.replace(/"reloads\.total":\d+/, '"reloads.total":-2');
+    expect(lines[1]).toContain('"reloads.total":-2');
+    writeFileSync(runs, lines.join('\n'));
+    const out = join(dir, 'merged-negative');
+    const r = cli('merge', shard, '--out', out);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`routerbench: ${runs}:2: field '[0].metrics.reloads.total': run row 0: -2 is negative; counts and durations never are`);
+    expect(existsSync(out)).toBe(false);
+  }, 120_000);
 });

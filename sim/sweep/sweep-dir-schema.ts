@@ -41,11 +41,16 @@ export const ShardSchema = z
  * A row's shape. Which keys `point` and `metrics` hold depends on the sweep's grid and on the metrics a
  * budget can name; readSweepDir checks those sets once the types are known to be right.
  */
+// Every metric is a count or a duration and every preallocation a count: a negative one was edited in, and
+// merged it would move a quantile or a verdict without any run having measured it.
+const notNegative = z.number().min(0, { error: (issue) => `${String(issue.input)} is negative; counts and durations never are` });
+const countOf = z.number().int().min(0, { error: (issue) => `${String(issue.input)} is negative; a count never is` });
+
 export const RunRowSchema = z.strictObject({
   point: z.record(z.string(), gridValue),
-  seed: z.number().int(),
-  metrics: z.record(z.string(), z.number().nullable()),
-  preallocated: z.strictObject({ poolBackends: z.number(), routeBackends: z.number(), slotServers: z.number() }),
+  seed: z.number().int().min(0),
+  metrics: z.record(z.string(), notNegative.nullable()),
+  preallocated: z.strictObject({ poolBackends: countOf, routeBackends: countOf, slotServers: countOf }),
   pass: z.boolean(),
   reproduce: z.string(),
 });
