@@ -1,6 +1,6 @@
 import { RELOAD_REASONS } from '../core/reload-reason.ts';
 import { BudgetSyntaxError, canonicalMetricPath, metricAt } from './budgets.ts';
-import type { Report } from './report.ts';
+import type { MetricComparison, Report } from './report.ts';
 
 /**
  * Comparison of a report with a baseline report.json. Simulated counts are exact, so every metric compares
@@ -17,19 +17,6 @@ export interface Tolerance {
 }
 
 export type Direction = 'lower-is-better' | 'neutral';
-export type ComparisonVerdict = 'same' | 'improved' | 'within-tolerance' | 'regressed' | 'changed';
-
-export interface MetricComparison {
-  path: string;
-  baseline: number | null;
-  actual: number | null;
-  /** actual − baseline, when both have a value. */
-  delta: number | null;
-  /** delta / baseline, when the baseline is non-zero. */
-  deltaRatio: number | null;
-  tolerance?: string;
-  verdict: ComparisonVerdict;
-}
 
 export interface BaselineComparison {
   scenario: string;

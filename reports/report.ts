@@ -1,5 +1,3 @@
-import type { MetricComparison } from './baseline.ts';
-
 /**
  * report.json, version 1: a pure projection of a run's output log. Renderers (terminal, JSON, Markdown,
  * JUnit, HTML) read only this and the records; they never reach into the simulation.
@@ -110,6 +108,21 @@ export interface Report {
    * report from its output log alone, so it never has one.
    */
   baseline?: BaselineSection;
+}
+
+export type ComparisonVerdict = 'same' | 'improved' | 'within-tolerance' | 'regressed' | 'changed';
+
+/** One metric of a report against its baseline (reports/baseline.ts compares them). */
+export interface MetricComparison {
+  path: string;
+  baseline: number | null;
+  actual: number | null;
+  /** actual − baseline, when both have a value. */
+  delta: number | null;
+  /** delta / baseline, when the baseline is non-zero. */
+  deltaRatio: number | null;
+  tolerance?: string;
+  verdict: ComparisonVerdict;
 }
 
 export interface BaselineSection {

@@ -1,4 +1,4 @@
-import type { MetricComparison } from '../baseline.ts';
+import type { MetricComparison } from '../report.ts';
 import { escapeMarkdownCell as cell, formatDelta, formatNumber, warningWhen } from './escape.ts';
 import { outcomePasses, type ScenarioOutcome } from './outcome.ts';
 

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { InputError } from '../eventlog/input-error.ts';
 import { mergeSweepDirs } from '../sweep/merge.ts';
 import { readSweepDir } from '../sweep/outputs.ts';
-import { checkSweepOut, finishSweep } from './sweep-command.ts';
+import { checkSweepOut, finishSweep } from './sweep-outcome.ts';
 
 interface MergeOptions {
   out?: string;

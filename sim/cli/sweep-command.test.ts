@@ -8,7 +8,7 @@ import { executeSweep, inThreadExecutor } from '../sweep/execute.ts';
 import { parseGrid } from '../sweep/grid.ts';
 import { buildSweepResult } from '../sweep/outputs.ts';
 import { DEFAULT_COST_MODEL, defineSweep, shardTasks, type Statistic } from '../sweep/plan.ts';
-import { describeOutcome } from './sweep-command.ts';
+import { describeOutcome } from './sweep-outcome.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'routerbench.js');
 const SCENARIO = join(import.meta.dirname, '..', '..', 'scenarios', 'route-burst.yaml');
