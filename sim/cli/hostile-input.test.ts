@@ -1,5 +1,5 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -80,4 +80,34 @@ describe('endless and special files are refused, not read into memory', () => {
     expect(r.err).toContain(`${log}:3: line longer than 1000 bytes`);
     expect(readdirSync(dir)).not.toContain('long-out');
   }, 60_000);
+});
+
+describe('an interrupted run leaves no output behind', () => {
+  // Scale events at 100,000 an hour for 100 simulated hours: about ten million events, minutes of work, so
+  // the signal always comes mid-run.
+  const LONG = 'name: long\nrouter: { strategy: reload-always }\ngenerate:\n  durationMs: 360000000\n  world: { services: 20 }\n  scale: { perHour: 100000, max: 8 }\n';
+
+  for (const [signal, code] of [
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+  ] as const) {
+    it(`${signal} (a timeout's, or Ctrl-C) mid-run: exit ${code}, no output.jsonl.partial, and the --out directory it made is gone`, async () => {
+      const scenario = join(dir, `long-${signal}.yaml`);
+      writeFileSync(scenario, LONG);
+      const out = join(dir, `long-out-${signal}`, 'nested');
+      const child = spawn(process.execPath, [BIN, 'run', scenario, '--out', out, '--no-progress'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+      let err = '';
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+      const partial = join(out, 'output.jsonl.partial');
+      for (let i = 0; i < 400 && !existsSync(partial); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(existsSync(partial), err).toBe(true);
+      child.kill(signal);
+      expect(await exited).toBe(code);
+      expect(err).toContain(`routerbench: stopped by ${signal}; the unfinished runs' outputs were removed`);
+      expect(existsSync(partial)).toBe(false);
+      // Both directories were made by the command, and both are removed.
+      expect(existsSync(join(dir, `long-out-${signal}`))).toBe(false);
+    }, 60_000);
+  }
 });

@@ -1,5 +1,5 @@
 import { appendFileSync, existsSync, readdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, constants } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import Tinypool from 'tinypool';
@@ -17,7 +17,7 @@ import { notUtf8 } from '../eventlog/utf8.ts';
 import { expandInputPaths, loadRunInput, type InputOverrides } from '../load-input.ts';
 import { shellQuote } from '../scenario/load-scenario.ts';
 import { parseRouterDeployment, parseRouterEnv, ROUTER_ENV_NAMES } from '../router-env.ts';
-import { runTask, taskError, type RunTask, type RunTaskResult } from '../parallel/run-task.ts';
+import { partialLogOf, runTask, taskError, type RunTask, type RunTaskResult } from '../parallel/run-task.ts';
 import type { RunInput } from '../run-input.ts';
 import { baselineFile, readBaseline } from './baseline-files.ts';
 import { EXIT } from './exit-codes.ts';
@@ -103,12 +103,30 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
     for (const d of createdDirs.reverse()) rmEmptyTree(d);
     throw err;
   }
-  const results = await runTasks(tasks, inputs.map((i) => i.name), opts.progress !== false);
+  // Leave no trace of runs that did not all complete: their partial logs, and only the directories this
+  // command made, only if empty. After a SIGKILL (or the main thread's own out-of-memory) nothing runs:
+  // an `output.jsonl.partial` can remain then, never an `output.jsonl` (docs/limits.md).
+  const cleanUp = (): void => {
+    for (const t of tasks) {
+      const partial = partialLogOf(t);
+      if (partial !== undefined) rmSync(partial, { force: true });
+    }
+    for (const d of createdDirs.reverse()) rmEmptyTree(d);
+  };
+  let results: RunTaskResult[];
+  try {
+    results = await runTasks(tasks, inputs.map((i) => i.name), opts.progress !== false);
+  } catch (err) {
+    cleanUp();
+    if (err instanceof Interrupted) {
+      process.stderr.write(`\nrouterbench: stopped by ${err.signal}; the unfinished runs' outputs were removed\n`);
+      return 128 + constants.signals[err.signal];
+    }
+    throw outOfMemory(err, files) ?? err;
+  }
   const failed = results.find((r): r is Extract<RunTaskResult, { ok: false }> => !r.ok);
   if (failed !== undefined) {
-    for (const r of results) if (r.ok && r.partialLog !== null) rmSync(r.partialLog, { force: true });
-    // Leave no trace of a run that did not complete: only directories this command made, only if empty.
-    for (const d of createdDirs.reverse()) rmEmptyTree(d);
+    cleanUp();
     throw taskError(failed);
   }
   const done = results as Array<Extract<RunTaskResult, { ok: true }>>;
@@ -154,23 +172,38 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
  * order.
  */
 async function runTasks(tasks: RunTask[], names: string[], showProgress: boolean): Promise<RunTaskResult[]> {
-  if (tasks.length === 1) return [withStderrProgress(names[0]!, showProgress, (observers) => runTask(tasks[0]!, observers))];
+  // A run that writes no file runs in this thread: a signal that ends it leaves nothing behind.
+  if (tasks.length === 1 && tasks[0]!.dir === undefined) return [withStderrProgress(names[0]!, showProgress, (observers) => runTask(tasks[0]!, observers))];
+  // Runs that write files run on worker threads, even alone, so that this thread stays free to stop them on
+  // Ctrl-C or SIGTERM (a timeout's) and remove what they were writing; a run alone shows its own progress.
+  const alone = tasks.length === 1;
+  if (alone && showProgress) tasks = [{ ...tasks[0]!, progress: { label: names[0]!, tty: process.stderr.isTTY === true } }];
   const workers = Math.max(1, Math.min(tasks.length, availableParallelism()));
   const pool = new Tinypool({ filename: new URL('../parallel/run-worker.mjs', import.meta.url).href, maxThreads: workers, minThreads: workers });
   let finished = 0;
   const started = process.hrtime.bigint();
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  let stop: ((signal: NodeJS.Signals) => void) | undefined;
+  const interrupted = new Promise<never>((_, reject) => {
+    stop = (signal) => reject(new Interrupted(signal));
+  });
+  for (const s of signals) process.on(s, stop!);
   try {
-    return await Promise.all(
+    const all = Promise.all(
       tasks.map(async (t, i) => {
         const r = (await pool.run(t)) as RunTaskResult;
         finished++;
         const s = Number(process.hrtime.bigint() - started) / 1e9;
         const verdict = r.ok ? (r.report.pass ? 'pass' : 'FAIL') : 'error';
-        if (showProgress) process.stderr.write(`[${finished}/${tasks.length}] ${names[i]} ${verdict} (${s.toFixed(1)} s, ${workers} workers)\n`);
+        if (showProgress && !alone) process.stderr.write(`[${finished}/${tasks.length}] ${names[i]} ${verdict} (${s.toFixed(1)} s, ${workers} workers)\n`);
         return r;
       }),
     );
+    // Once interrupted, the runs still going are given up: destroying the pool below ends them.
+    all.catch(() => undefined);
+    return await Promise.race([all, interrupted]);
   } finally {
+    for (const s of signals) process.off(s, stop!);
     await pool.destroy();
   }
 }
@@ -264,4 +297,21 @@ function rmEmptyTree(dir: string): void {
   if (!existsSync(dir)) return;
   for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) rmEmptyTree(join(dir, e.name));
   if (readdirSync(dir).length === 0) rmdirSync(dir);
+}
+
+/** Ctrl-C, SIGTERM or SIGHUP while runs were writing their outputs. */
+class Interrupted extends Error {
+  constructor(readonly signal: NodeJS.Signals) {
+    super(`interrupted by ${signal}`);
+  }
+}
+
+/**
+ * A worker thread that ran out of memory, as the input error it is: the input asked for more than fits (a
+ * scenario past the size estimate with --allow-large, or an estimate too low). Said once, naming the inputs.
+ */
+function outOfMemory(err: unknown, files: readonly string[]): InputError | undefined {
+  if ((err as { code?: unknown } | null)?.code !== 'ERR_WORKER_OUT_OF_MEMORY') return undefined;
+  const which = files.length === 1 ? files[0]! : files.join(', ');
+  return new InputError(which, 'the run ran out of memory: the input asks for more than this process can hold (docs/limits.md); its partial outputs were removed');
 }

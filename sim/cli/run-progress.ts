@@ -67,9 +67,9 @@ export class RunProgress implements RecordObserver {
  * Runs `run` with a progress line on this process's stderr, by the wall clock (or with no observer when
  * `enabled` is false), and clears a terminal line afterwards, also when the run throws.
  */
-export function withStderrProgress<T>(label: string, enabled: boolean, run: (observers: RecordObserver[]) => T): T {
+export function withStderrProgress<T>(label: string, enabled: boolean, run: (observers: RecordObserver[]) => T, tty = process.stderr.isTTY === true): T {
   if (!enabled) return run([]);
-  const progress = new RunProgress(label, { now: () => performance.now(), write: (t) => void process.stderr.write(t), tty: process.stderr.isTTY === true });
+  const progress = new RunProgress(label, { now: () => performance.now(), write: (t) => void process.stderr.write(t), tty });
   try {
     return run([progress]);
   } finally {

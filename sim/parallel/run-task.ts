@@ -12,6 +12,13 @@ export interface RunTask {
   overrides: InputOverrides;
   /** Where to write output.jsonl (left as output.jsonl.partial until the command commits). */
   dir?: string;
+  /** A progress line on stderr for a run alone on its worker thread (label, and whether stderr is a terminal). */
+  progress?: { label: string; tty: boolean };
+}
+
+/** The output log a task writes until the command commits it; every exit path the command controls removes it. */
+export function partialLogOf(task: RunTask): string | undefined {
+  return task.dir === undefined ? undefined : `${join(task.dir, 'output.jsonl')}.partial`;
 }
 
 /** The user's input error as data: a class does not survive the thread boundary, its fields do. */

@@ -3,5 +3,7 @@ import { register } from 'tsx/esm/api';
 
 register();
 const { runTask } = await import('./run-task.ts');
+const { withStderrProgress } = await import('../cli/run-progress.ts');
 
-export default runTask;
+/** A run alone on its thread shows its own progress line (the main thread only waits for it). */
+export default (task) => (task.progress === undefined ? runTask(task) : withStderrProgress(task.progress.label, true, (observers) => runTask(task, observers), task.progress.tty));
