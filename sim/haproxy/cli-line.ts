@@ -8,6 +8,16 @@
  *   Quotes mean nothing;
  * - several request lines sent at once are all answered, in order.
  */
+/**
+ * One CLI connection's mode. `prompt` makes it interactive: every command's reply is followed by `> `, and
+ * the connection stays open once everything sent is answered; a second `prompt` turns that off.
+ */
+export interface CliSession {
+  interactive: boolean;
+  /** Set by `quit`: the connection ends without a word, and nothing after it is read. */
+  closed?: boolean;
+}
+
 export interface CliCommand {
   words: string[];
   /** Payload lines (without their newlines), for the last command of a `<<` line only. */

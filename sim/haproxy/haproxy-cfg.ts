@@ -31,10 +31,17 @@ export interface MapLayout {
   /** Lines of later references to the same file, which HAProxy adds to the map's description. */
   alsoAt?: readonly number[];
   /**
-   * How many distinct converter kinds (match and output type: `map_reg`, `map_reg_int`, `map`...) read the
-   * file; each loads every entry once into `entry_cnt` (see pattern-refs.ts). 1 when absent.
+   * Every distinct converter kind that reads the file (`map_reg`, `map_reg_int`, `map`...), in the order of
+   * their first use: each loads every entry once more into `entry_cnt`, and `get map` answers once per
+   * kind (see pattern-refs.ts). Absent: only the kind of `match` and `values`.
    */
-  expressions?: number;
+  kinds?: readonly MapKind[];
+}
+
+/** One converter kind: how it matches keys and what it makes of values. */
+export interface MapKind {
+  match: MapMatch;
+  values: MapValues;
 }
 
 export interface CfgLayout {

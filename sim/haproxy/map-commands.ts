@@ -1,3 +1,4 @@
+import { lookupOf, MapLookup } from './map-lookup.ts';
 import { compileMapRegex, entryCount, isIntValue, parseVersion, versionAfter, type MockMap, type MockMapEntry, type PointerSource } from './map-state.ts';
 
 /**
@@ -77,18 +78,31 @@ export function showMap(rt: MapRuntime, w: readonly string[]): string {
   return `${out}\n`;
 }
 
-/** Adds one entry, validating a regex key as `map_reg` compiles it; returns an error reply or undefined. */
+/**
+ * `entry_cnt` counts an entry in once per converter kind but out only once (measured on 2.6.12: 3 kinds,
+ * `add map` +3, `del map` -1), so every removal leaves the count that much higher than entries × kinds.
+ */
+function removed(m: MockMap, n: number): void {
+  m.entryCountSkew += n * (m.kinds.length - 1);
+}
+
+/**
+ * Adds one entry, as each converter kind reading the map loads it in turn (value parsed before the key is
+ * compiled as a regex); returns the first kind's error reply, or undefined.
+ */
 function addEntry(rt: MapRuntime, m: MockMap, key: string, value: string, version: number): string | undefined {
-  // HAProxy parses the value before it compiles the key.
-  if (m.values === 'int' && !isIntValue(value)) {
-    m.entryCountSkew--;
-    return `unable to parse '${value}'.\n\n`;
-  }
-  if (m.match === 'reg') {
-    const r = compileMapRegex(key);
-    if (r instanceof Error) {
-      m.entryCountSkew--;
-      return `regex '${key}' is invalid (error=${r.message}).\n\n`;
+  for (let i = 0; i < m.kinds.length; i++) {
+    const kind = m.kinds[i]!;
+    let refused: string | undefined;
+    if (kind.values === 'int' && !isIntValue(value)) refused = `unable to parse '${value}'.\n\n`;
+    else if (kind.match === 'reg') {
+      const r = compileMapRegex(key);
+      if (r instanceof Error) refused = `regex '${key}' is invalid (error=${r.message}).\n\n`;
+    }
+    if (refused !== undefined) {
+      // The kinds before this one counted the entry in; taking it out again counts one down.
+      m.entryCountSkew += i - 1;
+      return refused;
     }
   }
   m.entries.push({ ref: rt.pointers.next(), key, value, version });
@@ -150,6 +164,7 @@ export function delMap(rt: MapRuntime, w: readonly string[]): string {
     const e = findByRef(m, target);
     if (e === undefined) return 'Key not found.\n\n';
     m.entries.splice(m.entries.indexOf(e), 1);
+    removed(m, 1);
     e.removed = true;
     m.rev++;
     return '\n';
@@ -157,6 +172,7 @@ export function delMap(rt: MapRuntime, w: readonly string[]): string {
   const before = m.entries.length;
   for (const e of m.entries) if (e.key === target) e.removed = true;
   m.entries = m.entries.filter((e) => e.key !== target);
+  removed(m, before - m.entries.length);
   m.rev++;
   return m.entries.length === before ? 'Key not found.\n\n' : '\n';
 }
@@ -200,7 +216,9 @@ export function clearMap(rt: MapRuntime, w: readonly string[]): string {
   const m = lookupMap(rt, w[at]);
   if (m === undefined) return UNKNOWN_MAP;
   const v = version ?? m.currVer;
+  const before = m.entries.length;
   m.entries = m.entries.filter((e) => e.version !== v);
+  removed(m, before - m.entries.length);
   m.rev++;
   m.shape++;
   return '\n';
@@ -226,7 +244,32 @@ export function commitMap(rt: MapRuntime, w: readonly string[]): string {
   m.currVer = v;
   m.rev++;
   m.shape++;
+  const before = m.entries.length;
   m.entries = m.entries.filter((e) => !versionAfter(v, e.version));
+  removed(m, before - m.entries.length);
   return '\n';
 }
 
+
+/**
+ * `get map <map> <value>`: what each converter kind reading the map finds for the value, one line per kind
+ * in the order the cfg first uses them (measured on 2.6.12): a regex kind walks its list, a string kind
+ * looks the exact key up in its tree; an integer kind names its type `sint`.
+ */
+export function getMap(rt: MapRuntime, w: readonly string[]): string {
+  if (!w[2] || !w[3]) return 'Missing map identifier and/or key.\n\n';
+  const m = lookupMap(rt, w[2]);
+  if (m === undefined) return UNKNOWN_MAP;
+  let out = '';
+  for (const kind of m.kinds) {
+    out += `type=${kind.match}, case=sensitive`;
+    const hit = (kind.match === m.match ? lookupOf(m) : new MapLookup(m.entries, kind.match, m.currVer)).first(w[3]);
+    if (hit === undefined) {
+      out += ', found=no\n';
+      continue;
+    }
+    // The value is printed as the file wrote it, even when the converter reads it as an integer (measured).
+    out += `, found=yes, idx=${kind.match === 'reg' ? 'list' : 'tree'}, key="${hit.key}", value="${hit.value}", type="${kind.values === 'int' ? 'sint' : 'str'}"\n`;
+  }
+  return `${out}\n`;
+}

@@ -1,5 +1,5 @@
 import type { MapEntry } from '../../core/haproxy/config-model.ts';
-import type { MapLayout, MapMatch, MapValues } from './haproxy-cfg.ts';
+import type { MapKind, MapLayout, MapMatch, MapValues } from './haproxy-cfg.ts';
 
 /**
  * Map files as HAProxy 2.6 holds them at runtime: one pattern reference per file, entries in file order
@@ -27,8 +27,8 @@ export interface MockMap {
   line: number;
   /** Later references to the file (MapLayout.alsoAt); the same empty list when there are none. */
   alsoAt: readonly number[];
-  /** MapLayout.expressions: each entry counts this many times in `entry_cnt`. */
-  expressions: number;
+  /** MapLayout.kinds, never empty: each entry counts once per kind in `entry_cnt`. */
+  kinds: readonly MapKind[];
   currVer: number;
   nextVer: number;
   entries: MockMapEntry[];
@@ -52,7 +52,7 @@ export interface MockMap {
 
 /** `entry_cnt` as `show map` prints it. */
 export function entryCount(m: MockMap): string {
-  return entryCountText(m.entries.length * m.expressions + m.entryCountSkew);
+  return entryCountText(m.entries.length * m.kinds.length + m.entryCountSkew);
 }
 
 /** A counter HAProxy prints unsigned 64-bit, so a negative drift wraps around. */
@@ -113,7 +113,7 @@ export function mapFromLayout(layout: MapLayout, entries: readonly MapEntry[], p
     cfgFile: layout.cfgFile,
     line: layout.line,
     alsoAt: layout.alsoAt ?? NO_LINES,
-    expressions: layout.expressions ?? 1,
+    kinds: layout.kinds ?? [{ match: layout.match, values: layout.values }],
     currVer: 0,
     nextVer: 0,
     entries: entries.map((e) => ({ ref: pointers.next(), key: e.key, value: e.value, version: 0 })),

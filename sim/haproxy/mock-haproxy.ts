@@ -2,10 +2,11 @@ import type { BackendConfig, HaproxyConfig, MapEntry } from '../../core/haproxy/
 import type { TransportResult } from '../../core/runtime-effect.ts';
 import { backendFromConfig, type MockBackend, type MockServer } from './backend-state.ts';
 import { usageReply } from './cli-help.ts';
-import { parseCliRequest, plainWords, splitRequests, type CliCommand } from './cli-line.ts';
+import { parseCliRequest, plainWords, splitRequests, type CliCommand, type CliSession } from './cli-line.ts';
 import { defaultLayout, defaultMapLayouts, renderedBackendId, UNREFERENCED_MAP_FILES, type CfgLayout, type MapLayout, type MapMatch } from './haproxy-cfg.ts';
-import { addMap, clearMap, commitMap, delMap, listingOf, prepareMap, setMap, showMap, type MapListing, type MapRuntime } from './map-commands.ts';
+import { addMap, clearMap, commitMap, delMap, getMap, listingOf, prepareMap, setMap, showMap, type MapListing, type MapRuntime } from './map-commands.ts';
 import { checkMapValues, mapFromLayout, PointerSource, type MockMap } from './map-state.ts';
+import { DEFAULT_PROCESS_INFO, showInfo, showVersion, type ProcessCounters, type ProcessInfo } from './show-info.ts';
 import {
   addServer,
   atoi,
@@ -33,7 +34,11 @@ export interface MockHaproxyOptions {
   layout?: (config: HaproxyConfig) => CfgLayout;
   /** Simulated clock in seconds, for `srv_time_since_last_change`. Without one every change is 0 s old. */
   clockS?: () => number;
+  /** What `show info` reports of the process (pid, node, limits); fixed plausible values by default. */
+  processInfo?: ProcessInfo;
 }
+
+
 
 /**
  * An in-memory HAProxy 2.6 answering its runtime API byte for byte (see docs/fidelity-haproxy.md for what
@@ -44,6 +49,10 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
   readonly pointers = new PointerSource();
   private readonly layoutOf: (config: HaproxyConfig) => CfgLayout;
   private readonly clockS: () => number;
+  private readonly processInfo: ProcessInfo;
+  /** Texts answered and bytes sent since the last load, for `show info`'s counters. */
+  private served = 0;
+  private bytesOut = 0;
   private loads = 0;
   /** Set by `quit`: the rest of the text sent with it is not run. */
   private quitRequested = false;
@@ -60,6 +69,7 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
   constructor(options: MockHaproxyOptions = {}) {
     this.layoutOf = options.layout ?? defaultLayout;
     this.clockS = options.clockS ?? (() => 0);
+    this.processInfo = options.processInfo ?? DEFAULT_PROCESS_INFO;
   }
 
   /** Every backend in config order (builds them all). */
@@ -79,7 +89,7 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
       const built = r.maps.get(l.path);
       if (built !== undefined) return listingOf(built);
       const n = r.config.maps[l.file]?.length ?? 0;
-      return { id: l.id, path: l.path, cfgFile: l.cfgFile, line: l.line, alsoAt: l.alsoAt ?? [], currVer: 0, nextVer: 0, entryCount: String(n * (l.expressions ?? 1)) };
+      return { id: l.id, path: l.path, cfgFile: l.cfgFile, line: l.line, alsoAt: l.alsoAt ?? [], currVer: 0, nextVer: 0, entryCount: String(n * (l.kinds?.length ?? 1)) };
     });
   }
 
@@ -108,6 +118,8 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
   load(config: HaproxyConfig, layout?: CfgLayout, opts: { trusted?: boolean } = {}): void {
     if (opts.trusted !== true) checkConfig(config, layout ?? this.layoutOf(config));
     this.running = emptyRunning(config, this.clockS(), layout);
+    this.served = 0;
+    this.bytesOut = 0;
     this.loads++;
     this.lastLoaded = { config, layout };
   }
@@ -200,35 +212,41 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
    * One request line (several `;`-separated commands, optionally a `<<` payload); the bytes HAProxy replies.
    * Text holding several request lines is answered line by line, as HAProxy answers lines sent together.
    */
-  execute(text: string): string {
+  execute(text: string, session: CliSession = { interactive: false }): string {
+    this.served++;
     const nl = text.indexOf('\n');
-    if (nl < 0 || nl === text.length - 1) return this.executeRequest(text);
+    if (nl < 0 || nl === text.length - 1) return this.counted(this.executeRequest(text, session));
     let out = '';
     for (const request of splitRequests(text)) {
-      const reply = this.executeRequest(request);
+      const reply = this.executeRequest(request, session);
       out += reply;
       if (this.quitRequested) break;
     }
-    return out;
+    return this.counted(out);
   }
 
-  private executeRequest(line: string): string {
+  private counted(reply: string): string {
+    this.bytesOut += reply.length;
+    return reply;
+  }
+
+  private executeRequest(line: string, session: CliSession): string {
     this.quitRequested = false;
     const words = plainWords(line);
     if (words !== undefined) {
-      const reply = this.runWords(words, undefined);
+      const reply = this.runWords(words, undefined, session);
       if (reply === undefined) this.quitRequested = true;
       return reply ?? '';
     }
     const commands = parseCliRequest(line);
     if (commands.length === 1) {
-      const reply = this.run(commands[0]!);
+      const reply = this.run(commands[0]!, session);
       if (reply === undefined) this.quitRequested = true;
       return reply ?? '';
     }
     let out = '';
     for (const c of commands) {
-      const reply = this.run(c);
+      const reply = this.run(c, session);
       // `quit` ends the session: later commands on the line are not run.
       if (reply === undefined) {
         this.quitRequested = true;
@@ -289,17 +307,25 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
   }
 
 
-  /** The reply, or undefined for `quit` (which closes the connection without a word). */
-  private run(c: CliCommand): string | undefined {
-    return this.runWords(c.words, c.payload);
+  private counters(): ProcessCounters {
+    const startS = this.running.loadedAtS;
+    return { uptimeS: Math.max(0, this.clockS() - startS), startS, connections: this.served, bytesOut: this.bytesOut };
   }
 
-  private runWords(w: readonly string[], payload: readonly string[] | undefined): string | undefined {
-    const reply = this.dispatch(w, payload);
-    if (reply !== undefined) return reply;
-    // HAProxy matches the keyword alone: `quit` with words after it still quits.
-    if (w[0] === 'quit') return undefined;
-    return usageReply(w.length === 0 ? [''] : w);
+  /** The reply, or undefined for `quit` (which closes the connection without a word). */
+  private run(c: CliCommand, session: CliSession): string | undefined {
+    return this.runWords(c.words, c.payload, session);
+  }
+
+  private runWords(w: readonly string[], payload: readonly string[] | undefined, session: CliSession): string | undefined {
+    // HAProxy matches the keyword alone: `quit` and `prompt` with words after them still act.
+    if (w[0] === 'quit') {
+      session.closed = true;
+      return undefined;
+    }
+    if (w[0] === 'prompt') session.interactive = !session.interactive;
+    const reply = (w[0] === 'prompt' ? '\n' : this.dispatch(w, payload)) ?? usageReply(w.length === 0 ? [''] : w);
+    return session.interactive ? `${reply}> ` : reply;
   }
 
   /** Undefined when the words are no command the mock implements. */
@@ -309,6 +335,8 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
         if (w[1] === 'backend') return showBackend(this);
         if (w[1] === 'servers' && w[2] === 'state') return showServersState(this, w[3]);
         if (w[1] === 'map') return showMap(this, w);
+        if (w[1] === 'info') return showInfo(w, this.processInfo, this.counters());
+        if (w[1] === 'version') return showVersion(this.processInfo);
         return undefined;
       case 'set':
         if (w[1] === 'server') return setServer(this, w);
@@ -317,7 +345,9 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
         if (w[1] === 'dynamic-cookie-key' && w[2] === 'backend') return setDynamicCookieKey(this, w);
         return undefined;
       case 'get':
-        return w[1] === 'weight' ? getWeight(this, w) : undefined;
+        if (w[1] === 'weight') return getWeight(this, w);
+        if (w[1] === 'map') return getMap(this, w);
+        return undefined;
       case 'enable':
       case 'disable': {
         const enable = w[0] === 'enable';

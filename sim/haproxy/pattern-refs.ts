@@ -1,4 +1,4 @@
-import type { MapLayout, MapMatch, MapValues } from './haproxy-cfg.ts';
+import type { MapKind, MapLayout, MapMatch, MapValues } from './haproxy-cfg.ts';
 
 /**
  * How HAProxy 2.6 numbers its pattern references, the ids `show map` (and `show acl`) print and `#<id>`
@@ -43,9 +43,9 @@ export interface MapUse {
   line: number;
 }
 
-interface MapRef extends Omit<MapLayout, 'file' | 'alsoAt' | 'expressions'> {
+interface MapRef extends Omit<MapLayout, 'file' | 'alsoAt' | 'kinds'> {
   alsoAt: number[];
-  kinds: Set<string>;
+  kinds: MapKind[];
 }
 
 export class PatternRefNumbering {
@@ -110,7 +110,7 @@ export class PatternRefNumbering {
       this.nextId += HTTPCLIENT_ACL_REFS;
       for (const use of this.deferred) this.useMap(use);
     }
-    return this.maps.map(({ kinds, ...m }) => (kinds.size > 1 ? { ...m, expressions: kinds.size } : { ...m }));
+    return this.maps.map(({ kinds, ...m }) => (kinds.length > 1 ? { ...m, kinds } : { ...m }));
   }
 
   private aclExpression(expr: readonly string[], lineNo: number): void {
@@ -144,16 +144,15 @@ export class PatternRefNumbering {
 
   private useMap(use: MapUse): void {
     if (this.aclFiles.has(use.path)) throw new Error(`'${use.path}' is used both as an ACL file and as a map (not modelled)`);
-    const kind = `${use.match}/${use.values}`;
     const known = this.byPath.get(use.path);
     if (known !== undefined) {
       known.alsoAt.push(use.line);
-      known.kinds.add(kind);
+      if (!known.kinds.some((k) => k.match === use.match && k.values === use.values)) known.kinds.push({ match: use.match, values: use.values });
       // A file any converter reads as integers must hold integers, whichever converter came first.
       if (use.values === 'int') known.values = 'int';
       return;
     }
-    const made: MapRef = { path: use.path, id: this.nextId++, match: use.match, values: use.values, cfgFile: this.cfgFile, line: use.line, alsoAt: [], kinds: new Set([kind]) };
+    const made: MapRef = { path: use.path, id: this.nextId++, match: use.match, values: use.values, cfgFile: this.cfgFile, line: use.line, alsoAt: [], kinds: [{ match: use.match, values: use.values }] };
     this.maps.push(made);
     this.byPath.set(use.path, made);
   }

@@ -1,16 +1,19 @@
 import type { Socket } from 'node:net';
-import { completeRequestLength } from './cli-line.ts';
+import { completeRequestLength, type CliSession } from './cli-line.ts';
 
 /**
  * The stats socket's conversation, minus the socket (measured on 2.6.12): HAProxy answers every complete
  * request it has received (a line, or a `<<` line and its payload up to an empty line), in order, and closes
  * the connection once nothing is left; a request cut short by the client's end of stream gets no answer;
- * a line longer than its buffer drops the connection. The caller owns the listening socket (see
+ * a line longer than its buffer drops the connection. After `prompt` (interactive mode) the connection
+ * stays open with everything answered, until `quit`, another `prompt`, or the client's end. The caller owns the listening socket (see
  * sim/cli/mock-haproxy-command.ts); this file only frames bytes.
  */
 export interface RuntimeApi {
-  execute(request: string): string;
+  execute(request: string, session: CliSession): string;
 }
+
+
 
 /** HAProxy's default `tune.bufsize`: a request that does not fit is refused with a reset. */
 export const REQUEST_BYTES_MAX = 16384;
@@ -28,6 +31,7 @@ export function completeRequestsLength(buffered: string): number {
 export function serveConnection(socket: Socket, api: RuntimeApi): void {
   let buffered = '';
   let done = false;
+  const session: CliSession = { interactive: false };
   socket.setEncoding('utf8');
   socket.on('data', (chunk: string) => {
     if (done) return;
@@ -40,9 +44,9 @@ export function serveConnection(socket: Socket, api: RuntimeApi): void {
       return;
     }
     if (end === 0) return;
-    const reply = api.execute(buffered.slice(0, end));
+    const reply = api.execute(buffered.slice(0, end), session);
     buffered = buffered.slice(end);
-    if (buffered.length === 0) {
+    if (session.closed === true || (buffered.length === 0 && !session.interactive)) {
       done = true;
       socket.end(reply);
     } else {
@@ -56,3 +60,4 @@ export function serveConnection(socket: Socket, api: RuntimeApi): void {
   });
   socket.on('error', () => socket.destroy());
 }
+
