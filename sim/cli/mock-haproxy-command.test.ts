@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,6 +82,10 @@ describeSocat(socatAvailable ? 'routerbench mock-haproxy' : 'routerbench mock-ha
   afterAll(() => {
     if (proc?.pid !== undefined && proc.exitCode === null) process.kill(proc.pid, 'SIGKILL');
     if (dir !== '') rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('creates the socket with the mode the cfg gives it (the rendered cfg says `mode 600`)', () => {
+    expect(statSync(socket).mode & 0o777).toBe(0o600);
   });
 
   it('answers one request per connection, as HAProxy does', () => {

@@ -1,11 +1,13 @@
-import { existsSync, lstatSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, rmSync, statSync } from 'node:fs';
 import { createConnection, createServer, type Socket } from 'node:net';
+import { availableParallelism, hostname } from 'node:os';
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../eventlog/input-error.ts';
 import { readInputFile } from '../eventlog/regular-file.ts';
-import { parseHaproxyCfg } from '../haproxy/cfg-parser.ts';
+import { parseHaproxyCfg, type ParsedCfg } from '../haproxy/cfg-parser.ts';
 import { MockHaproxy } from '../haproxy/mock-haproxy.ts';
+import { DEFAULT_PROCESS_INFO } from '../haproxy/show-info.ts';
 import { serveConnection } from '../haproxy/socket-server.ts';
 
 /**
@@ -48,7 +50,7 @@ export function registerMockHaproxyCommand(program: Command): void {
     .description(
       'serve the mocked HAProxy 2.6 runtime API on a unix socket, loaded from an haproxy.cfg; SIGHUP/SIGUSR2 reload the cfg, SIGINT/SIGTERM stop it (exit 0)',
     )
-    .requiredOption('--config <file>', 'haproxy.cfg to load (map files are read from the paths it names)')
+    .requiredOption('--config <file>', 'haproxy.cfg to load (map files are read from the paths it names; the `mode` of its `stats socket` line, the one at --socket or else the first, sets the socket\'s permissions)')
     .requiredOption('--socket <path>', `unix socket path to listen on (at most ${SOCKET_PATH_BYTES_MAX} bytes)`)
     .action(async (opts: MockHaproxyOptions) => {
       const socketBytes = Buffer.byteLength(opts.socket);
@@ -58,17 +60,23 @@ export function registerMockHaproxyCommand(program: Command): void {
           `--socket path is ${socketBytes} bytes, longer than a unix socket path can be (at most ${SOCKET_PATH_BYTES_MAX} bytes): choose a shorter path`,
         );
       }
-      const mock = new MockHaproxy({ clockS: () => Math.floor(Date.now() / 1000) });
+      const mock = new MockHaproxy({
+        clockS: () => Math.floor(Date.now() / 1000),
+        processInfo: { ...DEFAULT_PROCESS_INFO, pid: process.pid, node: hostname(), nbthread: availableParallelism() },
+      });
       if (!existsSync(opts.config)) throw new InputError(opts.config, 'no such file (--config)');
       if (statSync(opts.config).isDirectory()) throw new InputError(opts.config, 'is a directory; --config takes an haproxy.cfg file');
-      const load = (): void => {
+      const load = (): ParsedCfg => {
         const parsed = parseHaproxyCfg(readInputFile(opts.config, 'an haproxy.cfg').toString('utf8'), {
           cfgFile: opts.config,
           readFile: (p) => readInputFile(p, 'a map file').toString('utf8'),
         });
         mock.load(parsed.config, parsed.layout);
+        return parsed;
       };
-      load();
+      // The cfg's stats socket at this path, else its first: its `mode` gives the socket's permissions.
+      const parsedAtStart = load();
+      const statsSocket = parsedAtStart.statsSockets.find((s) => s.path === opts.socket) ?? parsedAtStart.statsSockets[0];
       // HAProxy replaces a stale socket file on start; do the same, but never remove anything else, nor the
       // socket of a process still listening there (it would stay up, unreachable, and lose the path on our exit).
       if (existsSync(opts.socket)) {
@@ -90,6 +98,10 @@ export function registerMockHaproxyCommand(program: Command): void {
         server.once('error', (e: NodeJS.ErrnoException) => reject(new InputError(opts.socket, `cannot listen: ${e.code ?? e.message}`)));
         server.listen(opts.socket, resolve);
       });
+      if (statsSocket?.mode !== undefined) chmodSync(opts.socket, statsSocket.mode);
+      if (statsSocket?.level !== undefined && statsSocket.level !== 'admin') {
+        process.stderr.write(`mock-haproxy: ${opts.config}:${statsSocket.line}: level ${statsSocket.level} is not modelled; the socket answers at level admin\n`);
+      }
       process.stderr.write(
         `mock-haproxy: serving ${opts.socket} (${mock.backendList.length} backends, ${mock.mapListing().length} maps) from ${opts.config}\n`,
       );

@@ -123,6 +123,15 @@ describe('parseHaproxyCfg', () => {
     );
   });
 
+  it('reads the global stats sockets: path, octal mode, level', () => {
+    const cfg = ['global', '  stats socket /run/a.sock mode 600 level admin', '  stats socket ipv4@127.0.0.1:9999', '  stats socket unix@/run/b.sock level user', 'backend b'].join('\n');
+    expect(parseHaproxyCfg(cfg, { cfgFile: 's.cfg', readFile: () => '' }).statsSockets).toEqual([
+      { path: '/run/a.sock', mode: 0o600, level: 'admin', line: 2 },
+      { path: '/run/b.sock', level: 'user', line: 4 },
+    ]);
+    expect(() => parseHaproxyCfg('global\n  stats socket /a mode 9', { cfgFile: 's.cfg', readFile: () => '' })).toThrow("s.cfg:2: 'stats socket' mode must be octal");
+  });
+
   it('names the file and line of what it cannot read', () => {
     const read = () => '';
     expect(() => parseHaproxyCfg('backend b\n  balance uri', { cfgFile: 'r.cfg', readFile: read })).toThrow('r.cfg:2: unsupported balance');

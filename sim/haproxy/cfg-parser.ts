@@ -24,6 +24,17 @@ export class CfgParseError extends Error {
 export interface ParsedCfg {
   config: HaproxyConfig;
   layout: CfgLayout;
+  /** The global section's `stats socket` lines that name a unix socket, in file order. */
+  statsSockets: StatsSocket[];
+}
+
+/** A `stats socket <path> [mode <octal>] [level user|operator|admin]` line. */
+export interface StatsSocket {
+  path: string;
+  /** Permission bits, read in octal as HAProxy reads them; absent, the process umask decides. */
+  mode?: number;
+  level?: 'user' | 'operator' | 'admin';
+  line: number;
 }
 
 export interface ParseOptions {
@@ -47,6 +58,7 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
   // Before the first section header nothing may stand: HAProxy refuses the file (and a YAML file lands here).
   let section: Section | undefined;
   const refs = new PatternRefNumbering(file);
+  const statsSockets: StatsSocket[] = [];
 
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -93,6 +105,11 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
       }
     }
 
+    if (section.kind === 'global' && kw === 'stats' && words[1] === 'socket') {
+      const socket = parseStatsSocket(words, lineNo, fail);
+      if (socket !== undefined) statsSockets.push(socket);
+      continue;
+    }
     if (section.kind === 'defaults' && kw === 'mode') {
       defaultMode = parseMode(words[1], fail);
       continue;
@@ -152,7 +169,7 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
     const { alsoAt, ...rest } = m;
     layoutMaps.push(alsoAt.length > 0 ? { ...rest, file: base, alsoAt } : { ...rest, file: base });
   }
-  return { config: { backends, maps }, layout: { backendIds, maps: layoutMaps } };
+  return { config: { backends, maps }, layout: { backendIds, maps: layoutMaps }, statsSockets };
 }
 
 /** Words of a cfg line: blanks separate, `#` starts a comment, quotes and backslashes group. */
@@ -187,6 +204,25 @@ function splitCfgLine(line: string): string[] {
   }
   if (inWord) words.push(cur);
   return words;
+}
+
+/** A unix `stats socket` line; an `ipv4@`/`:port` listener is not a file and gives undefined. */
+function parseStatsSocket(words: readonly string[], line: number, fail: (m: string) => never): StatsSocket | undefined {
+  const addr = words[2] ?? fail("'stats socket' needs an address");
+  if (!addr.startsWith('/') && !addr.startsWith('unix@')) return undefined;
+  const socket: StatsSocket = { path: addr.replace(/^unix@/, ''), line };
+  for (let i = 3; i < words.length; i++) {
+    if (words[i] === 'mode') {
+      const m = words[++i];
+      if (m === undefined || !/^[0-7]+$/.test(m)) fail(`'stats socket' mode must be octal, got '${m ?? ''}'`);
+      socket.mode = parseInt(m!, 8);
+    } else if (words[i] === 'level') {
+      const l = words[++i];
+      if (l !== 'user' && l !== 'operator' && l !== 'admin') fail(`'stats socket' level must be user, operator or admin, got '${l ?? ''}'`);
+      socket.level = l as StatsSocket['level'];
+    }
+  }
+  return socket;
 }
 
 function parseMode(word: string | undefined, fail: (m: string) => never): 'http' | 'tcp' {
