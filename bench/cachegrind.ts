@@ -1,5 +1,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { benchCommand, isMainModule, parseBenchArgs } from './lib/cli.ts';
 
 /**
  * Machine instructions of one command under valgrind's cachegrind, summed per kind of work. Shared by
@@ -67,4 +70,27 @@ function perFunction(text: string): Map<string, number> {
     }
   }
   return sums;
+}
+
+// Run as a script: one command's count.
+if (isMainModule(import.meta.url)) {
+  const cli = parseBenchArgs(
+    benchCommand(
+      'cachegrind.ts',
+      'machine instructions of one node command under valgrind\'s cachegrind, by kind of work: the counter behind npm run bench:instructions and bench/sweep-instructions.ts (needs valgrind)',
+      'the command\'s instructions with V8\'s compilers left out, the share of each kind of work, and the compilers\' instructions apart',
+    )
+      .usage('[options] -- <node-args...>')
+      .argument('<node-args...>', 'what node runs, after --, e.g. -- --single-threaded --import tsx bench/sweep-tasks.ts 10'),
+  );
+  requireValgrind();
+  const dir = mkdtempSync(join(tmpdir(), 'routerbench-cachegrind-'));
+  try {
+    const count = countInstructions(cli.args, join(dir, 'cachegrind.out'));
+    console.log(`instructions, compilers excluded: ${count.total.toLocaleString('en-US')}`);
+    for (const [name, n] of count.byCategory) console.log(`  ${name.padEnd(34)} ${n.toLocaleString('en-US').padStart(16)} ${((n / count.total) * 100).toFixed(1).padStart(5)}%`);
+    console.log(`V8's compilers: ${count.compiler.toLocaleString('en-US')}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

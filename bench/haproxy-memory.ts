@@ -17,16 +17,23 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { benchCommand, intIn, parseBenchArgs } from './lib/cli.ts';
 
-const args = process.argv.slice(2);
-const opt = (name: string, dflt: string): string => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] !== undefined ? args[i + 1]! : dflt;
-};
-const HAPROXY = opt('haproxy', '/usr/sbin/haproxy');
-const BACKENDS = Number(opt('backends', '1000'));
-const SERVERS = Number(opt('servers', '8'));
-const REPEAT = Number(opt('repeat', '3'));
+const opts = parseBenchArgs(
+  benchCommand(
+    'haproxy-memory.ts',
+    'what a real HAProxy spends (RSS) per pre-allocated pool backend and per empty _dynamic-pod-N slot server',
+    'the haproxy version, the median RSS of each configuration (empty, B backends, B × M slots), then bytes per backend and per disabled slot server (the sweep\'s cost model)',
+  )
+    .option('--haproxy <path>', 'the haproxy binary', '/usr/sbin/haproxy')
+    .option('--backends <n>', 'pool backends', intIn(1, 1_000_000), 1000)
+    .option('--servers <n>', 'slot servers per backend', intIn(1, 1000), 8)
+    .option('--repeat <n>', 'repeats of each configuration (the median is taken)', intIn(1, 100), 3),
+).opts<{ haproxy: string; backends: number; servers: number; repeat: number }>();
+const HAPROXY = opts.haproxy;
+const BACKENDS = opts.backends;
+const SERVERS = opts.servers;
+const REPEAT = opts.repeat;
 
 function config(backends: number, slots: number, dir: string): string {
   const lines = [

@@ -39,17 +39,25 @@ import { sendCommand } from '../sim/cli/live/socket-transport.ts';
 import { renderHaproxyCfg, writeRenderedCfg, type RenderOptions } from '../sim/haproxy/haproxy-cfg.ts';
 import { MockHaproxy } from '../sim/haproxy/mock-haproxy.ts';
 import { defaultSettings } from '../sim/settings.ts';
+import { benchCommand, intIn, parseBenchArgs } from './lib/cli.ts';
 
-const args = process.argv.slice(2);
-const opt = (name: string, dflt: string): string => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] !== undefined ? args[i + 1]! : dflt;
-};
-const HAPROXY = opt('haproxy', 'haproxy');
-const ROUTES = Number(opt('routes', '100'));
-const CYCLES = Number(opt('cycles', '200'));
-const INPROC_CYCLES = Number(opt('inproc-cycles', '5000'));
-const REPEAT = Number(opt('repeat', '3'));
+const opts = parseBenchArgs(
+  benchCommand(
+    'haproxy-throughput.ts',
+    'runtime-API command throughput of the mocked HAProxy (in-process and over a unix socket) and of a real HAProxy 2.6, for the config managers\' command mix',
+    'two Markdown tables: per target (in-process mock, mock-haproxy over a socket, real HAProxy, a bare Node socket server) commands per round, commands/s, mean, p50 and p99 µs per command, rejected replies and whether its first cycle\'s replies match the in-process mock; then commands/s per kind of command',
+  )
+    .option('--haproxy <path>', 'the haproxy binary', 'haproxy')
+    .option('--routes <n>', 'http routes in the router state', intIn(1, 100_000), 100)
+    .option('--cycles <n>', 'measured cycles of 18 commands per socket target', intIn(1, 1_000_000), 200)
+    .option('--inproc-cycles <n>', 'measured cycles for the in-process mock', intIn(1, 10_000_000), 5000)
+    .option('--repeat <n>', 'rounds (the median is shown)', intIn(1, 100), 3),
+).opts<{ haproxy: string; routes: number; cycles: number; inprocCycles: number; repeat: number }>();
+const HAPROXY = opts.haproxy;
+const ROUTES = opts.routes;
+const CYCLES = opts.cycles;
+const INPROC_CYCLES = opts.inprocCycles;
+const REPEAT = opts.repeat;
 /** Unmeasured cycles first on each socket target (JIT of the client and of the mock's process). */
 const WARMUP_CYCLES = 20;
 

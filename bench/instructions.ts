@@ -1,6 +1,7 @@
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { benchCommand, intPair, parseBenchArgs, strategiesOf } from './lib/cli.ts';
 import { countInstructions, requireValgrind } from './cachegrind.ts';
 import { benchChurnLogPath, writeBenchChurnLog } from './churn-log.ts';
 import { FileLineCursor } from '../sim/eventlog/line-source.ts';
@@ -19,14 +20,17 @@ import { FileLineCursor } from '../sim/eventlog/line-source.ts';
  * Instructions are not time: the counts ignore cache misses, so compare versions with them, not strategies.
  * Needs valgrind (`apt-get install -y valgrind`); a replay under it runs about 30 times slower.
  */
-const args = process.argv.slice(2);
-const eventsAt = args.indexOf('--events');
-const sizes = eventsAt >= 0 ? args.splice(eventsAt, 2)[1]!.split(',').map(Number) : [30_000, 100_000];
-if (sizes.length !== 2 || !sizes.every((n) => Number.isInteger(n) && n > 0) || sizes[0]! >= sizes[1]!) {
-  console.error('--events takes two event counts, smaller first, e.g. --events 30000,100000');
-  process.exit(2);
-}
-const strategies = args.length > 0 ? args : ['reload-always'];
+const cli = parseBenchArgs(
+  benchCommand(
+    'instructions.ts',
+    'steady-state machine instructions per replayed event of the bench log, counted by valgrind\'s cachegrind (npm run bench:instructions; needs valgrind)',
+    'per strategy: instructions per event (compilers excluded), the share of each kind of work (JSON.parse, garbage collection, JIT code, built-ins, V8 runtime, other), and the count without garbage collection, the steadier figure to compare versions by',
+  )
+    .argument('[strategy...]', 'strategies to replay (default: reload-always)')
+    .option('--events <a,b>', 'the two head slices of the bench log, in events, smaller first', intPair(1, 10_000_000), [30_000, 100_000]),
+);
+const sizes = cli.opts<{ events: [number, number] }>().events;
+const strategies = strategiesOf(cli.args, ['reload-always']);
 requireValgrind();
 
 const log = benchChurnLogPath();

@@ -14,14 +14,24 @@ import { simulateIncident } from '../fidelity/keepalived-fidelity.ts';
 import { DEFAULT_PLAN, measureRealKeepalived, type FidelityPlan } from '../fidelity/keepalived-real.ts';
 import { fidelityRows, renderFidelityTable, spreadOf } from '../fidelity/keepalived-table.ts';
 import { netnsUnavailableReason } from '../fidelity/netns-harness.ts';
+import { benchCommand, parseBenchArgs } from './lib/cli.ts';
+
+const opts = parseBenchArgs(
+  benchCommand(
+    'keepalived-fidelity.ts',
+    'failover latency of real keepalived (network namespaces; needs root, iproute2, keepalived, python3) against the simulator at the same advert phase',
+    'progress on stderr; then the side-by-side table as Markdown, every incident pair, the masters\' advert period seen on the bridge and notes; exit 2 when real keepalived cannot run here',
+  )
+    .option('--quick', 'one incident of each kind (~45 s) instead of the default plan (~100 s)')
+    .option('--json <file>', 'also write the measurements and rows as JSON to this file'),
+).opts<{ quick?: boolean; json?: string }>();
 
 const unavailable = netnsUnavailableReason();
 if (unavailable !== null) {
   console.error(`keepalived-fidelity: cannot run real keepalived here: ${unavailable}`);
   process.exit(2);
 }
-const quick = process.argv.includes('--quick');
-const jsonAt = process.argv.indexOf('--json');
+const quick = opts.quick === true;
 const plan: FidelityPlan = quick ? { crash: 1, 'host-loss': 1, shutdown: 1, 'router-fail': 1, partition: 1 } : DEFAULT_PLAN;
 
 const real = await measureRealKeepalived(plan, (line) => console.error(line));
@@ -40,4 +50,4 @@ real.incidents.forEach((r, k) => {
 const p = spreadOf(real.advertPeriodsMs.filter((x) => x > 900 && x < 1100));
 if (p.n > 0) console.log(`\nMasters' advert period as observed on the bridge: n = ${p.n}, min ${p.minMs.toFixed(1)} / median ${p.medianMs.toFixed(1)} / max ${p.maxMs.toFixed(1)} ms (the simulator: exactly ${1000} ms).`);
 for (const n of real.notes) console.log(`note: ${n}`);
-if (jsonAt >= 0 && process.argv[jsonAt + 1]) writeFileSync(process.argv[jsonAt + 1]!, JSON.stringify({ real, sim, rows }, null, 2) + '\n');
+if (opts.json !== undefined) writeFileSync(opts.json, JSON.stringify({ real, sim, rows }, null, 2) + '\n');

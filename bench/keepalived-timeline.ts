@@ -15,6 +15,7 @@
  * quotes what these two showed on keepalived 2.2.7.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { InvalidArgumentError } from 'commander';
 import { vipsOf } from '../core/vrrp/instance-spec.ts';
 import { renderKeepalivedConf } from '../fidelity/keepalived-conf.ts';
 import { NetnsCluster, netnsUnavailableReason, wallUs } from '../fidelity/netns-harness.ts';
@@ -22,18 +23,27 @@ import { ClusterSchema } from '../sim/cluster/cluster-schema.ts';
 import { resolveCluster } from '../sim/cluster/resolve.ts';
 import { RandomStreams } from '../sim/random-streams.ts';
 import { loadScenario } from '../sim/scenario/load-scenario.ts';
+import { benchCommand, parseBenchArgs } from './lib/cli.ts';
 
-const args = process.argv.slice(2);
-const opt = (name: string): string | undefined => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : undefined;
-};
-const file = args.find((a, i) => !a.startsWith('--') && (i === 0 || !args[i - 1]!.startsWith('--')));
-const seconds = Number(opt('seconds') ?? 20);
-const joinAtS = opt('join-at') === undefined ? undefined : Number(opt('join-at'));
-if (file === undefined || !(seconds > 0) || (joinAtS !== undefined && !(joinAtS >= 0))) {
-  console.error('usage: keepalived-timeline.ts <scenario.yaml> [--seconds N] [--join-at S]');
-  process.exit(2);
+const cli = parseBenchArgs(
+  benchCommand(
+    'keepalived-timeline.ts',
+    'a scenario\'s VRRP cluster on real keepalived in network namespaces (needs root, iproute2, keepalived, python3), with its node.join, node.stall, network.partition and network.heal events; other events are not applied',
+    'in seconds from the start, every advert and every burst of gratuitous ARPs seen on the bridge and every VIP added or removed; then each node\'s last log lines; exit 2 when real keepalived cannot run here',
+  )
+    .argument('<scenario>', 'a scenario file with a cluster')
+    .option('--seconds <s>', 'how long to watch', secondsArg(false), 20)
+    .option('--join-at <s>', 'start the joining nodes this many seconds in instead of at their events\' times', secondsArg(true)),
+);
+const file = cli.args[0]!;
+const { seconds, joinAt: joinAtS } = cli.opts<{ seconds: number; joinAt?: number }>();
+
+function secondsArg(zeroAllowed: boolean): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n < 0 || (n === 0 && !zeroAllowed)) throw new InvalidArgumentError(`a number of seconds${zeroAllowed ? ', 0 or more' : ' above 0'}`);
+    return n;
+  };
 }
 const unavailable = netnsUnavailableReason();
 if (unavailable !== null) {

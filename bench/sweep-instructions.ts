@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { benchCommand, intPair, parseBenchArgs } from './lib/cli.ts';
 import { countInstructions, requireValgrind } from './cachegrind.ts';
 
 /**
@@ -12,17 +13,17 @@ import { countInstructions, requireValgrind } from './cachegrind.ts';
  * weigh a flag's cost per run against what it saves in compiling (docs/performance.md, *Changes of 30 Nov 2026: sweeps*).
  * Each count takes a few minutes.
  */
-const args = process.argv.slice(2);
-const opt = (name: string): string | undefined => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : undefined;
-};
-const runs = (opt('runs') ?? '40,120').split(',').map(Number);
-if (runs.length !== 2 || !runs.every((n) => Number.isInteger(n) && n >= 1 && n <= 400) || runs[0]! >= runs[1]!) {
-  console.error('--runs takes two run counts from 1 to 400, smaller first, e.g. --runs 40,120');
-  process.exit(2);
-}
-const v8 = (opt('v8') ?? '').split(' ').filter((f) => f !== '');
+const opts = parseBenchArgs(
+  benchCommand(
+    'sweep-instructions.ts',
+    'what one sweep worker spends its instructions on, counted by valgrind\'s cachegrind over the bench sweep\'s first runs in one thread (V8 --single-threaded; needs valgrind; a few minutes per count)',
+    'the steady cost of one run in instructions (compilers excluded) and its share per kind of work, then what V8\'s compilers cost in all up to each run count: the warm-up a worker pays',
+  )
+    .option('--runs <a,b>', 'the two run counts, smaller first, 1 to 400', intPair(1, 400), [40, 120])
+    .option('--v8 <flags>', 'V8 flags added to the worker\'s, e.g. \'--max-inlined-bytecode-size-cumulative=200\'', ''),
+).opts<{ runs: [number, number]; v8: string }>();
+const runs = opts.runs;
+const v8 = opts.v8.split(' ').filter((f) => f !== '');
 requireValgrind();
 
 const dir = mkdtempSync(join(tmpdir(), 'routerbench-sweep-instructions-'));

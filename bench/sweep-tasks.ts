@@ -10,12 +10,16 @@ import { fileURLToPath } from 'node:url';
 import { executeSweep, inThreadExecutor } from '../sim/sweep/execute.ts';
 import { parseGrid } from '../sim/sweep/grid.ts';
 import { DEFAULT_COST_MODEL, defineSweep, shardTasks } from '../sim/sweep/plan.ts';
+import { benchCommand, intIn, parseBenchArgs } from './lib/cli.ts';
 
-const n = Number(process.argv[2] ?? 400);
-if (!Number.isInteger(n) || n < 1 || n > 400) {
-  console.error('give a number of runs, 1 to 400');
-  process.exit(2);
-}
+const cli = parseBenchArgs(
+  benchCommand(
+    'sweep-tasks.ts',
+    'the bench sweep\'s first N runs (churn-with-failover under dcm-slots, a 10 × 4 grid × 10 seeds, in canonical order) one after another in this thread: what one sweep worker does, without the pool; for profiles and instruction counts',
+    'the runs, the seconds they took and runs/s',
+  ).argument('[n]', 'runs, 1 to 400 (default: 400)', intIn(1, 400)),
+);
+const n = (cli.processedArgs[0] as number | undefined) ?? 400;
 const def = defineSweep({
   file: fileURLToPath(new URL('../scenarios/churn-with-failover.yaml', import.meta.url)),
   grid: parseGrid(['router.blueprintPoolSize=0..18:2', 'router.maxDynamicServers=1,2,5,10']),

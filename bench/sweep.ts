@@ -23,18 +23,42 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { InvalidArgumentError, Option } from 'commander';
 import { SWEEP_V8_FLAGS, wantsSingleThreadedV8 } from '../sim/cli/single-threaded-v8.ts';
 import { executeSweep, poolExecutor } from '../sim/sweep/execute.ts';
 import { parseGrid } from '../sim/sweep/grid.ts';
 import { buildSweepResult } from '../sim/sweep/outputs.ts';
 import { DEFAULT_COST_MODEL, defineSweep, shardTasks, taskAt } from '../sim/sweep/plan.ts';
+import { benchCommand, intIn, parseBenchArgs } from './lib/cli.ts';
 
-const args = process.argv.slice(2);
-const opt = (name: string, dflt: string): string => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] !== undefined ? args[i + 1]! : dflt;
-};
-const seeds = Number(opt('seeds', '10'));
+interface Options {
+  seeds: number;
+  workers: Config[];
+  rounds: number;
+  warmup: number;
+  child?: boolean;
+}
+const opts = parseBenchArgs(
+  benchCommand(
+    'sweep.ts',
+    'sweep throughput: 400 runs (a 10 × 4 grid × 10 seeds) of churn-with-failover under dcm-slots on pools of worker threads, each round of each pool in a child process started as routerbench sweep would run it',
+    'per round and pool: runs, seconds, runs/s and cores busy; the best round of each pool; the speed-up of the last pool against the first; and whether every pool gave the same runs.json and sweep.json',
+  )
+    .option('--seeds <n>', 'seeds per grid point', intIn(1, 1000), 10)
+    .option('--workers <list>', 'pools to compare, first against last: a worker count as routerbench sweep --workers N runs it, or 1s for one worker under the V8 flags a sweep with a worker per core uses', workerList, workerList('1,2'))
+    .option('--rounds <n>', 'rounds (the best of each pool is shown)', intIn(1, 100), 3)
+    .option('--warmup <n>', 'rounds of one run per worker before the clock starts', intIn(0, 10_000), 1)
+    .addOption(new Option('--child', 'measure one pool of --workers in this process (how each round runs)').hideHelp()),
+).opts<Options>();
+const seeds = opts.seeds;
+
+function workerList(value: string): Config[] {
+  try {
+    return value.split(',').map(configOf);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
+}
 
 interface Round {
   rate: number;
@@ -43,8 +67,8 @@ interface Round {
   outputs: string;
 }
 
-if (args.includes('--child')) {
-  process.stdout.write(JSON.stringify(await measure(Number(opt('workers', '1')))) + '\n');
+if (opts.child === true) {
+  process.stdout.write(JSON.stringify(await measure(opts.workers[0]!.workers)) + '\n');
 } else {
   await main();
 }
@@ -63,7 +87,7 @@ async function measure(workers: number): Promise<Round> {
   const positions = shardTasks(def, undefined);
   const executor = poolExecutor(workers);
   try {
-    const warmup = Number(opt('warmup', '1'));
+    const warmup = opts.warmup;
     for (let w = 0; w < warmup; w++) {
       const warm = taskAt(def, w % positions.length);
       await Promise.all(Array.from({ length: workers }, () => executor.run(warm.task, warm.point)));
@@ -99,10 +123,9 @@ function configOf(spec: string): Config {
 }
 
 async function main(): Promise<void> {
-  const configs = opt('workers', '1,2').split(',').map(configOf);
-  const rounds = Number(opt('rounds', '3'));
-  const warmup = opt('warmup', '1');
-  if (!/^\d+$/.test(warmup)) throw new Error(`--warmup: '${warmup}' is not a number of runs per worker`);
+  const configs = opts.workers;
+  const rounds = opts.rounds;
+  const warmup = String(opts.warmup);
   const runs = 40 * seeds;
   console.log(`churn-with-failover: router.blueprintPoolSize 10 × router.maxDynamicServers 4 × ${seeds} seeds = ${runs} runs; ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(1)}`);
   const self = fileURLToPath(import.meta.url);
