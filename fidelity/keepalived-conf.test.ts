@@ -29,6 +29,24 @@ const explicit = resolved({
 });
 
 describe('renderKeepalivedConf', () => {
+  test("an instance's own version and advert interval, and `state MASTER` on its master nodes", () => {
+    const r = resolved({
+      keepalived: {
+        instances: [
+          { vip: '198.18.0.100', vrid: 51, masterNodes: ['infra-2'] },
+          { vip: '198.18.0.101', vrid: 52, version: 3, advertIntervalMs: 200 },
+        ],
+      },
+    });
+    const block = (conf: string, vrid: number) => conf.slice(conf.indexOf(`vrrp_instance VI_${vrid} {`)).split('\n}')[0]!;
+    expect(block(renderKeepalivedConf(r, 'infra-2'), 51)).toContain('  state MASTER\n');
+    expect(block(renderKeepalivedConf(r, 'infra-1'), 51)).toContain('  state BACKUP\n');
+    const v3 = block(renderKeepalivedConf(r, 'infra-1'), 52);
+    expect(v3).toContain('  version 3\n');
+    expect(v3).toContain('  advert_int 0.2\n');
+    expect(block(renderKeepalivedConf(r, 'infra-1'), 51)).not.toContain('version');
+  });
+
   test('one vrrp_instance per VIP with the node priority, preemption and the router check', () => {
     const conf = renderKeepalivedConf(explicit, 'infra-1', { scriptCommand: (s, n) => `/usr/bin/test ! -e /run/x/${n}.${s}` });
     expect(conf).toBe(`# Rendered by routerbench (fidelity/keepalived-conf.ts) for node infra-1 (198.18.0.11).

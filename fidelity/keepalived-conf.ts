@@ -8,11 +8,13 @@ import type { ResolvedCluster } from '../sim/cluster/resolve.ts';
  * Pure: no I/O; the check script commands come from the caller.
  *
  * Mapping (ResolvedCluster → keepalived.conf):
- * - version → `global_defs { vrrp_version }`; one `vrrp_instance VI_<vrid>` per VIP, always `state BACKUP`
- *   (keepalived ≥ 2.0 starts a non-owner `state MASTER` in BACKUP anyway; the simulator's preferred masters
- *   get what keepalived then applies: preemption on, no delay — see core/vrrp/instance-spec.ts preemptionFor).
- * - advertIntervalUs (or the node's own, advertIntervalUsByNode) → `advert_int` in seconds (v2 whole seconds,
- *   v3 centiseconds); downTimerAdverts → `down_timer_adverts` when not the default 3.
+ * - version → `global_defs { vrrp_version }`; one `vrrp_instance VI_<vrid>` per VIP, `state MASTER` on the
+ *   instance's initialMasterNodes and `state BACKUP` elsewhere (keepalived ≥ 2.0 starts a non-owner
+ *   `state MASTER` in BACKUP anyway and applies preemption on, no delay, which preemptionFor also gives);
+ *   an instance's own version → `version` inside its block.
+ * - the node's own interval (advertIntervalUsByNode), else the instance's, else advertIntervalUs →
+ *   `advert_int` in seconds (v2 whole seconds, v3 centiseconds); downTimerAdverts → `down_timer_adverts`
+ *   when not the default 3.
  * - priorityFor(node, ip, index) → `priority`; preempt false → `nopreempt`; preemptDelayMs → `preempt_delay`.
  * - garpMasterDelayUs → `garp_master_delay` (whole seconds; 0 = no second burst).
  * - unicast → `unicast_src_ip` + `unicast_peer` listing every other node.
@@ -51,8 +53,7 @@ export function renderKeepalivedConf(cluster: ResolvedCluster, nodeName: string,
   const self = node!;
   const iface = opts.interfaceName ?? 'eth0';
   const scriptCommand = opts.scriptCommand ?? (() => '/bin/true');
-  const advertUs = cluster.advertIntervalUsByNode[self.name] ?? cluster.advertIntervalUs;
-  assertPrecondition(cluster.version === 3 || advertUs % 1_000_000 === 0, `v2 advert interval must be whole seconds, got ${advertUs} µs`);
+  const nodeAdvertUs = cluster.advertIntervalUsByNode[self.name];
   assertPrecondition(cluster.garpMasterDelayUs % 1_000_000 === 0, `garp_master_delay must be whole seconds, got ${cluster.garpMasterDelayUs} µs`);
 
   const out: string[] = [];
@@ -80,11 +81,15 @@ export function renderKeepalivedConf(cluster: ResolvedCluster, nodeName: string,
   const peers = cluster.nodes.filter((n) => n.name !== self.name);
   cluster.instances.forEach((spec, index) => {
     const { preempt, preemptDelayMs } = preemptionFor(spec, self.name);
+    const version = spec.version ?? cluster.version;
+    const advertUs = nodeAdvertUs ?? spec.advertIntervalUs ?? cluster.advertIntervalUs;
+    assertPrecondition(version === 3 || advertUs % 1_000_000 === 0, `v2 advert interval must be whole seconds, got ${advertUs} µs`);
     out.push('');
     out.push(`vrrp_instance ${keepalivedInstanceName(spec.vrid)} {`);
-    out.push('  state BACKUP');
+    out.push(`  state ${spec.initialMasterNodes.includes(self.name) ? 'MASTER' : 'BACKUP'}`);
     out.push(`  interface ${iface}`);
     out.push(`  virtual_router_id ${spec.vrid}`);
+    if (version !== cluster.version) out.push(`  version ${version}`);
     out.push(`  priority ${cluster.priorityFor(self.name, self.ip, index)}`);
     out.push(`  advert_int ${seconds(advertUs)}`);
     if (cluster.downTimerAdverts !== 3) out.push(`  down_timer_adverts ${cluster.downTimerAdverts}`);

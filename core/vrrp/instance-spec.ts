@@ -1,3 +1,4 @@
+import type { VrrpVersion } from './timers.ts';
 import type { TrackSpec } from './track.ts';
 
 /** A VRRP instance as configured, for every node that runs it (resolved from either configuration form). */
@@ -16,6 +17,9 @@ export interface VrrpInstanceSpec {
    * BACKUP anyway and clears `nopreempt` and `preempt_delay` for them.
    */
   initialMasterNodes: string[];
+  /** The instance's own VRRP version and advert interval (µs, as keepalived uses it); absent: the cluster's. */
+  version?: VrrpVersion;
+  advertIntervalUs?: number;
 }
 
 /** Preemption as one node's keepalived runs it. */

@@ -57,6 +57,12 @@ export const VrrpInstanceSchema = z
     preempt: z.boolean().default(true),
     preemptDelayMs: z.number().int().min(0).max(1_000_000).default(0),
     track: z.array(TrackScriptSchema).default([]),
+    /** This instance's VRRP version (keepalived's per-instance `version`); default `keepalived.version`. */
+    version: z.union([z.literal(2), z.literal(3)]).optional(),
+    /** This instance's `advert_int`; default `keepalived.advertIntervalMs` (a node's own interval still wins). */
+    advertIntervalMs: z.number().int().min(10).max(255_000).optional(),
+    /** Nodes whose config says `state MASTER` for this instance (the others say `state BACKUP`). */
+    masterNodes: z.array(name).default([]),
   })
   .strict();
 
@@ -135,6 +141,7 @@ export const ClusterSchema = z
         ctx.addIssue({ code: 'custom', path: ['keepalived', 'instances', i, 'vrid'], message: `duplicate vrid ${inst.vrid} (also instances[${prev}])` });
       vrids.set(inst.vrid, i);
       for (const node of Object.keys(inst.priorities)) known(node, ['keepalived', 'instances', i, 'priorities', node]);
+      inst.masterNodes.forEach((node, j) => known(node, ['keepalived', 'instances', i, 'masterNodes', j]));
     });
     if (c.ipfailover) {
       const ipf = c.ipfailover;

@@ -49,15 +49,22 @@ export function resolveCluster(c: ClusterConfig, streams: RandomStreams): Resolv
       return list[index]!;
     };
   } else {
-    instances = k.instances.map((i) => ({
-      vip: i.vip,
-      vrid: i.vrid,
-      priorities: { ...i.priorities },
-      preempt: i.preempt,
-      preemptDelayMs: i.preemptDelayMs,
-      track: i.track.map((t) => ({ ...t })),
-      initialMasterNodes: [],
-    }));
+    instances = k.instances.map((i) => {
+      const spec: VrrpInstanceSpec = {
+        vip: i.vip,
+        vrid: i.vrid,
+        priorities: { ...i.priorities },
+        preempt: i.preempt,
+        preemptDelayMs: i.preemptDelayMs,
+        track: i.track.map((t) => ({ ...t })),
+        initialMasterNodes: [...i.masterNodes],
+      };
+      if (i.version !== undefined) spec.version = i.version;
+      if (i.version !== undefined || i.advertIntervalMs !== undefined) {
+        spec.advertIntervalUs = effectiveAdvertIntervalUs(i.version ?? k.version, i.advertIntervalMs ?? k.advertIntervalMs);
+      }
+      return spec;
+    });
     priorityFor = (node, _ip, index) => instances[index]!.priorities[node] ?? k.defaultPriority;
   }
   // ipfailover generates VRRPv2 with a 1 s advert; the keepalived section still sets the other timers.

@@ -126,10 +126,11 @@ function newInstanceRt(node: NodeRt, vi: number, spec: VrrpInstanceSpec, cluster
   const { preempt, preemptDelayMs } = preemptionFor(spec, node.name);
   // = initialTransition(vrrpMachine, input), at a fraction of the cost (fast-path.test.ts checks it)
   const snap = vrrpMachine.resolveState({ value: 'INIT', context: initialVrrpContext({
-    version: cluster.version,
+    version: spec.version ?? cluster.version,
     ip: node.ipNum,
     basePriority: cluster.priorityFor(node.name, node.ip, vi),
-    advertIntervalUs: node.advertIntervalUs,
+    // A node's own (misconfigured) interval applies to all its instances; else the instance's, else the cluster's.
+    advertIntervalUs: cluster.advertIntervalUsByNode[node.name] ?? spec.advertIntervalUs ?? cluster.advertIntervalUs,
     downTimerAdverts: cluster.downTimerAdverts,
     preempt,
     preemptDelayUs: preemptDelayMs * 1000,
