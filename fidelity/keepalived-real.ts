@@ -10,7 +10,10 @@ import { resolveCluster } from '../sim/cluster/resolve.ts';
 import { RandomStreams } from '../sim/random-streams.ts';
 import { renderKeepalivedConf } from './keepalived-conf.ts';
 import { FAULTED_NODE, FIDELITY_ADVERT_MS, FIDELITY_CLUSTER, PARTITION_HOLD_MS, type FaultKind, type MeasuredIncident } from './keepalived-fidelity.ts';
-import { NetnsCluster, wallUs, type AddressEvent, type AdvertEvent } from './netns-harness.ts';
+import type { AddressEvent } from './address-monitor.ts';
+import { NetnsCluster } from './netns-harness.ts';
+import { wallUs } from './real-time.ts';
+import type { AdvertEvent } from './wire-observer.ts';
 
 export type FidelityPlan = Record<FaultKind, number>;
 

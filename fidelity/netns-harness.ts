@@ -26,9 +26,10 @@
  * - carrierDown/carrierUp(node): `ip link set p<i> down` on the bridge side: the node's eth0 loses carrier and
  *   keepalived goes to FAULT at once (not a partition keepalived can miss).
  *
- * VIP ownership is watched with `ip -ts -o monitor address` in each node namespace (kernel events, stamped in
- * UTC to the microsecond when `ip` reads them). Adverts are watched by a python3 packet socket in the bridge
- * namespace (optional; `adverts` stays empty without python3). Fault times are the wall clock (Date.now, ms)
+ * VIP ownership is watched with `ip -ts -o monitor address` in each node namespace (address-monitor.ts: kernel
+ * events, stamped in UTC to the microsecond when `ip` reads them). Adverts and gratuitous ARPs are watched by
+ * a python3 packet socket in the bridge namespace (wire-observer.ts; optional: `adverts` and `garps` stay
+ * empty without python3). Fault times are the wall clock (Date.now, ms)
  * right BEFORE the fault's system call or command: keepalived runs at real-time priority and, once signalled,
  * can keep this process off the CPU for tens of ms, so a stamp taken after would be late. A stamp before is
  * early by at most 1 ms (Date.now's resolution) plus, for a partition, the ~2-5 ms the `bridge` command
@@ -43,62 +44,14 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, unl
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { watchAddresses, type AddressEvent } from './address-monitor.ts';
+import { killIfOurs, readPid } from './keepalived-process.ts';
+import { realtimePrefix, wallUs } from './real-time.ts';
+import { watchWire, type AdvertEvent, type GarpEvent } from './wire-observer.ts';
 
 export interface NetnsNode {
   name: string;
   ip: string;
-}
-
-/** A gratuitous ARP for `address` seen entering the bridge from a node's port. */
-export interface GarpEvent {
-  atUs: number;
-  node: string;
-  address: string;
-}
-
-/** A VRRP advert seen entering the bridge from a node (the observer in the bridge namespace). */
-export interface AdvertEvent {
-  /** Wall clock, µs since the epoch, when the observer read it. */
-  atUs: number;
-  node: string;
-  vrid: number;
-  priority: number;
-}
-
-/**
- * The advert observer: an AF_PACKET socket in the bridge namespace that prints every IP protocol 112 packet
- * entering a bridge port (not the copies the bridge forwards out of the others). Python 3 because Node has no
- * packet sockets; optional (adverts stays empty without python3).
- */
-const OBSERVER_PY = [
-  'import socket, time',
-  // ETH_P_ALL: only the all-protocol taps see frames on a bridge port before the bridge takes them.
-  's = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(3))',
-  'while True:',
-  '    d, a = s.recvfrom(4096)',
-  '    if a[2] == socket.PACKET_OUTGOING or not a[0].startswith("p"): continue',
-  // A gratuitous ARP: sender and target address the same (keepalived sends requests), told by the port.
-  '    if a[1] == 0x0806 and len(d) >= 28 and d[14:18] == d[24:28]:',
-  '        print("%.6f G %s %s" % (time.time(), a[0][1:], socket.inet_ntoa(d[14:18])), flush=True)',
-  '        continue',
-  '    if a[1] != 0x0800 or len(d) < 24 or d[9] != 112: continue',
-  '    h = (d[0] & 15) * 4',
-  '    print("%.6f %s %d %d" % (time.time(), socket.inet_ntoa(d[12:16]), d[h + 1], d[h + 2]), flush=True)',
-].join('\n');
-
-/**
- * Real-time scheduling (SCHED_RR 50, `chrt`) for keepalived, the address monitors and the advert observer, so
- * that the measurement is keepalived's and not the test machine's load: under the full test suite on 2 cores,
- * without it, takeovers were observed up to 190 ms late. Production keepalived is often run so too
- * (`vrrp_rt_priority`); the rendered config is left as the simulator's. Empty when chrt is missing.
- */
-function realtimePrefix(): string[] {
-  return spawnSync('chrt', ['-r', '50', 'true'], { timeout: 5000 }).status === 0 ? ['chrt', '-r', '50'] : [];
-}
-
-export function python3Path(): string | null {
-  for (const p of ['/usr/bin/python3', 'python3']) if (!spawnSync(p, ['-c', 'import socket'], { timeout: 5000 }).error) return p;
-  return null;
 }
 
 export interface NetnsClusterOptions {
@@ -110,19 +63,6 @@ export interface NetnsClusterOptions {
   prefixLength?: number;
   /** Keep the working directory (configs, keepalived logs) after destroy(). */
   keepWorkDir?: boolean;
-}
-
-export interface AddressEvent {
-  /** Wall clock, µs since the epoch. */
-  atUs: number;
-  node: string;
-  address: string;
-  added: boolean;
-}
-
-/** Wall clock in µs since the epoch, on the same clock as `ip -ts` (CLOCK_REALTIME). */
-export function wallUs(): number {
-  return Date.now() * 1000;
 }
 
 /** Why the real-keepalived tests cannot run here, or null when they can. */
@@ -143,17 +83,6 @@ export function netnsUnavailableReason(): string | null {
 export function inBenchmarkRange(ip: string): boolean {
   const p = ip.split('.').map(Number);
   return p.length === 4 && p.every((x) => Number.isInteger(x) && x >= 0 && x <= 255) && p[0] === 198 && (p[1] === 18 || p[1] === 19);
-}
-
-const MONITOR_LINE = /^\[(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)\.(\d{6})\]\s+(Deleted\s+)?\d+:\s+\S+\s+inet\s+([\d.]+)\//;
-
-/** One line of `ip -ts -o monitor address` (run with TZ=UTC) → an IPv4 address event, or null. */
-export function parseMonitorLine(line: string, node: string): AddressEvent | null {
-  const m = MONITOR_LINE.exec(line);
-  if (!m) return null;
-  const [, y, mo, d, h, mi, s, us, deleted, address] = m;
-  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
-  return { atUs: ms * 1000 + Number(us), node, address: address!, added: deleted === undefined };
 }
 
 interface NodeRt {
@@ -265,36 +194,15 @@ export class NetnsCluster {
   }
 
   private startMonitor(rt: NodeRt): void {
-    const [cmd, ...args] = [...this.rt, 'ip', 'netns', 'exec', rt.ns, 'ip', '-ts', '-o', 'monitor', 'address'];
-    const p = spawn(cmd!, args, {
-      env: { ...process.env, TZ: 'UTC' },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    rt.monitor = p;
-    lineReader(p, (line) => {
-      const e = parseMonitorLine(line, rt.name);
-      if (e) this.events.push(e);
-    });
+    rt.monitor = watchAddresses(this.rt, rt.ns, rt.name, (e) => this.events.push(e));
   }
 
   private startObserver(): void {
-    const py = python3Path();
-    if (py === null) return;
     const byIp = new Map(this.opts.nodes.map((n) => [n.ip, n.name]));
-    const [cmd, ...args] = [...this.rt, 'ip', 'netns', 'exec', this.bridgeNs, py, '-u', '-c', OBSERVER_PY];
-    const p = spawn(cmd!, args, { stdio: ['ignore', 'pipe', 'ignore'] });
-    this.observer = p;
-    lineReader(p, (line) => {
-      const [t, src, vrid, prio] = line.trim().split(' ');
-      if (src === 'G') {
-        // `<time> G <port index> <address>`: the port tells the sender, as every node claims the same VIP.
-        const name = [...this.nodes].find(([, rt]) => String(rt.index) === vrid)?.[0];
-        if (name !== undefined && t !== undefined && prio !== undefined) this.garps.push({ atUs: Math.round(Number(t) * 1e6), node: name, address: prio });
-        return;
-      }
-      const node = byIp.get(src ?? '');
-      if (node === undefined || t === undefined) return;
-      this.adverts.push({ atUs: Math.round(Number(t) * 1e6), node, vrid: Number(vrid), priority: Number(prio) });
+    const byPort = new Map([...this.nodes.values()].map((rt) => [String(rt.index), rt.name]));
+    this.observer = watchWire(this.rt, this.bridgeNs, { nodeOfIp: (ip) => byIp.get(ip), nodeOfPort: (port) => byPort.get(port) }, {
+      advert: (e) => this.adverts.push(e),
+      garp: (e) => this.garps.push(e),
     });
   }
 
@@ -498,41 +406,5 @@ export class NetnsCluster {
     // Namespaces last, the bridge first (it owns one end of every veth pair).
     for (const ns of this.namespaces) spawnSync('ip', ['netns', 'del', ns], { timeout: CMD_TIMEOUT_MS });
     if (!this.opts.keepWorkDir) rmSync(this.workDir, { recursive: true, force: true });
-  }
-}
-
-function lineReader(p: ChildProcess, onLine: (line: string) => void): void {
-  let rest = '';
-  p.stdout!.setEncoding('utf8');
-  p.stdout!.on('data', (chunk: string) => {
-    rest += chunk;
-    const lines = rest.split('\n');
-    rest = lines.pop()!;
-    for (const line of lines) onLine(line);
-  });
-}
-
-function readPid(file: string): number | null {
-  try {
-    const pid = Number(readFileSync(file, 'utf8').trim());
-    return Number.isInteger(pid) && pid > 1 ? pid : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Signal `pid` only if it is still a keepalived started with our config file (PIDs get reused). */
-function killIfOurs(pid: number, conf: string, signal: NodeJS.Signals): void {
-  let cmdline: string;
-  try {
-    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-  } catch {
-    return;
-  }
-  if (!cmdline.includes('keepalived') || !cmdline.includes(conf)) return;
-  try {
-    process.kill(pid, signal);
-  } catch {
-    // Already gone.
   }
 }
