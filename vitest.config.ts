@@ -6,5 +6,7 @@ export default defineConfig({
     // Simulations are CPU-bound; two workers match the 2-core machines CI runs on.
     maxWorkers: 2,
     testTimeout: 60_000,
+    // The CLI the tests spawn (bin/routerbench.js) runs the sources under test, not a possibly stale dist/.
+    env: { ROUTERBENCH_FROM_SOURCES: '1' },
   },
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe as vitestDescribe, test as vitestTest } from 'vitest';
 import { BUILTIN_BUDGETS, evaluateBudgets } from '../reports/budgets.ts';
 import type { Report } from '../reports/report.ts';
+import { runOne } from './run.ts';
 import type { RunInput } from './run-input.ts';
 import { loadScenario, type ScenarioOverrides } from './scenario/load-scenario.ts';
 
@@ -12,15 +13,14 @@ import { loadScenario, type ScenarioOverrides } from './scenario/load-scenario.t
  * once, on its first test; a scenario that does not load gets one failing test carrying the input error.
  *
  *   // scenarios.test.ts
- *   import { describeScenarios } from 'routerbench/sim/vitest-scenarios.ts';
- *   import { runOne } from 'routerbench/sim/run.ts';
- *   describeScenarios({ paths: 'scenarios', runScenario: runOne });
+ *   import { describeScenarios } from 'routerbench/vitest';
+ *   describeScenarios({ paths: 'scenarios' });
  */
 export interface ScenarioTestOptions {
   /** Scenario files, or directories searched recursively for *.yaml and *.yml. */
   paths: string | readonly string[];
-  /** Runs one input to its report (sim/run.ts's `runOne`). */
-  runScenario: (input: RunInput) => { report: Report } | Promise<{ report: Report }>;
+  /** Runs one input to its report; defaults to routerbench's own deterministic run (`runOne`). */
+  runScenario?: (input: RunInput) => { report: Report } | Promise<{ report: Report }>;
   overrides?: ScenarioOverrides;
   /** vitest's `describe` and `test`; defaults to this package's vitest. */
   describe?: (name: string, body: () => void) => void;
@@ -62,7 +62,7 @@ export function describeScenarios(options: ScenarioTestOptions): void {
       continue;
     }
     let run: Promise<Report> | undefined;
-    const report = (): Promise<Report> => (run ??= Promise.resolve(options.runScenario(input)).then((r) => r.report));
+    const report = (): Promise<Report> => (run ??= Promise.resolve((options.runScenario ?? runOne)(input)).then((r) => r.report));
     describe(`${input.name} (${file})`, () => {
       // Budgets are parsed now (loadScenario validated them), judged once the run is done.
       for (const budget of [...new Set([...BUILTIN_BUDGETS, ...input.budgets])]) {

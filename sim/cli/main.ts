@@ -1,17 +1,6 @@
-import { Command, CommanderError } from 'commander';
-import { BudgetSyntaxError } from '../../reports/budgets.ts';
-import { InputError } from '../eventlog/input-error.ts';
-import { CfgParseError } from '../haproxy/cfg-parser.ts';
-import { registerBaselineCommand } from './baseline-command.ts';
-import { registerCompareCommand } from './compare-command.ts';
+import { CommanderError } from 'commander';
+import { buildProgram } from './commands.ts';
 import { EXIT } from './exit-codes.ts';
-import { registerExpandCommand } from './expand-command.ts';
-import { registerImportCommand } from './import-command.ts';
-import { registerLiveCommand } from './live-command.ts';
-import { registerMockHaproxyCommand } from './mock-haproxy-command.ts';
-import { registerReportCommand } from './report-command.ts';
-import { registerRunCommand } from './run-command.ts';
-import { registerSweepCommands } from './sweep-command.ts';
 
 /**
  * A file or directory the user named that cannot be read or written (missing, a directory where a file
@@ -30,34 +19,22 @@ const PATH_ERRORS: Record<string, string> = {
   ELOOP: 'too many symbolic links',
 };
 
-const program = new Command('routerbench')
-  .description('Deterministic simulation and test bench for HAProxy-based routers: reloads by reason, VRRP failover latency.')
-  .version('0.1.0')
-  .exitOverride()
-  .showHelpAfterError('(run with --help for usage)');
-
-for (const register of [registerRunCommand, registerReportCommand, registerCompareCommand, registerBaselineCommand, registerExpandCommand, registerImportCommand, registerMockHaproxyCommand, registerSweepCommands, registerLiveCommand]) {
-  register(program);
-}
-const exitOverrideAll = (c: Command): void => {
-  c.exitOverride();
-  c.commands.forEach(exitOverrideAll);
-};
-exitOverrideAll(program);
-
 try {
+  const program = await buildProgram(process.argv.slice(2));
   await program.parseAsync(process.argv);
 } catch (err) {
-  process.exitCode = exitCodeFor(err);
+  process.exitCode = await exitCodeFor(err);
 }
 
 /** Usage and input problems are the user's to fix (2); anything else is our bug (3), shown with its stack. */
-function exitCodeFor(err: unknown): number {
+async function exitCodeFor(err: unknown): Promise<number> {
   if (err instanceof CommanderError) {
     // `--help` and `--version` succeed; help shown because no command was given (exit code 1 in commander) is a usage error.
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return err.exitCode === 0 ? EXIT.pass : EXIT.input;
     return EXIT.input;
   }
+  // Loaded only now: the error classes' modules are not needed on the way to a verdict.
+  const [{ InputError }, { BudgetSyntaxError }, { CfgParseError }] = await Promise.all([import('../eventlog/input-error.ts'), import('../../reports/budgets.ts'), import('../haproxy/cfg-parser.ts')]);
   if (err instanceof InputError || err instanceof BudgetSyntaxError || err instanceof CfgParseError) {
     process.stderr.write(`routerbench: ${err.message}\n`);
     return EXIT.input;

@@ -18,6 +18,7 @@ import { expandInputPaths, loadRunInput, type InputOverrides } from '../load-inp
 import { shellQuote } from '../scenario/load-scenario.ts';
 import { parseRouterDeployment, parseRouterEnv, ROUTER_ENV_NAMES } from '../router-env.ts';
 import { partialLogOf, runTask, taskError, type RunTask, type RunTaskResult } from '../parallel/run-task.ts';
+import { RUN_WORKER } from '../parallel/worker-url.ts';
 import type { RunInput } from '../run-input.ts';
 import { baselineFile, readBaseline } from './baseline-files.ts';
 import { EXIT } from './exit-codes.ts';
@@ -179,7 +180,7 @@ async function runTasks(tasks: RunTask[], names: string[], showProgress: boolean
   const alone = tasks.length === 1;
   if (alone && showProgress) tasks = [{ ...tasks[0]!, progress: { label: names[0]!, tty: process.stderr.isTTY === true } }];
   const workers = Math.max(1, Math.min(tasks.length, availableParallelism()));
-  const pool = new Tinypool({ filename: new URL('../parallel/run-worker.mjs', import.meta.url).href, maxThreads: workers, minThreads: workers });
+  const pool = new Tinypool({ filename: RUN_WORKER.href, maxThreads: workers, minThreads: workers });
   let finished = 0;
   const started = process.hrtime.bigint();
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;

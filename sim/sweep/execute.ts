@@ -1,6 +1,7 @@
 import { getMaxListeners, setMaxListeners } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import Tinypool from 'tinypool';
+import { workerUrl } from '../parallel/worker-url.ts';
 import { taskAt, type SweepDefinition } from './plan.ts';
 import { taskError } from '../parallel/run-task.ts';
 import { runSweepTask, type RunRow, type SweepTask, type SweepTaskResult } from './task.ts';
@@ -30,12 +31,12 @@ export function inThreadExecutor(between?: () => Promise<void>): SweepExecutor {
 }
 
 /**
- * A tinypool of worker threads. Each worker is sim/sweep/worker.mjs, which registers tsx and imports
- * task.ts, so the TypeScript sources run in workers without a build step.
+ * A tinypool of worker threads, each starting from sweep-worker (the compiled module, or from the sources its
+ * shim that registers tsx first: see workerUrl).
  */
 export function poolExecutor(workers: number): SweepExecutor {
   const pool = new Tinypool({
-    filename: fileURLToPath(new URL('./worker.mjs', import.meta.url)),
+    filename: fileURLToPath(workerUrl('sweep-worker', import.meta.url)),
     minThreads: workers,
     maxThreads: workers,
     // Sweeps are CPU-bound runs of a second or more: keep the threads for the whole sweep.
