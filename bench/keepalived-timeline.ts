@@ -1,7 +1,8 @@
 /**
  * A scenario's VRRP cluster on real keepalived, for checking the simulator's timing by eye: starts every node
  * of the scenario's `cluster` in its own network namespace (fidelity/netns-harness.ts; root, iproute2,
- * keepalived, python3), starts each `node.join` node at its event's time with a configuration that lists
+ * keepalived, python3), starts each `node.join` node at its event's time (with its own priority and preemption,
+ * if the event gives them) with a configuration that lists
  * every node (the others' configurations never list it: no regeneration), freezes each `node.stall` node's
  * VRRP process (SIGSTOP, then SIGCONT after `durationMs`), cuts nodes off at `network.partition` (bridge
  * ports; see partitionSteps) until `network.heal`, and prints, in seconds from the start, every advert
@@ -59,7 +60,9 @@ if (config === undefined) {
   process.exit(2);
 }
 const events = [...input.events()];
-const joins = events.flatMap((e) => (e.type === 'node.join' ? [{ name: e.node, ip: e.ip, atS: joinAtS ?? e.at / 1000 }] : []));
+const joins = events.flatMap((e) =>
+  e.type === 'node.join' ? [{ name: e.node, ip: e.ip, atS: joinAtS ?? e.at / 1000, own: { priority: e.priority, preempt: e.preempt, preemptDelayMs: e.preemptDelayMs } }] : [],
+);
 /**
  * network.partition through the bridge: every node outside the largest group loses its port (so those nodes
  * are also cut off from each other, which a scenario's groups may not intend: said in the step's text);
@@ -85,7 +88,7 @@ const joiners = new Set(joins.map((j) => j.name));
 const cluster = await NetnsCluster.create({
   nodes: everyone.nodes,
   vips: everyone.instances.flatMap((i) => vipsOf(i)),
-  conf: (node) => renderKeepalivedConf(joiners.has(node) ? everyone : founders, node),
+  conf: (node) => renderKeepalivedConf(joiners.has(node) ? everyone : founders, node, { own: joins.find((j) => j.name === node)?.own }),
 });
 const t0 = wallUs();
 const at = (us: number): string => ((us - t0) / 1e6).toFixed(3).padStart(8);

@@ -14,8 +14,12 @@ export type InputEvent =
   | { at: number; type: 'blueprint.delete'; namespace: string; name: string }
   | { at: number; type: 'node.fail' | 'node.recover' | 'node.shutdown'; node: string }
   | { at: number; type: 'router.fail' | 'router.recover'; node: string }
-  /** A node (its keepalived) joins the cluster with this primary IP. */
-  | { at: number; type: 'node.join'; node: string; ip: string }
+  /**
+   * A node (its keepalived) joins the cluster with this primary IP. Its keepalived.conf may set its own
+   * `priority` on every instance (else the instance's or the cluster's default, or ipfailover's draw) and its
+   * own preemption (`preempt` false = nopreempt, `preemptDelayMs` = preempt_delay; else the instance's).
+   */
+  | { at: number; type: 'node.join'; node: string; ip: string; priority?: number; preempt?: boolean; preemptDelayMs?: number }
   /** A node leaves the cluster for good (keepalived stopped gracefully, address dropped from the peers). */
   | { at: number; type: 'node.leave'; node: string }
   /** The node is frozen (paused VM, CPU starvation): no adverts sent or heard for `durationMs`. */

@@ -1,4 +1,4 @@
-import { preemptionFor, vipsOf } from '../core/vrrp/instance-spec.ts';
+import { preemptionFor, vipsOf, type NodeOverrides } from '../core/vrrp/instance-spec.ts';
 import type { TrackSpec } from '../core/vrrp/track.ts';
 import type { ResolvedCluster } from '../sim/cluster/resolve.ts';
 
@@ -28,6 +28,8 @@ export interface KeepalivedConfOptions {
   scriptCommand?: (script: string, node: string) => string;
   /** `script_user` in global_defs (Debian has no keepalived_script user); default root. */
   scriptUser?: string;
+  /** The node's own priority and preemption (a `node.join` event's), over the instances'. */
+  own?: NodeOverrides;
 }
 
 export function keepalivedScriptName(script: string): string {
@@ -80,7 +82,7 @@ export function renderKeepalivedConf(cluster: ResolvedCluster, nodeName: string,
 
   const peers = cluster.nodes.filter((n) => n.name !== self.name);
   cluster.instances.forEach((spec, index) => {
-    const { preempt, preemptDelayMs } = preemptionFor(spec, self.name);
+    const { preempt, preemptDelayMs } = preemptionFor(spec, self.name, opts.own);
     const version = spec.version ?? cluster.version;
     const advertUs = nodeAdvertUs ?? spec.advertIntervalUs ?? cluster.advertIntervalUs;
     assertPrecondition(version === 3 || advertUs % 1_000_000 === 0, `v2 advert interval must be whole seconds, got ${advertUs} µs`);
@@ -90,7 +92,7 @@ export function renderKeepalivedConf(cluster: ResolvedCluster, nodeName: string,
     out.push(`  interface ${iface}`);
     out.push(`  virtual_router_id ${spec.vrid}`);
     if (version !== cluster.version) out.push(`  version ${version}`);
-    out.push(`  priority ${cluster.priorityFor(self.name, self.ip, index)}`);
+    out.push(`  priority ${opts.own?.priority ?? cluster.priorityFor(self.name, self.ip, index)}`);
     out.push(`  advert_int ${seconds(advertUs)}`);
     if (cluster.downTimerAdverts !== 3) out.push(`  down_timer_adverts ${cluster.downTimerAdverts}`);
     if (!preempt) out.push('  nopreempt');

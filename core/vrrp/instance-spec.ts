@@ -22,10 +22,17 @@ export interface VrrpInstanceSpec {
   advertIntervalUs?: number;
 }
 
+/** A node's own settings that override its instances' (a node that joins with its own keepalived.conf). */
+export interface NodeOverrides {
+  priority?: number;
+  preempt?: boolean;
+  preemptDelayMs?: number;
+}
+
 /** Preemption as one node's keepalived runs it. */
-export function preemptionFor(spec: VrrpInstanceSpec, node: string): { preempt: boolean; preemptDelayMs: number } {
+export function preemptionFor(spec: VrrpInstanceSpec, node: string, own: NodeOverrides = {}): { preempt: boolean; preemptDelayMs: number } {
   if (spec.initialMasterNodes.includes(node)) return { preempt: true, preemptDelayMs: 0 };
-  return { preempt: spec.preempt, preemptDelayMs: spec.preemptDelayMs };
+  return { preempt: own.preempt ?? spec.preempt, preemptDelayMs: own.preemptDelayMs ?? spec.preemptDelayMs };
 }
 
 /** A configuration value that cannot be run; `key` is the dotted path of the offending setting. */

@@ -1,4 +1,5 @@
 import { isChurnEvent, type InputEvent } from '../../core/events.ts';
+import type { NodeOverrides } from '../../core/vrrp/instance-spec.ts';
 import { Network } from '../network/network.ts';
 import type { OutputRecord } from '../output/records.ts';
 import type { RandomStreams } from '../random-streams.ts';
@@ -77,7 +78,7 @@ export class ClusterSim {
         if (node) w.stallNode(node, msToUs(e.durationMs));
         return;
       case 'node.join':
-        return this.join(e.node, e.ip);
+        return this.join(e.node, e.ip, { priority: e.priority, preempt: e.preempt, preemptDelayMs: e.preemptDelayMs });
       case 'node.leave':
         if (node) this.leave(node.name);
         return;
@@ -100,7 +101,7 @@ export class ClusterSim {
    * the others send to it only once their configs are regenerated (`membership.configRegenDelayMs`); until
    * then it cannot hear any master, so every instance it runs is exposed (it will claim the VIP).
    */
-  private join(name: string, ip: string): void {
+  private join(name: string, ip: string, own: NodeOverrides): void {
     const w = this.world;
     const existing = w.byName.get(name);
     if (existing) {
@@ -111,7 +112,7 @@ export class ClusterSim {
       return;
     }
     const now = this.scheduler.nowUs;
-    const node = w.addNode(name, ip);
+    const node = w.addNode(name, ip, own);
     this.emit({ atUs: now, type: 'vrrp.membership', node: name, change: 'join', ip });
     if (this.resolved.unicast) {
       node.peers = w.nodes.filter((n) => n.member && n !== node).map((n) => n.id);

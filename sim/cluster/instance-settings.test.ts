@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { skewUs } from '../../core/vrrp/timers.ts';
 import type { OutputRecord } from '../output/records.ts';
+import { InputEventSchema } from '../eventlog/event-schema.ts';
 import { ClusterSchema } from './cluster-schema.ts';
 import { mastersAt, runCluster } from './cluster-harness.ts';
 
@@ -71,5 +72,44 @@ describe('per-instance VRRP settings', () => {
     const res = ClusterSchema.safeParse(bad);
     expect(res.success).toBe(false);
     expect(res.error!.issues[0]).toMatchObject({ path: ['keepalived', 'instances', 1, 'masterNodes', 0], message: "unknown node 'infra-9'" });
+  });
+});
+
+describe('a joining node with its own priority and preemption', () => {
+  /**
+   * The same run on keepalived 2.2.7 (bench/keepalived-timeline.ts): infra-4 (250, nopreempt) joined at 5 s and
+   * stayed backup; infra-3 (200) joined at 9.012 s, ignored the master's lower adverts and took the VIP at
+   * 12.245 s on its down timer, 3.233 s after its start (3A + S(200) = 3.219 s, plus keepalived's start-up).
+   */
+  const base = {
+    nodes,
+    network: { delayMs: 0, jitterMs: 0, loss: 0 },
+    keepalived: { instances: [{ vip: V2, vrid: 51, priorities: { 'infra-1': 150, 'infra-2': 100 } }] },
+  };
+  const joins = [
+    { at: 5_000, type: 'node.join' as const, node: 'infra-4', ip: '198.18.0.14', priority: 250, preempt: false },
+    { at: 9_000, type: 'node.join' as const, node: 'infra-3', ip: '198.18.0.13', priority: 200 },
+  ];
+
+  test('a higher priority preempts on its down timer; the same with nopreempt stays backup', () => {
+    const r = runCluster(base, joins, { durationMs: 15_000 });
+    const masters = r.records.flatMap((x) => (x.type === 'vrrp.state' && x.to === 'MASTER' ? [[x.node, x.atUs]] : []));
+    expect(masters).toEqual([
+      ['infra-1', 3 * 1_000_000 + skewUs(2, 150, 1_000_000)],
+      ['infra-3', 9_000_000 + 3 * 1_000_000 + skewUs(2, 200, 1_000_000)],
+    ]);
+    expect(mastersAt(r.records, V2)).toEqual(['infra-3']);
+  });
+
+  test('the event log takes the settings, each checked', () => {
+    expect(InputEventSchema.parse(joins[0])).toEqual(joins[0]);
+    expect(InputEventSchema.safeParse({ ...joins[1], priority: 0 }).success).toBe(false);
+    expect(InputEventSchema.safeParse({ ...joins[1], preemptDelayMs: -1 }).success).toBe(false);
+    expect(InputEventSchema.safeParse({ ...joins[1], preempt: 'no' }).success).toBe(false);
+  });
+
+  test('without its own settings a joiner gets the default priority (100) and stays backup to 150', () => {
+    const r = runCluster(base, [{ at: 9_000, type: 'node.join', node: 'infra-3', ip: '198.18.0.13' }], { durationMs: 15_000 });
+    expect(mastersAt(r.records, V2)).toEqual(['infra-1']);
   });
 });

@@ -68,7 +68,17 @@ export const InputEventSchema = z.discriminatedUnion('type', [
   nodeEvent('node.shutdown'),
   nodeEvent('router.fail'),
   nodeEvent('router.recover'),
-  z.object({ at, type: z.literal('node.join'), node: name, ip: z.ipv4() }).strict(),
+  z
+    .object({
+      at,
+      type: z.literal('node.join'),
+      node: name,
+      ip: z.ipv4(),
+      priority: z.number().int().min(1).max(255).optional(),
+      preempt: z.boolean().optional(),
+      preemptDelayMs: z.number().int().min(0).max(1_000_000).optional(),
+    })
+    .strict(),
   nodeEvent('node.leave'),
   z.object({ at, type: z.literal('node.stall'), node: name, durationMs: z.number().int().min(0) }).strict(),
   z.object({ at, type: z.literal('network.partition'), groups: z.array(z.array(name).min(1)).min(1), oneWay: z.boolean().optional() }).strict(),

@@ -1,5 +1,5 @@
 import type { AnyActorLogic, SnapshotFrom } from 'xstate';
-import { ipToUint32, preemptionFor, vipsOf, type VrrpInstanceSpec } from '../../core/vrrp/instance-spec.ts';
+import { ipToUint32, preemptionFor, vipsOf, type NodeOverrides, type VrrpInstanceSpec } from '../../core/vrrp/instance-spec.ts';
 import { contextMasterDownUs, initialVrrpContext, vrrpMachine, type VrrpContext, type VrrpMachine, type VrrpState } from '../../core/vrrp/machine.ts';
 import type { TrackSpec, TrackStatus } from '../../core/vrrp/track.ts';
 import type { ResolvedCluster } from '../cluster/resolve.ts';
@@ -96,7 +96,7 @@ const NO_ADVERT: Advert = { priority: 0, intervalUs: 0, srcIp: 0 };
 const NO_HANDLER = (): void => {};
 
 /** A node's keepalived before it starts: not alive, its scripts not yet run, one instance per VIP it serves. */
-export function newNodeRt(id: number, name: string, ip: string, cluster: ResolvedCluster): NodeRt {
+export function newNodeRt(id: number, name: string, ip: string, cluster: ResolvedCluster, own: NodeOverrides = {}): NodeRt {
   const node: NodeRt = {
     id,
     name,
@@ -116,19 +116,19 @@ export function newNodeRt(id: number, name: string, ip: string, cluster: Resolve
   primeDoubleFields(node, ['stalledUntilUs']);
   cluster.instances.forEach((spec, vi) => {
     for (const t of spec.track) if (!node.scripts.has(t.script)) node.scripts.set(t.script, { spec: t, status: { ok: true, streak: 0 }, timer: null, timerEpoch: 0, onTimer: null });
-    node.instances[vi] = newInstanceRt(node, vi, spec, cluster);
+    node.instances[vi] = newInstanceRt(node, vi, spec, cluster, own);
   });
   return node;
 }
 
 /** One VRRP instance in INIT; the owner sets `onAdvertTimer`. */
-function newInstanceRt(node: NodeRt, vi: number, spec: VrrpInstanceSpec, cluster: ResolvedCluster): InstanceRt {
-  const { preempt, preemptDelayMs } = preemptionFor(spec, node.name);
+function newInstanceRt(node: NodeRt, vi: number, spec: VrrpInstanceSpec, cluster: ResolvedCluster, own: NodeOverrides): InstanceRt {
+  const { preempt, preemptDelayMs } = preemptionFor(spec, node.name, own);
   // = initialTransition(vrrpMachine, input), at a fraction of the cost (fast-path.test.ts checks it)
   const snap = vrrpMachine.resolveState({ value: 'INIT', context: initialVrrpContext({
     version: spec.version ?? cluster.version,
     ip: node.ipNum,
-    basePriority: cluster.priorityFor(node.name, node.ip, vi),
+    basePriority: own.priority ?? cluster.priorityFor(node.name, node.ip, vi),
     // A node's own (misconfigured) interval applies to all its instances; else the instance's, else the cluster's.
     advertIntervalUs: cluster.advertIntervalUsByNode[node.name] ?? spec.advertIntervalUs ?? cluster.advertIntervalUs,
     downTimerAdverts: cluster.downTimerAdverts,

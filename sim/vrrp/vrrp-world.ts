@@ -1,6 +1,7 @@
 import { transition } from 'xstate';
 import { fastBackupAdvert, startBackupContext } from '../../core/vrrp/fast-path.ts';
 import { contextMasterDownUs, vrrpMachine, type VrrpEvent, type VrrpState } from '../../core/vrrp/machine.ts';
+import type { NodeOverrides } from '../../core/vrrp/instance-spec.ts';
 import type { ResolvedCluster } from '../cluster/resolve.ts';
 import { DROPPED, type Network } from '../network/network.ts';
 import type { OutputRecord } from '../output/records.ts';
@@ -68,8 +69,8 @@ export class VrrpWorld {
 
   // ---- nodes -------------------------------------------------------------------------------------------
 
-  addNode(name: string, ip: string): NodeRt {
-    const node = newNodeRt(this.network.addNode(name), name, ip, this.cluster);
+  addNode(name: string, ip: string, own: NodeOverrides = {}): NodeRt {
+    const node = newNodeRt(this.network.addNode(name), name, ip, this.cluster, own);
     node.instances.forEach((inst, vi) => {
       if (!inst) return;
       inst.onAdvertTimer = () => this.advertTimerDue(inst);
