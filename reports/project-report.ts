@@ -25,6 +25,10 @@ export function createReportProjection(header: OutputHeader) {
         case 'runtime.command':
           commands++;
           break;
+        case 'runtime.counts':
+          // The compact log's successful commands: the same count a traced log gets line by line.
+          for (const verb in r.ok) commands += r.ok[verb]!;
+          break;
         case 'runtime.error':
           errors++;
           break;

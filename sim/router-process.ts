@@ -14,6 +14,7 @@ import { RouteAdmission } from '../core/route-admission.ts';
 import { applyChurn, emptyRouterState, type RouterState } from '../core/router-state.ts';
 import type { RuntimeProgram, TransportResult } from '../core/runtime-effect.ts';
 import type { RouterStrategy, StrategyContext } from '../core/strategy.ts';
+import { commandVerb, type CommandTally } from './output/command-tally.ts';
 import type { OutputRecord } from './output/records.ts';
 import { msToUs, type Scheduler, type TimerHandle } from './scheduler.ts';
 
@@ -31,6 +32,8 @@ export interface RouterProcessOptions {
   allowWildcardRoutes?: boolean;
   /** Called when the router is settled (no reload running or pending, no runtime work in flight). */
   onSettled?: (state: RouterState) => void;
+  /** Where successful commands are counted (the compact log); without one every command is a record (`--trace runtime`). */
+  tally?: CommandTally;
 }
 
 const REPLY_KEEP_CHARS = 200;
@@ -129,6 +132,10 @@ export class RouterProcess {
 
   private recordCommand(line: string, result: TransportResult): void {
     const atUs = this.scheduler.nowUs;
+    if (result.ok && this.opts.tally !== undefined) {
+      this.opts.tally.count(atUs, commandVerb(line));
+      return;
+    }
     if (!result.ok) {
       this.emit({ atUs, type: 'runtime.command', line, outcome: result.error });
       return;

@@ -12,8 +12,9 @@ import { Engine } from './engine.ts';
 import { createFaultyTransport } from './haproxy/faulty-transport.ts';
 import { MockHaproxy } from './haproxy/mock-haproxy.ts';
 import { checkInvariants } from './invariants.ts';
+import { CommandTally } from './output/command-tally.ts';
 import { nullSink, type OutputSink } from './output/output-sink.ts';
-import type { OutputHeader, OutputRecord } from './output/records.ts';
+import { OUTPUT_LOG_VERSION, type OutputHeader, type OutputRecord, type TraceName } from './output/records.ts';
 import { RandomStreams } from './random-streams.ts';
 import { RouterProcess } from './router-process.ts';
 import type { RunInput } from './run-input.ts';
@@ -29,10 +30,15 @@ export interface RunResult {
   report: Report;
 }
 
-export function headerOf(input: RunInput): OutputHeader {
+export interface RunOptions {
+  /** What to record in full (`runtime`: every runtime command and its reply); by default successful commands are counted. */
+  trace?: readonly TraceName[];
+}
+
+export function headerOf(input: RunInput, options: RunOptions = {}): OutputHeader {
   return {
     routerbench: 'outputlog',
-    version: 1,
+    version: OUTPUT_LOG_VERSION,
     scenario: input.name,
     seed: input.settings.seed,
     strategy: input.settings.router.strategy,
@@ -40,6 +46,7 @@ export function headerOf(input: RunInput): OutputHeader {
     budgets: input.budgets,
     reproduce: input.reproduce,
     ...(input.cluster !== undefined && { cluster: input.cluster }),
+    ...(options.trace !== undefined && options.trace.length > 0 && { trace: [...options.trace] }),
   } as OutputHeader;
 }
 
@@ -48,10 +55,10 @@ export function headerOf(input: RunInput): OutputHeader {
  * cluster) → output log → report. Every record goes to the sink and to the report projection as it is
  * made, so nothing but the current state is held in memory however long the log.
  */
-export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: ReadonlyArray<RecordObserver> = []): RunResult {
-  const header = headerOf(input);
+export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: ReadonlyArray<RecordObserver> = [], options: RunOptions = {}): RunResult {
+  const header = headerOf(input, options);
   const projection = createReportProjection(header);
-  const emit =
+  const write =
     observers.length === 0
       ? (r: OutputRecord): void => {
           projection.add(r);
@@ -61,6 +68,15 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
           projection.add(r);
           sink.record(r);
           for (const o of observers) o.add(r);
+        };
+  // The compact log: successful runtime commands counted per second, unless traced one by one.
+  const tally = options.trace?.includes('runtime') ? undefined : new CommandTally(write);
+  const emit =
+    tally === undefined
+      ? write
+      : (r: OutputRecord): void => {
+          tally.pass(r);
+          write(r);
         };
   try {
     const { settings } = input;
@@ -81,6 +97,7 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
         reloadDurationMs: settings.router.reloadDurationMs,
         commitIntervalMs: settings.router.commitIntervalMs,
         allowWildcardRoutes: settings.router.allowWildcardRoutes,
+        ...(tally !== undefined && { tally }),
         ...(settings.sim.invariants === 'settled' && { onSettled: check }),
       },
     );

@@ -9,7 +9,8 @@ import { runOne } from '../run.ts';
 import { EXIT } from './exit-codes.ts';
 import { withStderrProgress } from './run-progress.ts';
 import { buildOverrides } from './run-command.ts';
-import { collectList, collectSet, parseSeed } from './scenario-options.ts';
+import type { TraceName } from '../output/records.ts';
+import { collectList, collectSet, collectTrace, parseSeed } from './scenario-options.ts';
 
 interface CompareOptions {
   strategies: StrategyName[];
@@ -19,6 +20,7 @@ interface CompareOptions {
   routerDeployment?: string;
   json?: boolean;
   progress?: boolean;
+  trace?: TraceName[];
 }
 
 function parseStrategies(value: string): StrategyName[] {
@@ -41,6 +43,7 @@ export function registerCompareCommand(program: Command): Command {
     .option('--set <key=value>', 'override a setting by dotted key (repeatable; not router.strategy, which --strategies sets)', collectSet)
     .option('--env <NAME=VALUE>', 'a router environment variable, parsed as the router does, as with run (repeatable)', collectList)
     .option('--router-deployment <file>', 'take router settings from a Deployment manifest, as with run')
+    .option('--trace <what>', 'as with run (runtime: every runtime command recorded one by one); compare writes no output log, and its reports are the same either way', collectTrace)
     .option('--json', 'print the reports as JSON')
     .option('--no-progress', 'no progress output on stderr while a long run replays')
     .action((file: string, opts: CompareOptions) => {
@@ -49,7 +52,7 @@ export function registerCompareCommand(program: Command): Command {
       const overrides = buildOverrides(opts);
       const reports = opts.strategies.map((strategy) => {
         const input = loadRunInput(file, { ...overrides, set: { ...overrides.set, 'router.strategy': strategy } });
-        return withStderrProgress(`${input.name} under ${strategy}`, opts.progress !== false, (observers) => runOne(input, undefined, observers).report);
+        return withStderrProgress(`${input.name} under ${strategy}`, opts.progress !== false, (observers) => runOne(input, undefined, observers, opts.trace === undefined ? {} : { trace: opts.trace }).report);
       });
       if (opts.json) process.stdout.write(JSON.stringify(reports, null, 2) + '\n');
       else {

@@ -24,7 +24,8 @@ import { baselineFile, readBaseline } from './baseline-files.ts';
 import { EXIT } from './exit-codes.ts';
 import { outputDirNames } from './output-dir-names.ts';
 import { withStderrProgress } from './run-progress.ts';
-import { collectList, collectSet, parseSeed } from './scenario-options.ts';
+import type { TraceName } from '../output/records.ts';
+import { collectList, collectSet, collectTrace, parseSeed, TRACE_HELP } from './scenario-options.ts';
 import { checkOutDir, checkOutputFiles, makeDirs, writeFileAtomic } from './write-outputs.ts';
 
 interface RunOptions {
@@ -39,6 +40,7 @@ interface RunOptions {
   json?: boolean;
   /** false with --no-progress. */
   progress?: boolean;
+  trace?: TraceName[];
 }
 
 export function registerRunCommand(program: Command): Command {
@@ -54,6 +56,7 @@ export function registerRunCommand(program: Command): Command {
     .option('--out <dir>', 'write report.json, output.jsonl, summary.md, junit.xml and report.html here')
     .option('--baseline <path>', 'compare with a baseline report.json (or a directory of <scenario>/report.json); regressions fail')
     .option('--tolerance <metric=pct>', "allowed regression for a metric that can fail the comparison: relative, e.g. failover.latencyMs.p99=5%, or absolute, e.g. reloads.total=2 (repeatable)", collectList)
+    .option('--trace <what>', TRACE_HELP, collectTrace)
     .option('--json', 'print the report(s) as JSON instead of the table')
     .option('--no-progress', 'no progress output on stderr (a single long run shows events replayed and events/s)')
     .action(async (inputs: string[], opts: RunOptions) => {
@@ -98,7 +101,9 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
         const created = makeDirs(dir);
         if (created !== undefined) createdDirs.push(created);
       }
-      return dir === undefined ? { file, overrides } : { file, overrides, dir };
+      const task: RunTask = dir === undefined ? { file, overrides } : { file, overrides, dir };
+      if (opts.trace !== undefined) task.trace = opts.trace;
+      return task;
     });
   } catch (err) {
     for (const d of createdDirs.reverse()) rmEmptyTree(d);

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { TRACE_NAMES, type TraceName } from '../output/records.ts';
 
 /** Options shared by commands that load a scenario: `--seed N`, `--set key=value` (repeatable). */
 export function parseSeed(value: string): number {
@@ -15,3 +16,16 @@ export function collectSet(value: string, previous: Record<string, string> = {})
 export function collectList(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
+
+/** `--trace runtime` (repeatable, or comma-separated): what the output log records in full. */
+export function collectTrace(value: string, previous: TraceName[] = []): TraceName[] {
+  const names = value.split(',').map((s) => s.trim());
+  for (const n of names) {
+    if (!(TRACE_NAMES as readonly string[]).includes(n)) throw new InvalidArgumentError(`unknown trace '${n}' (known: ${TRACE_NAMES.join(', ')})`);
+  }
+  return [...new Set([...previous, ...(names as TraceName[])])];
+}
+
+/** The help text of `--trace`, the same on every command that takes it. */
+export const TRACE_HELP =
+  'record in full in output.jsonl: runtime = every runtime API command with its reply (by default only failed attempts are written; successful ones are counted per verb and simulated second); report.json is the same either way';

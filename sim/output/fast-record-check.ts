@@ -50,6 +50,8 @@ export function looksValidRecord(raw: unknown): raw is OutputRecord {
       return typeof r['message'] === 'string' && hasOnly(r, 3) && typed(r, 'note');
     case 'warning':
       return typeof r['message'] === 'string' && hasOnly(r, 3) && typed(r, 'warning');
+    case 'runtime.counts':
+      return counts(r['ok']) && hasOnly(r, 3) && typed(r, 'runtime.counts');
     case 'runtime.error':
       return typeof r['detail'] === 'string' && hasOnly(r, 3) && typed(r, 'runtime.error');
     case 'invariant':
@@ -128,6 +130,13 @@ function optionalString(r: Record<string, unknown>, key: string, n: number): boo
 /** The schema's `count`: a non-negative safe integer. */
 function count(v: unknown): boolean {
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+}
+
+/** The schema's `z.record(z.string(), count)`: a plain object whose every value is a count. */
+function counts(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  for (const k in v) if (!count((v as Record<string, unknown>)[k])) return false;
+  return true;
 }
 
 function vrrpState(v: unknown): boolean {

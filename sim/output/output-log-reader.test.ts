@@ -55,7 +55,7 @@ describe('readOutputLog', () => {
     expect(runReport.reloads.total).toBe(2);
   });
 
-  it('reads every record type of output log v1, optional fields included', () => {
+  it('reads every record type of the output log, optional fields included', () => {
     const header = JSON.stringify({ ...HEADER, budgets: ['reloads.total <= 1'] });
     const records: OutputRecord[] = [
       { atUs: 0, type: 'warning', message: 'w' },
@@ -67,6 +67,7 @@ describe('readOutputLog', () => {
       { atUs: 30, type: 'runtime.command', line: 'show servers state', outcome: 'ok', reply: '1' },
       { atUs: 31, type: 'runtime.command', line: 'set server b/s state ready', outcome: 'timeout' },
       { atUs: 32, type: 'runtime.error', detail: 'gave up' },
+      { atUs: 33, type: 'runtime.counts', ok: { 'set server': 4, 'show servers': 1 } },
       { atUs: 40, type: 'note', message: 'n' },
       { atUs: 50, type: 'invariant', name: 'haproxy-view', violations: ['v1', 'v2'] },
       { atUs: 60, type: 'vrrp.state', node: 'a', vrid: 51, vip: '10.0.0.1', from: 'INIT', to: 'MASTER', priority: 100 },
@@ -83,11 +84,11 @@ describe('readOutputLog', () => {
     ];
     const { header: h, records: rs } = readOutputLog(log([header, ...records.map((r) => JSON.stringify(r))]));
     const report = judge(projectReport(h, rs), h.budgets);
-    // 1 reload.start; 2 runtime.command lines, 1 runtime.error; 1 invariant record holding 2 violations;
-    // 1 warning; run.end's figures as written.
+    // 1 reload.start; 2 runtime.command lines and 4 + 1 counted, 1 runtime.error; 1 invariant record
+    // holding 2 violations; 1 warning; run.end's figures as written.
     expect(report).toMatchObject({
       reloads: { total: 1, requests: { initial: 1, 'route-change': 1 } },
-      runtimeApi: { commands: 2, errors: 1 },
+      runtimeApi: { commands: 7, errors: 1 },
       invariants: { checked: 1, violations: [{ name: 'haproxy-view', detail: 'v1' }, { name: 'haproxy-view', detail: 'v2' }] },
       warnings: { total: 1 },
       events: 1,
@@ -100,7 +101,22 @@ describe('readOutputLog', () => {
     ]);
   });
 
+  it('reads a version 1 log (every command a line, no counts) as it always did', () => {
+    const v1 = log([JSON.stringify({ ...HEADER, version: 1 }), ...LINES.slice(1)]);
+    const { header, records } = readOutputLog(v1);
+    expect(header.version).toBe(1);
+    expect(JSON.stringify(judge(projectReport(header, records), header.budgets))).toBe(JSON.stringify(runReport));
+  });
+
   describe('is an input error naming the file, line and field', () => {
+    it('for a version it does not know, or a trace it does not know', () => {
+      const v3 = log([JSON.stringify({ ...HEADER, version: 3 }), ...LINES.slice(1)]);
+      expect(at(errorOf(v3))).toEqual({ file: v3, line: 1, field: 'version' });
+      const trace = log([JSON.stringify({ ...HEADER, trace: ['everything'] }), ...LINES.slice(1)]);
+      expect(at(errorOf(trace))).toEqual({ file: trace, line: 1, field: 'trace[0]' });
+    });
+
+
     it('for a header whose budgets are no list of strings, or hold one that cannot be read', () => {
       const five = log([JSON.stringify({ ...HEADER, budgets: 5 }), ...LINES.slice(1)]);
       // Thrown by readOutputLog itself, before a record is folded: `report` used to crash folding it.

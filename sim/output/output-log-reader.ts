@@ -7,10 +7,10 @@ import { InputError } from '../eventlog/input-error.ts';
 import { fileLines } from '../eventlog/line-source.ts';
 import { looksValidRecord } from './fast-record-check.ts';
 import { RecordOrder } from './record-order.ts';
-import type { OutputHeader, OutputRecord } from './records.ts';
+import { TRACE_NAMES, type OutputHeader, type OutputRecord } from './records.ts';
 
 /**
- * Output log v1 as a schema, record by record as sim/output/records.ts declares them. `routerbench report`
+ * The output log (versions 1 and 2) as a schema, record by record as sim/output/records.ts declares them. `routerbench report`
  * trusts what it folds (a string where a number belongs would print `NaN` and still exit 0), so every line
  * is checked here, strictly: a field routerbench never writes is as wrong as a missing one, because the log
  * was edited or comes from something else, and the report rebuilt from it would not be the run's.
@@ -31,6 +31,7 @@ export const RecordSchema = z.discriminatedUnion('type', [
     outcome: z.enum(['ok', 'refused', 'reset', 'timeout']),
     reply: z.string().optional(),
   }),
+  z.strictObject({ atUs: time, type: z.literal('runtime.counts'), ok: z.record(z.string(), count) }),
   z.strictObject({ atUs: time, type: z.literal('runtime.error'), detail: z.string() }),
   z.strictObject({ atUs: time, type: z.literal('note'), message: z.string() }),
   z.strictObject({ atUs: time, type: z.literal('warning'), message: z.string() }),
@@ -83,7 +84,7 @@ const RECORD_TYPES: readonly string[] = RecordSchema.options.map((o) => o.shape.
 
 const HeaderSchema = z.strictObject({
   routerbench: z.literal('outputlog'),
-  version: z.literal(1),
+  version: z.union([z.literal(1), z.literal(2)]),
   scenario: z.string(),
   seed: z.number().int().nonnegative(),
   strategy: z.string(),
@@ -92,6 +93,7 @@ const HeaderSchema = z.strictObject({
   reproduce: z.string(),
   // The run's cluster definition, kept for whoever reads the log; the report does not fold it.
   cluster: z.record(z.string(), z.unknown()).optional(),
+  trace: z.array(z.enum(TRACE_NAMES)).optional(),
 });
 
 /**
@@ -131,12 +133,12 @@ export function readOutputLog(path: string): { header: OutputHeader; records: It
 
 function parseHeader(raw: unknown, path: string): OutputHeader {
   if (typeof raw !== 'object' || raw === null || (raw as { routerbench?: unknown }).routerbench !== 'outputlog') {
-    throw new InputError(path, 'line 1 is not an output log v1 header {"routerbench":"outputlog","version":1,...}', 1, 'routerbench');
+    throw new InputError(path, 'line 1 is not an output log header {"routerbench":"outputlog","version":2,...}', 1, 'routerbench');
   }
   const parsed = HeaderSchema.safeParse(raw);
   if (!parsed.success) {
     const { field, message } = describeIssue(parsed.error.issues[0]!);
-    throw new InputError(path, `not an output log v1 header: ${message}`, 1, field);
+    throw new InputError(path, `not an output log header: ${message}`, 1, field);
   }
   // The report judges the run by these; one that cannot be read is the log's fault, found before folding.
   parsed.data.budgets.forEach((text, i) => {
@@ -161,7 +163,7 @@ function parseRecord(raw: unknown, path: string, no: number): OutputRecord {
   }
   if (issue.code === 'invalid_union' && issue.path.length === 1 && issue.path[0] === 'type') {
     const type = (raw as { type?: unknown }).type;
-    const message = type === undefined ? "missing 'type'" : `unknown record type ${JSON.stringify(type)} (output log v1 has ${RECORD_TYPES.join(', ')})`;
+    const message = type === undefined ? "missing 'type'" : `unknown record type ${JSON.stringify(type)} (an output log has ${RECORD_TYPES.join(', ')})`;
     throw new InputError(path, message, no, 'type');
   }
   const { field, message } = describeIssue(issue);

@@ -5,10 +5,15 @@ import type { ReloadReason } from '../../core/reload-reason.ts';
  * The output log: what a run observed, one JSON object per line after a header. The report is a pure
  * projection of these records (`routerbench report <log>` rebuilds it without simulating again), so
  * anything a report shows must be recorded here. Every record carries `atUs`, the virtual time in µs.
+ *
+ * Version 2 (written since 2026-12-01) adds `runtime.counts`: by default a successful runtime command is
+ * counted there, and only failed attempts are `runtime.command` lines; with `--trace runtime` every
+ * attempt is a `runtime.command` line, as in version 1, and the header says `trace: ["runtime"]`.
+ * Readers take both versions; a version 1 log is a version 2 log that has every command traced.
  */
 export interface OutputHeader {
   routerbench: 'outputlog';
-  version: 1;
+  version: OutputLogVersion;
   scenario: string;
   seed: number;
   strategy: string;
@@ -18,7 +23,15 @@ export interface OutputHeader {
   budgets: string[];
   /** The command that reproduces this run exactly. */
   reproduce: string;
+  /** What `--trace` recorded in full (`runtime`: every runtime command); absent when nothing was. */
+  trace?: TraceName[];
 }
+
+export type OutputLogVersion = 1 | 2;
+export const OUTPUT_LOG_VERSION = 2;
+/** `--trace` values: `runtime` writes every runtime API command and its reply, not only the failed ones. */
+export const TRACE_NAMES = ['runtime'] as const;
+export type TraceName = (typeof TRACE_NAMES)[number];
 
 /** What the socket did with one attempt; whether HAProxy's reply means success is the client's call. */
 export type RuntimeOutcome = 'ok' | 'refused' | 'reset' | 'timeout';
@@ -32,8 +45,13 @@ export type OutputRecord =
   | { atUs: number; type: 'reload.request'; reason: ReloadReason; detail?: string }
   | { atUs: number; type: 'reload.start'; n: number }
   | { atUs: number; type: 'reload.end'; n: number }
-  /** One attempt to send a runtime API command line; `reply` is kept when short, for debugging. */
+  /**
+   * One attempt to send a runtime API command line; `reply` is kept when short, for debugging. By default
+   * only attempts the socket did not deliver (outcome other than `ok`); every one with `--trace runtime`.
+   */
   | { atUs: number; type: 'runtime.command'; line: string; outcome: RuntimeOutcome; reply?: string }
+  /** Successful runtime commands not written one by one, per verb (`set server`: 12), since the last such record; at most one per simulated second. */
+  | { atUs: number; type: 'runtime.counts'; ok: Record<string, number> }
   /** The config manager gave up on a runtime call (retries exhausted or an error reply). */
   | { atUs: number; type: 'runtime.error'; detail: string }
   | { atUs: number; type: 'note'; message: string }

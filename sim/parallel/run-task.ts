@@ -4,6 +4,7 @@ import type { Report } from '../../reports/report.ts';
 import { InputError } from '../eventlog/input-error.ts';
 import { loadRunInput, type InputOverrides } from '../load-input.ts';
 import { JsonlFileSink, nullSink } from '../output/output-sink.ts';
+import type { TraceName } from '../output/records.ts';
 import { headerOf, runOne, type RecordObserver } from '../run.ts';
 
 /** One scenario run as a message: what a worker thread is asked to do and what it answers. */
@@ -14,6 +15,8 @@ export interface RunTask {
   dir?: string;
   /** A progress line on stderr for a run alone on its worker thread (label, and whether stderr is a terminal). */
   progress?: { label: string; tty: boolean };
+  /** What output.jsonl records in full (`--trace`). */
+  trace?: TraceName[];
 }
 
 /** The output log a task writes until the command commits it; every exit path the command controls removes it. */
@@ -42,11 +45,12 @@ export type RunTaskResult =
 export function runTask(task: RunTask, observers: readonly RecordObserver[] = []): RunTaskResult {
   try {
     const input = loadRunInput(task.file, task.overrides);
-    if (task.dir === undefined) return { ok: true, report: runOne(input, nullSink, observers).report, timeline: null, partialLog: null };
-    const sink = new JsonlFileSink(join(task.dir, 'output.jsonl'), headerOf(input));
+    const options = task.trace === undefined ? {} : { trace: task.trace };
+    if (task.dir === undefined) return { ok: true, report: runOne(input, nullSink, observers, options).report, timeline: null, partialLog: null };
+    const sink = new JsonlFileSink(join(task.dir, 'output.jsonl'), headerOf(input, options));
     try {
       const timeline = createTimelineProjection();
-      const { report } = runOne(input, sink, [timeline, ...observers]);
+      const { report } = runOne(input, sink, [timeline, ...observers], options);
       return { ok: true, report, timeline: timeline.result(), partialLog: sink.close() };
     } catch (err) {
       // The last flush can fail too (a full disk): no partial log is left behind, nor its file handle.

@@ -1,0 +1,69 @@
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect, it } from 'vitest';
+import { CommandTally, commandVerb } from './command-tally.ts';
+import type { OutputRecord } from './records.ts';
+
+function tallied(steps: ReadonlyArray<{ atUs: number; verb?: string }>): OutputRecord[] {
+  const out: OutputRecord[] = [];
+  const tally = new CommandTally((r) => out.push(r));
+  for (const s of steps) {
+    if (s.verb !== undefined) tally.count(s.atUs, s.verb);
+    else {
+      const r: OutputRecord = { atUs: s.atUs, type: 'note', message: 'n' };
+      tally.pass(r);
+      out.push(r);
+    }
+  }
+  const end: OutputRecord = { atUs: steps.at(-1)?.atUs ?? 0, type: 'run.end', events: 0, simulatedMs: 0 };
+  tally.pass(end);
+  out.push(end);
+  return out;
+}
+
+describe('the command tally', () => {
+  it('writes one record per simulated second with commands, per verb, before the first record of a later second', () => {
+    const out = tallied([
+      { atUs: 100, verb: 'set server' },
+      { atUs: 200, verb: 'set server' },
+      { atUs: 300, verb: 'show servers' },
+      { atUs: 400 },
+      { atUs: 999_999, verb: 'set server' },
+      { atUs: 1_000_000 },
+      { atUs: 2_500_000, verb: 'add map' },
+    ]);
+    expect(out).toEqual([
+      { atUs: 400, type: 'note', message: 'n' },
+      { atUs: 999_999, type: 'runtime.counts', ok: { 'set server': 3, 'show servers': 1 } },
+      { atUs: 1_000_000, type: 'note', message: 'n' },
+      // The last second's counts go out before run.end, which closes the log.
+      { atUs: 2_500_000, type: 'runtime.counts', ok: { 'add map': 1 } },
+      { atUs: 2_500_000, type: 'run.end', events: 0, simulatedMs: 0 },
+    ]);
+  });
+
+  // What the report needs of the commands: how many. And a log whose times go backwards is not one a run writes.
+  test.prop([fc.array(fc.record({ dt: fc.nat({ max: 3_000_000 }), verb: fc.option(fc.constantFrom('set server', 'add map'), { nil: undefined }) }), { maxLength: 60 })])(
+    'counts every command once, in non-decreasing time order',
+    (steps) => {
+      let atUs = 0;
+      const timed = steps.map((s) => ({ atUs: (atUs += s.dt), ...(s.verb !== undefined && { verb: s.verb }) }));
+      const out = tallied(timed);
+      const counted = out.reduce((n, r) => n + (r.type === 'runtime.counts' ? Object.values(r.ok).reduce((a, b) => a + b, 0) : 0), 0);
+      expect(counted).toBe(timed.filter((s) => s.verb !== undefined).length);
+      for (let i = 1; i < out.length; i++) expect(out[i]!.atUs).toBeGreaterThanOrEqual(out[i - 1]!.atUs);
+      // At most one counts record per second of commands.
+      const seconds = new Set(out.filter((r) => r.type === 'runtime.counts').map((r) => Math.floor(r.atUs / 1_000_000)));
+      expect(seconds.size).toBe(out.filter((r) => r.type === 'runtime.counts').length);
+    },
+  );
+});
+
+describe('a command verb', () => {
+  it.each([
+    ['set server be_http:ns:r/pod-1 state ready', 'set server'],
+    ['show servers state', 'show servers'],
+    ['add map /var/lib/haproxy/conf/os_http_be.map ^a$ be', 'add map'],
+    ['help', 'help'],
+    ['show info', 'show info'],
+  ])('of %s is %s', (line, verb) => expect(commandVerb(line)).toBe(verb));
+});
