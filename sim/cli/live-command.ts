@@ -10,12 +10,14 @@ import { dirname, join, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { renderSummaryTable } from '../../reports/render/terminal.ts';
 import { loadRunInput } from '../load-input.ts';
+import { CompactSink } from '../output/compact-sink.ts';
 import { JsonlFileSink } from '../output/output-sink.ts';
+import type { TraceName } from '../output/records.ts';
 import { headerOf } from '../run.ts';
 import { EXIT } from './exit-codes.ts';
 import { HaproxyStartError, pidOnSocket } from './live/real-haproxy.ts';
 import { runLive, type LiveResult } from './live/run-live.ts';
-import { collectSet, parseSeed } from './scenario-options.ts';
+import { collectSet, collectTrace, parseSeed, TRACE_HELP } from './scenario-options.ts';
 import { makeDirs, writeFileAtomic } from './write-outputs.ts';
 import { shellQuote } from '../scenario/load-scenario.ts';
 
@@ -30,6 +32,7 @@ interface LiveCommandOptions {
   stop?: boolean;
   out?: string;
   json?: boolean;
+  trace?: TraceName[];
 }
 
 export function parseSpeed(value: string): number {
@@ -74,6 +77,7 @@ export function registerLiveCommand(program: Command): Command {
     .option('--set <key=value>', 'override a setting by dotted key, e.g. router.strategy=dcm-slots (repeatable)', collectSet)
     .option('--stop', 'stop the HAProxy this command started when the run ends (default: leave it serving and print its PID)')
     .option('--out <dir>', 'write report.json, output.jsonl and live.json here')
+    .option('--trace <what>', TRACE_HELP, collectTrace)
     .option('--json', 'print {report, live} as JSON instead of the table')
     .action(async (file: string, opts: LiveCommandOptions) => {
       const socketPath = resolve(opts.haproxySocket);
@@ -116,7 +120,10 @@ export function registerLiveCommand(program: Command): Command {
         // A directory that cannot be made is the user's path problem: main.ts reports it (exit 2).
         for (const path of [socketPath, cfgPath]) makeDirs(dirname(path));
         if (opts.out !== undefined) makeDirs(opts.out);
-        const sink = opts.out === undefined ? undefined : new JsonlFileSink(join(opts.out, 'output.jsonl'), headerOf(input));
+        const traced = opts.trace?.includes('runtime') === true;
+        const file = opts.out === undefined ? undefined : new JsonlFileSink(join(opts.out, 'output.jsonl'), headerOf(input, opts.trace === undefined ? {} : { trace: opts.trace }));
+        // The router records every command; the compact log counts the successful ones as `run` does.
+        const sink = file === undefined || traced ? file : new CompactSink(file);
         result = await runLive(input, {
           socketPath,
           cfgPath,

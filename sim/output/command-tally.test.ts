@@ -1,6 +1,8 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { CommandTally, commandVerb } from './command-tally.ts';
+import { CompactSink } from './compact-sink.ts';
+import { MemorySink } from './output-sink.ts';
 import type { OutputRecord } from './records.ts';
 
 function tallied(steps: ReadonlyArray<{ atUs: number; verb?: string }>): OutputRecord[] {
@@ -66,4 +68,25 @@ describe('a command verb', () => {
     ['help', 'help'],
     ['show info', 'show info'],
   ])('of %s is %s', (line, verb) => expect(commandVerb(line)).toBe(verb));
+});
+
+describe('the compact sink', () => {
+  it('writes what the router writes when it counts: failed attempts in full, successful ones counted', () => {
+    const inner = new MemorySink();
+    const sink = new CompactSink(inner);
+    const records: OutputRecord[] = [
+      { atUs: 0, type: 'input', event: 'endpoints.set', subject: 'ns/s' },
+      { atUs: 10, type: 'runtime.command', line: 'set server be/s1 addr 10.0.0.1 port 8080', outcome: 'ok', reply: 'IP changed from 1.1.1.1 to 10.0.0.1' },
+      { atUs: 11, type: 'runtime.command', line: 'set server be/s1 state ready', outcome: 'refused' },
+      { atUs: 12, type: 'runtime.command', line: 'set server be/s1 state ready', outcome: 'ok' },
+      { atUs: 1_000_000, type: 'run.end', events: 1, simulatedMs: 1000 },
+    ];
+    for (const r of records) sink.record(r);
+    expect(inner.records).toEqual([
+      records[0],
+      records[2],
+      { atUs: 12, type: 'runtime.counts', ok: { 'set server': 2 } },
+      records[4],
+    ]);
+  });
 });

@@ -162,6 +162,32 @@ describeReal('routerbench live against a real HAProxy: failures, warnings and cl
     expect(existsSync(socket)).toBe(false);
   });
 
+  it('--out writes the compact output log, and every command with --trace runtime; report.json is the same', { timeout: 60_000 }, () => {
+    const sub = mkdtempSync(join(dir, 'trace-'));
+    const socket = join(sub, 'haproxy.sock');
+    const log = join(sub, 'churn.jsonl');
+    // Endpoints change after the initial reload: dcm-slots sets them in its slots with runtime commands.
+    writeFileSync(log, [HEADER, eps(0, 'web', [10, 11]), route(0, 'web'), eps(1000, 'web', [10, 11, 12]), eps(1500, 'web', [10])].join('\n') + '\n');
+    const runs = ['compact', 'traced'].map((name) => {
+      const out = join(sub, name);
+      const r = live([log, '--haproxy-socket', socket, '--speed', 'max', '--stop', '--out', out, ...(name === 'traced' ? ['--trace', 'runtime'] : [])]);
+      expect(r.status, r.stderr).toBe(0);
+      const records = readFileSync(join(out, 'output.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { type?: string; outcome?: string; trace?: string[] });
+      const rebuilt = spawnSync(process.execPath, [BIN, 'report', join(out, 'output.jsonl'), '--json'], { encoding: 'utf8' });
+      expect(rebuilt.status, rebuilt.stderr).toBe(0);
+      return { report: readFileSync(join(out, 'report.json'), 'utf8'), records, rebuilt: rebuilt.stdout };
+    });
+    const [compact, traced] = runs as [(typeof runs)[0], (typeof runs)[0]];
+    expect(traced.report).toBe(compact.report);
+    expect(traced.rebuilt).toBe(compact.rebuilt);
+    const commands = (JSON.parse(compact.report) as { runtimeApi: { commands: number } }).runtimeApi.commands;
+    expect(commands).toBeGreaterThan(0);
+    expect(traced.records[0]!.trace).toEqual(['runtime']);
+    expect(traced.records.filter((r) => r.type === 'runtime.command')).toHaveLength(commands);
+    expect(compact.records.filter((r) => r.type === 'runtime.command' && r.outcome === 'ok')).toHaveLength(0);
+    expect(compact.records.some((r) => r.type === 'runtime.counts')).toBe(true);
+  });
+
   it('a refused first start stays exit 2 and leaves nothing behind', { timeout: 60_000 }, () => {
     const sub = mkdtempSync(join(dir, 'refused-first-'));
     const socket = join(sub, 'haproxy.sock');

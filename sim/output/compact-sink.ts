@@ -1,0 +1,34 @@
+import { CommandTally, commandVerb } from './command-tally.ts';
+import type { OutputSink } from './output-sink.ts';
+import type { OutputRecord } from './records.ts';
+
+/**
+ * The compact output log made from a traced stream of records: successful `runtime.command` records are
+ * counted (see command-tally.ts), everything else goes through. `live` writes through it, its router
+ * recording every command (the socket, not the records, is what costs there); `run` counts in the router
+ * instead, never making the records it would drop.
+ */
+export class CompactSink implements OutputSink {
+  private readonly tally: CommandTally;
+
+  constructor(private readonly inner: OutputSink) {
+    this.tally = new CommandTally((r) => inner.record(r));
+  }
+
+  record(r: OutputRecord): void {
+    if (r.type === 'runtime.command' && r.outcome === 'ok') {
+      this.tally.count(r.atUs, commandVerb(r.line));
+      return;
+    }
+    this.tally.pass(r);
+    this.inner.record(r);
+  }
+
+  commit(): void {
+    this.inner.commit();
+  }
+
+  abort(): void {
+    this.inner.abort();
+  }
+}
