@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventLogHeader, writeEventLogFile } from '../sim/cli/event-log-writer.ts';
@@ -19,15 +19,62 @@ export const BENCH_CHURN: GenerateSpecInput = {
   rollouts: { perHour: 60, batchSize: 1, batchIntervalMs: 10_000, readyAfterMs: 5_000 },
 };
 
+/**
+ * A saturated day of a busy router: about 2,000 live routes over 2,000 services, endpoints.set with 1 to 8
+ * addresses (scaled up to 3 pods at a time, so dcm-slots' 5 slots overflow now and then), and a route
+ * created or deleted every 4.5 s on average, within the 5 s reload interval: the router reloads back to
+ * back all day. About 1,000,000 events over 24 simulated hours; `days` stretches it at the same rates
+ * (3 days: about 3,000,000 events), to show that memory does not grow with the log.
+ */
+export function saturatedDay(days = 1): GenerateSpecInput {
+  return {
+    durationMs: days * 24 * 3_600_000,
+    world: { namespaces: 40, services: 2000, endpointsPerService: 3, workers: 40 },
+    routes: { initial: 2000, createPerHour: 400, deletePerHour: 400, mix: { http: 2, edge: 1, passthrough: 1 }, max: 2200 },
+    scale: { perHour: 41_000, min: 1, max: 8, step: 3 },
+    rollouts: { perHour: 20, batchSize: 1, batchIntervalMs: 10_000, readyAfterMs: 5_000 },
+  };
+}
+
 export const BENCH_SEED = 42;
+
+/** The bench logs by name: `churn` (four busy hours), `day` (a saturated day), `day3` (three of them). */
+export const BENCH_LOGS = {
+  churn: BENCH_CHURN,
+  day: saturatedDay(1),
+  day3: saturatedDay(3),
+} as const satisfies Record<string, GenerateSpecInput>;
+export type BenchLogName = keyof typeof BENCH_LOGS;
+
+/**
+ * The log's path, generated first if it is not cached yet: deterministic (the spec and the seed), cached
+ * in the temporary directory under a name derived from both, so a changed spec regenerates it. Written
+ * under a partial name and renamed, so an interrupted generation is never taken for a log.
+ */
+export function benchLog(name: BenchLogName): string {
+  const spec = BENCH_LOGS[name];
+  const path = benchLogPath(name);
+  if (existsSync(path)) return path;
+  const partial = `${path}.partial`;
+  writeEventLogFile(partial, eventLogHeader({ source: `bench/churn-log.ts ${name}`, seed: BENCH_SEED }), expandGeneratorInput(spec, BENCH_SEED));
+  renameSync(partial, path);
+  return path;
+}
+
+export function benchLogPath(name: BenchLogName): string {
+  const spec = BENCH_LOGS[name];
+  // The first log's name hashes the spec as it always did, so a cached copy stays valid.
+  const key = name === 'churn' ? { BENCH_CHURN: spec, BENCH_SEED } : { name, spec, BENCH_SEED };
+  const specHash = createHash('sha256').update(JSON.stringify(key)).digest('hex').slice(0, 12);
+  return join(tmpdir(), `routerbench-bench-${name}-${specHash}.jsonl`);
+}
+
+/** The four-hour churn log (bench/instructions.ts and older callers). */
+export function benchChurnLogPath(): string {
+  return benchLogPath('churn');
+}
 
 export function writeBenchChurnLog(path: string): void {
   if (existsSync(path)) return;
   writeEventLogFile(path, eventLogHeader({ source: 'bench/churn-log.ts', seed: BENCH_SEED }), expandGeneratorInput(BENCH_CHURN, BENCH_SEED));
-}
-
-/** Where the log is cached between runs, under a name derived from the spec, so a changed spec regenerates it. */
-export function benchChurnLogPath(): string {
-  const specHash = createHash('sha256').update(JSON.stringify({ BENCH_CHURN, BENCH_SEED })).digest('hex').slice(0, 12);
-  return join(tmpdir(), `routerbench-bench-churn-${specHash}.jsonl`);
 }

@@ -1,48 +1,115 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { benchChurnLogPath, writeBenchChurnLog } from './churn-log.ts';
+import { benchLog, type BenchLogName } from './churn-log.ts';
 
-/**
- * `npm run bench`: replays a generated ~1,000,000-event churn log under each strategy, one process each,
- * and prints events/s, simulated/wall time and peak RSS. Not part of the tests: timings are measured here only.
- */
-const log = benchChurnLogPath();
-const t0 = performance.now();
-writeBenchChurnLog(log);
-process.stderr.write(`churn log: ${log} (${(statSync(log).size / 2 ** 20).toFixed(0)} MiB, ready in ${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
-// `--rounds N` (default 3): each strategy replays N times and the fastest is shown; on a shared machine other
-// load only ever slows a replay down, so the best round is the figure closest to the program's own speed.
+const USAGE = `usage: npm run bench -- [--rounds N] [--logs churn,day] [--flat] [--one-core] [strategy...]
+
+Replays the bench event logs under each strategy (default: reload-always, dcm-slots, dcm-add-del), one
+process per replay, writing the compact output log as \`run --out\` does, and prints per log and strategy:
+events/s; the ratio to reading the same file alone (split into lines and JSON.parse, bench/read-log.ts),
+measured in the same round just before; output.jsonl size ÷ the input's; peak RSS. Best of N rounds.
+
+  --rounds N   rounds per log (default 3); on a shared machine other load only ever slows a replay down,
+               so the best round is the figure closest to the program's own speed
+  --logs LIST  which logs: churn (1M events over 4 busy hours), day (a saturated day: 1M events over 24 h,
+               ~2,000 routes, the router reloading back to back); default both
+  --flat       also replays the saturated day stretched to 3 days (3M events) once per strategy, and prints
+               its peak RSS beside the 1-day figure: memory must not grow with the log
+  --one-core   pin each process to CPU 0 with taskset (V8's GC and compiler threads then share that core)
+
+The logs are generated deterministically on first use and cached in ${tmpdir()}.
+Not part of the tests: timings are measured here only.`;
+
 const argv = process.argv.slice(2);
-const roundsAt = argv.indexOf('--rounds');
-const rounds = roundsAt >= 0 ? Math.max(1, Number(argv.splice(roundsAt, 2)[1]) || 1) : 3;
-// `--one-core`: each replay is pinned to CPU 0 with taskset (util-linux), so V8's GC and compiler threads
-// share that core with the replay: the targets' "on one core" taken literally. Unpinned, they use the other.
-const oneCoreAt = argv.indexOf('--one-core');
-const oneCore = oneCoreAt >= 0 && argv.splice(oneCoreAt, 1).length === 1;
+if (argv.includes('--help') || argv.includes('-h')) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const take = (flag: string): string | undefined => {
+  const i = argv.indexOf(flag);
+  return i < 0 ? undefined : argv.splice(i, 2)[1];
+};
+const flag = (name: string): boolean => {
+  const i = argv.indexOf(name);
+  return i >= 0 && argv.splice(i, 1).length === 1;
+};
+const roundsArg = take('--rounds');
+const rounds = roundsArg === undefined ? 3 : Math.max(1, Number(roundsArg) || 1);
+const logs = (take('--logs') ?? 'churn,day').split(',') as BenchLogName[];
+const flat = flag('--flat');
+const oneCore = flag('--one-core');
+const unknown = argv.find((a) => a.startsWith('-'));
+if (unknown !== undefined || logs.some((l) => l !== 'churn' && l !== 'day')) {
+  console.error(unknown !== undefined ? `unknown option ${unknown}` : `--logs takes churn and/or day`);
+  console.error(USAGE.split('\n')[0]);
+  process.exit(2);
+}
 if (oneCore && spawnSync('taskset', ['-c', '0', 'true']).status !== 0) {
   console.error('--one-core needs taskset (util-linux) and CPU 0');
   process.exit(2);
 }
-const unknown = argv.find((a) => a.startsWith('--'));
-if (unknown !== undefined) {
-  console.error(`unknown option ${unknown}; usage: npm run bench -- [--rounds N] [--one-core] [strategy...]`);
-  process.exit(2);
-}
 const strategies = argv.length > 0 ? argv : ['reload-always', 'dcm-slots', 'dcm-add-del'];
 const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
-console.log(`best of ${rounds} replays per strategy${oneCore ? ', each pinned to CPU 0' : ''}`);
-console.log('strategy        events   events/s  sim/wall  peak RSS  reloads  runtime cmds');
-for (const s of strategies) {
-  let r: { strategy: string; events: number; eventsPerSecond: number; simOverWall: number; peakRssMiB: number; reloads: number; commands: number } | undefined;
+
+function tsxJson<T>(script: string, args: string[]): T {
+  const [cmd, a] = oneCore ? ['taskset', ['-c', '0', tsx, join('bench', script), ...args]] : [tsx, [join('bench', script), ...args]];
+  const out = execFileSync(cmd, a, { encoding: 'utf8', maxBuffer: 1 << 20 });
+  return JSON.parse(out.trim().split('\n').pop()!) as T;
+}
+
+interface Replay {
+  strategy: string;
+  events: number;
+  eventsPerSecond: number;
+  peakRssMiB: number;
+  reloads: number;
+  commands: number;
+  outputBytes: number;
+  inputBytes: number;
+}
+interface Read {
+  lines: number;
+  plainLinesPerSecond: number;
+}
+const replay = (log: string, strategy: string): Replay => tsxJson<Replay>('replay.ts', [log, strategy, '--out', join(tmpdir(), `routerbench-bench-output-${process.pid}.jsonl`)]);
+
+console.log(`best of ${rounds} rounds; each round reads the log alone, then replays it under each strategy${oneCore ? ' (each process pinned to CPU 0)' : ''}`);
+console.log('log    strategy        events   events/s  × reading alone  output ÷ input  peak RSS  reloads  runtime cmds');
+const dayRss = new Map<string, number>();
+for (const name of logs) {
+  const t0 = performance.now();
+  const log = benchLog(name);
+  process.stderr.write(`${name}: ${log} (${(statSync(log).size / 2 ** 20).toFixed(0)} MiB, ready in ${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
+  const best = new Map<string, { r: Replay; ratio: number }>();
+  let bestRead = 0;
   for (let i = 0; i < rounds; i++) {
-    const [cmd, args] = oneCore ? ['taskset', ['-c', '0', tsx, join('bench', 'replay.ts'), log, s]] : [tsx, [join('bench', 'replay.ts'), log, s]];
-    const out = execFileSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 20 });
-    const round = JSON.parse(out.trim().split('\n').pop()!);
-    if (r === undefined || round.eventsPerSecond > r.eventsPerSecond) r = round;
+    const read = tsxJson<Read>('read-log.ts', [log, '1', '--json']);
+    bestRead = Math.max(bestRead, read.plainLinesPerSecond);
+    for (const s of strategies) {
+      const r = replay(log, s);
+      // Events per second against lines per second of the same file: the header line is not an event.
+      const ratio = r.eventsPerSecond / read.plainLinesPerSecond;
+      const b = best.get(s);
+      if (b === undefined || ratio > b.ratio) best.set(s, { r, ratio });
+    }
   }
-  if (r === undefined) continue;
-  console.log(
-    `${r.strategy.padEnd(14)} ${String(r.events).padStart(7)} ${String(r.eventsPerSecond).padStart(10)} ${String(r.simOverWall).padStart(8)}x ${String(r.peakRssMiB).padStart(6)} MiB ${String(r.reloads).padStart(8)} ${String(r.commands).padStart(13)}`,
-  );
+  for (const s of strategies) {
+    const { r, ratio } = best.get(s)!;
+    if (name === 'day') dayRss.set(s, r.peakRssMiB);
+    console.log(
+      `${name.padEnd(6)} ${s.padEnd(14)} ${String(r.events).padStart(8)} ${String(r.eventsPerSecond).padStart(10)} ${ratio.toFixed(3).padStart(16)} ${(r.outputBytes / r.inputBytes).toFixed(2).padStart(15)} ${String(r.peakRssMiB).padStart(5)} MiB ${String(r.reloads).padStart(8)} ${String(r.commands).padStart(13)}`,
+    );
+  }
+  console.log(`${name.padEnd(6)} reading alone  ${' '.repeat(8)} ${String(bestRead).padStart(10)} lines/s (best round)`);
+}
+if (flat) {
+  const log = benchLog('day3');
+  console.log('\npeak RSS, 1 saturated day (1M events) against 3 days (3M events), one replay each');
+  for (const s of strategies) {
+    const one = dayRss.get(s) ?? replay(benchLog('day'), s).peakRssMiB;
+    const three = replay(log, s);
+    console.log(`${s.padEnd(14)} ${String(one).padStart(5)} MiB  ${String(three.peakRssMiB).padStart(5)} MiB  (${three.events} events)`);
+  }
 }
