@@ -5,7 +5,8 @@
  * if the event gives them) with a configuration that lists
  * every node (the others' configurations never list it: no regeneration), freezes each `node.stall` node's
  * VRRP process (SIGSTOP, then SIGCONT after `durationMs`), cuts nodes off at `network.partition` (bridge
- * ports; see partitionSteps) until `network.heal`, and prints, in seconds from the start, every advert
+ * ports; see partitionSteps) until `network.heal`, makes a tracked script fail at `script.fail` (each script
+ * tests a flag file, created then, removed at `script.recover`), and prints, in seconds from the start, every advert
  * and every burst of gratuitous ARPs seen on the bridge and every VIP added or removed, then each node's last log lines. Other events of the
  * scenario are not applied.
  *
@@ -15,6 +16,9 @@
  * `--join-at S` starts the joiners S seconds in instead of at their event's time. docs/fidelity-keepalived.md
  * quotes what these two showed on keepalived 2.2.7.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidArgumentError } from 'commander';
 import { vipsOf } from '../core/vrrp/instance-spec.ts';
@@ -82,13 +86,20 @@ function partitionSteps(all: readonly (typeof events)[number][]): { atS: number;
     return [];
   });
 }
+/** The flag file whose presence makes `script` fail on `node` (the scripts run as root in the node's namespace). */
+const flagDir = mkdtempSync(join(tmpdir(), 'routerbench-timeline-'));
+const scriptFlag = (node: string, script: string): string => join(flagDir, `${node}.${script.replace(/[^A-Za-z0-9_-]/g, '_')}.down`);
 const founders = resolveCluster(ClusterSchema.parse(config), new RandomStreams(input.settings.seed));
 const everyone = resolveCluster(ClusterSchema.parse({ ...config, nodes: [...config.nodes, ...joins.map(({ name, ip }) => ({ name, ip }))] }), new RandomStreams(input.settings.seed));
 const joiners = new Set(joins.map((j) => j.name));
 const cluster = await NetnsCluster.create({
   nodes: everyone.nodes,
   vips: everyone.instances.flatMap((i) => vipsOf(i)),
-  conf: (node) => renderKeepalivedConf(joiners.has(node) ? everyone : founders, node, { own: joins.find((j) => j.name === node)?.own }),
+  conf: (node) =>
+    renderKeepalivedConf(joiners.has(node) ? everyone : founders, node, {
+      own: joins.find((j) => j.name === node)?.own,
+      scriptCommand: (script, n) => `/usr/bin/test ! -e ${scriptFlag(n, script)}`,
+    }),
 });
 const t0 = wallUs();
 const at = (us: number): string => ((us - t0) / 1e6).toFixed(3).padStart(8);
@@ -106,6 +117,11 @@ try {
         : [],
     ),
     ...partitionSteps(events),
+    ...events.flatMap((e) =>
+      e.type === 'script.fail' || e.type === 'script.recover'
+        ? [{ atS: e.at / 1000, text: `${e.node}: ${e.script} ${e.type === 'script.fail' ? 'fails' : 'recovers'}`, act: () => (e.type === 'script.fail' ? writeFileSync(scriptFlag(e.node, e.script), '') : rmSync(scriptFlag(e.node, e.script), { force: true })) }]
+        : [],
+    ),
   ].sort((a, b) => a.atS - b.atS);
   for (const step of steps) {
     if (step.atS > seconds) break;
@@ -124,6 +140,7 @@ try {
   for (const n of cluster.nodeNames()) console.log(`--- ${n}\n${cluster.logTail(n, 10)}`);
 } finally {
   await cluster.destroy();
+  rmSync(flagDir, { recursive: true, force: true });
 }
 
 /** keepalived sends a burst of GARPs within milliseconds: one line per burst (same node and address, < 100 ms apart). */

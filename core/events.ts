@@ -15,6 +15,11 @@ export type InputEvent =
   | { at: number; type: 'node.fail' | 'node.recover' | 'node.shutdown'; node: string }
   | { at: number; type: 'router.fail' | 'router.recover'; node: string }
   /**
+   * A tracked script other than the router check starts failing on the node (every run exits non-zero
+   * until `script.recover`); keepalived counts it against the script's fall and rise like any check.
+   */
+  | { at: number; type: 'script.fail' | 'script.recover'; node: string; script: string }
+  /**
    * A node (its keepalived) joins the cluster with this primary IP. Its keepalived.conf may set its own
    * `priority` on every instance (else the instance's or the cluster's default, or ipfailover's draw) and its
    * own preemption (`preempt` false = nopreempt, `preemptDelayMs` = preempt_delay; else the instance's).
@@ -45,6 +50,8 @@ export const INPUT_EVENT_TYPES: readonly InputEventType[] = [
   'node.shutdown',
   'router.fail',
   'router.recover',
+  'script.fail',
+  'script.recover',
   'node.join',
   'node.leave',
   'node.stall',

@@ -44,6 +44,8 @@ const FAULT_EVENTS: ReadonlySet<InputEventType> = new Set<InputEventType>([
   'node.shutdown',
   'router.fail',
   'router.recover',
+  'script.fail',
+  'script.recover',
   'network.partition',
   'network.heal',
   'node.join',

@@ -38,7 +38,7 @@ export const NetworkSchema = z
 
 export const TrackScriptSchema = z
   .object({
-    /** `router-check` is the router's check script (a TCP connect to the node's watch port); others always succeed. */
+    /** `router-check` is the router's check script (a TCP connect to the node's watch port); others succeed until a `script.fail` event. */
     script: name.default('router-check'),
     weight: z.number().int().min(-253).max(253).default(0),
     fall: z.number().int().min(1).default(1),

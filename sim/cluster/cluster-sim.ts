@@ -74,6 +74,12 @@ export class ClusterSim {
       case 'router.recover':
         if (node) w.setRouter(node, e.type === 'router.recover');
         return;
+      case 'script.fail':
+      case 'script.recover':
+        if (node && !w.setScriptFailing(node, e.script, e.type === 'script.fail')) {
+          this.emit({ atUs: this.scheduler.nowUs, type: 'warning', message: `${e.type}: node '${e.node}' tracks no script '${e.script}'; ignored` });
+        }
+        return;
       case 'node.stall':
         if (node) w.stallNode(node, msToUs(e.durationMs));
         return;

@@ -55,6 +55,9 @@ export const EndpointSchema = z
   .strict();
 
 const nodeEvent = <T extends string>(type: T) => z.object({ at, type: z.literal(type), node: name }).strict();
+// The router check follows the router: router.fail and router.recover drive it.
+const script = name.refine((s) => s !== 'router-check', { error: 'router-check follows the router: use router.fail / router.recover' });
+const scriptEvent = <T extends string>(type: T) => z.object({ at, type: z.literal(type), node: name, script }).strict();
 
 export const InputEventSchema = z.discriminatedUnion('type', [
   z.object({ at, type: z.literal('route.upsert'), route: RouteSchema }).strict(),
@@ -68,6 +71,8 @@ export const InputEventSchema = z.discriminatedUnion('type', [
   nodeEvent('node.shutdown'),
   nodeEvent('router.fail'),
   nodeEvent('router.recover'),
+  scriptEvent('script.fail'),
+  scriptEvent('script.recover'),
   z
     .object({
       at,

@@ -42,6 +42,8 @@ export interface HeldAdvert {
 
 export interface ScriptRt {
   spec: TrackSpec;
+  /** Set by `script.fail` until `script.recover`: every run of the script fails (not used for router-check). */
+  failing: boolean;
   status: TrackStatus;
   timer: TimerHandle | null;
   /** The node's epoch when `timer` was armed. */
@@ -115,7 +117,7 @@ export function newNodeRt(id: number, name: string, ip: string, cluster: Resolve
   };
   primeDoubleFields(node, ['stalledUntilUs']);
   cluster.instances.forEach((spec, vi) => {
-    for (const t of spec.track) if (!node.scripts.has(t.script)) node.scripts.set(t.script, { spec: t, status: { ok: true, streak: 0 }, timer: null, timerEpoch: 0, onTimer: null });
+    for (const t of spec.track) if (!node.scripts.has(t.script)) node.scripts.set(t.script, { spec: t, failing: false, status: { ok: true, streak: 0 }, timer: null, timerEpoch: 0, onTimer: null });
     node.instances[vi] = newInstanceRt(node, vi, spec, cluster, own);
   });
   return node;

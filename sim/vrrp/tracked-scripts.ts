@@ -6,8 +6,8 @@ import type { InstanceRt, NodeRt, ScriptRt } from './instance.ts';
 /**
  * keepalived's tracked scripts on every node (vrrp_script, track_script): each runs every interval, its
  * result counted against rise and fall; a change of status changes the priority of the instances tracking
- * it, or puts them in FAULT. The only script modelled by name is `router-check`, which succeeds while the
- * node's router is up; every other script always succeeds.
+ * it, or puts them in FAULT. `router-check` succeeds while the node's router is up; every other script
+ * succeeds unless a `script.fail` event made it fail (until `script.recover`).
  */
 export class TrackedScripts {
   constructor(
@@ -36,7 +36,7 @@ export class TrackedScripts {
   }
 
   private succeeds(node: NodeRt, script: string): boolean {
-    return script === 'router-check' ? node.routerUp : true;
+    return script === 'router-check' ? node.routerUp : !node.scripts.get(script)!.failing;
   }
 
   private schedule(node: NodeRt, s: ScriptRt, script: string, first: boolean): void {

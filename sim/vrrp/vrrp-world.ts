@@ -157,6 +157,14 @@ export class VrrpWorld {
     node.routerUp = up;
   }
 
+  /** The node's tracked `script` fails (or succeeds again) from its next run on; false if the node does not run it. */
+  setScriptFailing(node: NodeRt, script: string, failing: boolean): boolean {
+    const s = node.scripts.get(script);
+    if (s === undefined) return false;
+    s.failing = failing;
+    return true;
+  }
+
   // ---- tracked scripts ---------------------------------------------------------------------------------
 
   /** A tracked script's status changed: the instances tracking it take the new priority, or FAULT. */
