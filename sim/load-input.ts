@@ -6,13 +6,11 @@ import { fieldName } from './eventlog/field-name.ts';
 import { InputError } from './eventlog/input-error.ts';
 import type { RunInput } from './run-input.ts';
 import { loadScenario, reproduceCommand } from './scenario/load-scenario.ts';
-import { resolveSettings } from './settings.ts';
+import { assignmentsOf, inputSettings, type SettingsOverrides } from './settings-layers.ts';
 import { parseBudget } from '../reports/budgets.ts';
 
 /** What the command line lays over every input: seed, dotted settings, extra budgets. */
-export interface InputOverrides {
-  seed?: number;
-  set?: Record<string, string>;
+export interface InputOverrides extends SettingsOverrides {
   budgets?: string[];
   /**
    * What the command line's own input made the tool ignore or replace (`--env`, `--router-deployment`): kept
@@ -65,17 +63,17 @@ function loadEventLogInput(file: string, overrides: InputOverrides): RunInput {
     throw new InputError(file, `header: ${message}`, 1, field);
   };
   if (header['settings'] !== undefined && !isRecord(header['settings'])) headerError('settings', 'settings must be an object of settings');
-  const base: Record<string, unknown> = isRecord(header['settings']) ? { ...header['settings'] } : {};
-  if (header['seed'] !== undefined) base['seed'] = header['seed'];
+  // The whole header is line 1: every setting it gives is sourced there. Its own `seed` wins over
+  // `settings.seed`, as the later assignment.
+  const source = `${file}:1`;
+  const own = { origin: file, assignments: assignmentsOf(isRecord(header['settings']) ? header['settings'] : {}, () => source) };
+  if (header['seed'] !== undefined) own.assignments.push({ key: 'seed', value: header['seed'], source });
   // A value the command line sets replaces the header's (so --set can also stand in for a bad one); any
-  // other bad value came from the header. Its own `seed` wins over `settings.seed`: name the one read.
-  const set = overrides.set ?? {};
-  const fromCommandLine = (key: string): boolean =>
-    (key === 'seed' && overrides.seed !== undefined) || Object.keys(set).some((k) => k === key || key.startsWith(`${k}.`) || k.startsWith(`${key}.`));
-  const settings = resolveSettings(base, set, overrides.seed, (key, message) => {
-    if (fromCommandLine(key)) throw new InputError('--set', message, undefined, key);
-    return headerError(key === 'seed' && header['seed'] !== undefined ? 'seed' : `settings.${key}`, message);
-  });
+  // other bad value came from the header: name the field read.
+  const seedOwnField = header['seed'] !== undefined;
+  const { settings, sources } = inputSettings(own, overrides, (field, message) =>
+    headerError(field === 'seed' && seedOwnField ? 'seed' : `settings.${field}`, message),
+  );
   // A log written by `routerbench expand` carries its scenario's budgets and cluster: run it the same way.
   const raw = header['budgets'];
   if (raw !== undefined && !Array.isArray(raw)) headerError('budgets', 'budgets must be a list of budget strings such as "reloads.total<=2"');
@@ -99,6 +97,7 @@ function loadEventLogInput(file: string, overrides: InputOverrides): RunInput {
     name,
     source: file,
     settings,
+    settingSources: sources,
     budgets,
     events: () => readEventLogFile(file),
     reproduce: reproduceCommand(file, settings.seed, overrides),

@@ -1,4 +1,5 @@
-import { parse as parseYaml } from 'yaml';
+import { LineCounter, parse as parseYaml, parseDocument } from 'yaml';
+import { positionOf } from './scenario/yaml-positions.ts';
 import type { RouterSettings } from './settings.ts';
 
 /**
@@ -10,6 +11,10 @@ import type { RouterSettings } from './settings.ts';
  */
 export interface RouterEnvResult {
   settings: Partial<RouterSettings>;
+  /** For each setting given, the variable it was read from and that variable's text as given. */
+  from: Partial<Record<keyof RouterSettings, { name: string; value: string }>>;
+  /** Deployments only: each env entry's line in the manifest (1-based), by variable name. */
+  lines?: Record<string, number>;
   warnings: string[];
 }
 
@@ -84,8 +89,24 @@ export function parseRouterEnv(env: Readonly<Record<string, string>> | Iterable<
   for (const [k, note] of Object.entries(IGNORED_WITH_NOTE)) {
     if (get(k) !== undefined) warnings.push(`${k}: ${note}`);
   }
-  return { settings, warnings };
+  const from: RouterEnvResult['from'] = {};
+  for (const key of Object.keys(settings) as (keyof RouterSettings)[]) {
+    const name = ENV_OF_SETTING[key]!;
+    from[key] = { name, value: vars.get(name)! };
+  }
+  return { settings, from, warnings };
 }
+
+/** The variable each setting is read from (the inverse of the reads above). */
+const ENV_OF_SETTING: Partial<Record<keyof RouterSettings, string>> = {
+  strategy: 'ROUTER_HAPROXY_CONFIG_MANAGER',
+  maxDynamicServers: 'ROUTER_MAX_DYNAMIC_SERVERS',
+  blueprintPoolSize: 'ROUTER_BLUEPRINT_ROUTE_POOL_SIZE',
+  blueprintNamespace: 'ROUTER_BLUEPRINT_ROUTE_NAMESPACE',
+  reloadIntervalMs: 'RELOAD_INTERVAL',
+  commitIntervalMs: 'COMMIT_INTERVAL',
+  allowWildcardRoutes: 'ROUTER_ALLOW_WILDCARD_ROUTES',
+};
 
 /** envInt: unset → nothing to set; garbage or below min → the router's default, with a warning. */
 function envInt(v: string | undefined, name: string, def: number, min: number, warnings: string[]): number | undefined {
@@ -197,13 +218,15 @@ export function parseGoDuration(s: string): number | undefined {
 export function parseRouterDeployment(yamlText: string, opts: RouterEnvOptions & { container?: string } = {}): RouterEnvResult {
   const doc = parseYaml(yamlText) as unknown;
   const warnings: string[] = [];
-  const deployment = pickDeployment(doc);
-  if (deployment === undefined) throw new Error('not a Deployment (or a List with one): no spec.template.spec.containers');
+  const picked = pickDeployment(doc, []);
+  const deployment = picked?.deployment;
+  if (picked === undefined || deployment === undefined) throw new Error('not a Deployment (or a List with one): no spec.template.spec.containers');
   const containers = deployment.spec.template.spec.containers;
   const wanted = opts.container ?? 'router';
   const bad = containers.findIndex((c) => c === null || typeof c !== 'object' || Array.isArray(c));
   if (bad >= 0) throw new Error(`spec.template.spec.containers[${bad}] is not a container (a mapping with name and env)`);
-  const container = containers.find((c) => c.name === wanted) ?? containers[0];
+  const index = Math.max(0, containers.findIndex((c) => c.name === wanted));
+  const container = containers[index];
   if (container === undefined) throw new Error('the Deployment has no containers');
   if (container.name !== wanted && opts.container !== undefined) throw new Error(`no container named ${wanted}`);
   const env: [string, string][] = [];
@@ -215,7 +238,15 @@ export function parseRouterDeployment(yamlText: string, opts: RouterEnvOptions &
     else env.push([e.name, '']);
   }
   const parsed = parseRouterEnv(env, opts);
-  return { settings: parsed.settings, warnings: [...warnings, ...parsed.warnings] };
+  // Read again for positions only: each setting's source names the line of its env entry.
+  const lineCounter = new LineCounter();
+  const positions = parseDocument(yamlText, { lineCounter });
+  const envPath = [...picked.path, 'spec', 'template', 'spec', 'containers', index, 'env'];
+  const lines: Record<string, number> = {};
+  (container.env ?? []).forEach((e, i) => {
+    if (typeof e?.name === 'string') lines[e.name] = positionOf(positions, lineCounter, [...envPath, i]).line;
+  });
+  return { settings: parsed.settings, from: parsed.from, lines, warnings: [...warnings, ...parsed.warnings] };
 }
 
 interface ContainerYaml {
@@ -226,13 +257,14 @@ interface DeploymentYaml {
   spec: { template: { spec: { containers: ContainerYaml[] } } };
 }
 
-function pickDeployment(doc: unknown): DeploymentYaml | undefined {
+/** The Deployment in the document and its path there (under `items` for a List). */
+function pickDeployment(doc: unknown, path: (string | number)[]): { deployment: DeploymentYaml; path: (string | number)[] } | undefined {
   const d = doc as { kind?: string; items?: unknown[]; spec?: { template?: { spec?: { containers?: unknown } } } } | null;
   if (d === null || typeof d !== 'object') return undefined;
   if (d.kind === 'List' && Array.isArray(d.items)) {
-    const found = d.items.map(pickDeployment).filter((x) => x !== undefined);
+    const found = d.items.map((item, i) => pickDeployment(item, [...path, 'items', i])).filter((x) => x !== undefined);
     if (found.length > 1) throw new Error(`the List holds ${found.length} Deployments; pass one`);
     return found[0];
   }
-  return Array.isArray(d.spec?.template?.spec?.containers) ? (d as DeploymentYaml) : undefined;
+  return Array.isArray(d.spec?.template?.spec?.containers) ? { deployment: d as DeploymentYaml, path } : undefined;
 }

@@ -12,6 +12,8 @@ export interface RunInput {
   /** Where it came from (file path), for messages and the reproduce line. */
   source: string;
   settings: Settings;
+  /** Every key of `settings` → where its value came from (sim/settings-layers.ts). */
+  settingSources?: Record<string, string>;
   /** Budgets as `path op number` strings, e.g. `reloads.total <= 2`. */
   budgets: string[];
   /** The event log, streamed: called once per run, must yield events in non-decreasing `at`. */

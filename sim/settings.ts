@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { STRATEGY_NAMES } from '../core/strategy.ts';
 import { RouteSchema } from './eventlog/event-schema.ts';
 import { AT_BOUND, MAX_AT_MS } from './eventlog/event-time.ts';
-import { fieldName } from './eventlog/field-name.ts';
 
 /**
  * Every knob of a run, with its default written once. Dotted keys (`router.maxDynamicServers`) address
@@ -82,44 +81,6 @@ export type RouterSettings = z.infer<typeof RouterSettingsSchema>;
 
 export function defaultSettings(): Settings {
   return SettingsSchema.parse({});
-}
-
-/**
- * Settings from a base (an event log header's `settings`) with dotted overrides on top, validated as a
- * whole. Unknown keys and bad values are input errors naming the key.
- */
-export function resolveSettings(
-  base: Record<string, unknown>,
-  set: Readonly<Record<string, unknown>>,
-  seed: number | undefined,
-  onError: (key: string, message: string) => never,
-): Settings {
-  const raw = structuredClone(base);
-  for (const [key, value] of Object.entries(set)) {
-    // Object.prototype's own names would walk onto the prototype rather than into the settings.
-    if (key.split('.').some((p) => p === '__proto__' || p === 'constructor' || p === 'prototype')) return onError(key, `unknown setting '${key}'`);
-    setDotted(raw, key, coerceSettingValue(value));
-  }
-  if (seed !== undefined) raw['seed'] = seed;
-  const parsed = SettingsSchema.safeParse(raw);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  if (issue.code === 'unrecognized_keys') {
-    const key = fieldName([...issue.path, issue.keys[0]!]);
-    return onError(key, `unknown setting '${key}'`);
-  }
-  return onError(fieldName(issue.path), issue.message);
-}
-
-function setDotted(obj: Record<string, unknown>, key: string, value: unknown): void {
-  const parts = key.split('.');
-  let o = obj;
-  for (const p of parts.slice(0, -1)) {
-    const next = o[p];
-    if (next === undefined || next === null || typeof next !== 'object') o[p] = {};
-    o = o[p] as Record<string, unknown>;
-  }
-  o[parts[parts.length - 1]!] = value;
 }
 
 /** `--set` values arrive as text: numbers and booleans become themselves, the rest stays a string. */

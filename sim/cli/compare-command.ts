@@ -5,6 +5,7 @@ import { failureLines } from '../../reports/render/terminal.ts';
 import { STRATEGY_NAMES, type StrategyName } from '../../core/strategy.ts';
 import { InputError } from '../eventlog/input-error.ts';
 import { loadRunInput } from '../load-input.ts';
+import { setLayer, type SettingsLayer } from '../settings-layers.ts';
 import { runOne } from '../run.ts';
 import { EXIT } from './exit-codes.ts';
 import { withStderrProgress } from './run-progress.ts';
@@ -51,7 +52,10 @@ export function registerCompareCommand(program: Command): Command {
       // The router's env may name a config manager; compare still runs each strategy it is asked for.
       const overrides = buildOverrides(opts);
       const reports = opts.strategies.map((strategy) => {
-        const input = loadRunInput(file, { ...overrides, set: { ...overrides.set, 'router.strategy': strategy } });
+        // --strategies is the top layer: it wins over a config manager the env names.
+        const { set, ...rest } = overrides;
+        const strategies: SettingsLayer = { origin: '--strategies', assignments: [{ key: 'router.strategy', value: strategy, source: `--strategies ${opts.strategies.join(',')}` }] };
+        const input = loadRunInput(file, { ...rest, layers: [...(rest.layers ?? []), setLayer(set ?? {}), strategies] });
         return withStderrProgress(`${input.name} under ${strategy}`, opts.progress !== false, (observers) => runOne(input, undefined, observers, opts.trace === undefined ? {} : { trace: opts.trace }).report);
       });
       if (opts.json) process.stdout.write(JSON.stringify(reports, null, 2) + '\n');

@@ -16,7 +16,8 @@ import { readInputFile } from '../eventlog/regular-file.ts';
 import { notUtf8 } from '../eventlog/utf8.ts';
 import { expandInputPaths, loadRunInput, type InputOverrides } from '../load-input.ts';
 import { shellQuote } from '../scenario/load-scenario.ts';
-import { parseRouterDeployment, parseRouterEnv, ROUTER_ENV_NAMES } from '../router-env.ts';
+import { parseRouterDeployment, parseRouterEnv, ROUTER_ENV_NAMES, type RouterEnvResult } from '../router-env.ts';
+import type { SettingsLayer } from '../settings-layers.ts';
 import { partialLogOf, runTask, taskError, type RunTask, type RunTaskResult } from '../parallel/run-task.ts';
 import { RUN_WORKER } from '../parallel/worker-url.ts';
 import type { RunInput } from '../run-input.ts';
@@ -214,24 +215,28 @@ async function runTasks(tasks: RunTask[], names: string[], showProgress: boolean
   }
 }
 
-/** deployment < --env < --set, warnings to stderr. Exported for `sweep`, which takes the same router env flags. */
+/**
+ * deployment < --env < --set, warnings to stderr. The deployment and --env are layers below --set, each
+ * setting sourced to its env entry or flag. Exported for `sweep` and `compare`, which take the same flags.
+ */
 export function buildOverrides(opts: RunOptions): InputOverrides {
-  const set: Record<string, string> = {};
+  const layers: SettingsLayer[] = [];
   const warnings: string[] = [];
   const warn = (w: string): void => {
     process.stderr.write(`warning: ${w}\n`);
     warnings.push(w);
   };
   if (opts.routerDeployment !== undefined) {
+    const file = opts.routerDeployment;
     let bytes: Buffer;
     try {
-      bytes = readInputFile(opts.routerDeployment, 'a Deployment manifest');
+      bytes = readInputFile(file, 'a Deployment manifest');
     } catch (err) {
       if (err instanceof InputError) throw err;
-      throw new InputError(opts.routerDeployment, 'cannot read the Deployment manifest');
+      throw new InputError(file, 'cannot read the Deployment manifest');
     }
     const bad = notUtf8(bytes);
-    if (bad !== undefined) throw new InputError(opts.routerDeployment, bad.message, bad.line, undefined, bad.column);
+    if (bad !== undefined) throw new InputError(file, bad.message, bad.line, undefined, bad.column);
     let r: ReturnType<typeof parseRouterDeployment>;
     try {
       r = parseRouterDeployment(bytes.toString('utf8'));
@@ -241,10 +246,10 @@ export function buildOverrides(opts: RunOptions): InputOverrides {
       // place goes where every message puts it.
       const at = (err as { linePos?: { line: number; col: number }[] }).linePos?.[0];
       const message = (err as Error).message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
-      throw new InputError(opts.routerDeployment, message, at?.line, undefined, at?.col);
+      throw new InputError(file, message, at?.line, undefined, at?.col);
     }
     r.warnings.forEach(warn);
-    for (const [k, v] of Object.entries(r.settings)) set[`router.${k}`] = String(v);
+    layers.push(routerEnvLayer('--router-deployment', r, (v) => `--router-deployment ${file}:${r.lines?.[v.name] ?? 1} ${v.name}=${v.value}`));
   }
   if (opts.env !== undefined) {
     const pairs = opts.env.map((e): [string, string] => {
@@ -258,14 +263,26 @@ export function buildOverrides(opts: RunOptions): InputOverrides {
     }
     const r = parseRouterEnv(pairs);
     r.warnings.forEach(warn);
-    for (const [k, v] of Object.entries(r.settings)) set[`router.${k}`] = String(v);
+    layers.push(routerEnvLayer('--env', r, (v) => `--env ${v.name}=${v.value}`));
   }
-  Object.assign(set, opts.set ?? {});
-  const o: InputOverrides = { set };
+  const o: InputOverrides = { set: opts.set ?? {} };
+  if (layers.length > 0) o.layers = layers;
   if (warnings.length > 0) o.warnings = warnings;
   if (opts.seed !== undefined) o.seed = opts.seed;
   if (opts.budget !== undefined) o.budgets = opts.budget;
   return o;
+}
+
+/** The router settings an env gives, as a layer (values as the router's parsing typed them). */
+function routerEnvLayer(origin: string, r: RouterEnvResult, source: (v: { name: string; value: string }) => string): SettingsLayer {
+  return {
+    origin,
+    assignments: Object.entries(r.settings).map(([k, v]) => ({
+      key: `router.${k}`,
+      value: v,
+      source: source(r.from[k as keyof RouterEnvResult['from']]!),
+    })),
+  };
 }
 
 /** Each input's baseline, or undefined where the directory has none (said on stderr: nothing is compared). */

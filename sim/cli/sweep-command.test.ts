@@ -100,7 +100,11 @@ describe('routerbench sweep --env and --router-deployment', () => {
     expect(read(env, 'runs.json')).toBe(read(set, 'runs.json'));
     expect(read(env, 'runs.csv')).toBe(read(set, 'runs.csv'));
     const sweep = JSON.parse(read(env, 'sweep.json'));
-    expect(sweep.definition.env).toEqual({ vars: ['ROUTER_MAX_DYNAMIC_SERVERS=2'], settings: { 'router.maxDynamicServers': '2' } });
+    expect(sweep.definition.env).toEqual({
+      vars: ['ROUTER_MAX_DYNAMIC_SERVERS=2'],
+      settings: { 'router.maxDynamicServers': '2' },
+      sources: { 'router.maxDynamicServers': '--env ROUTER_MAX_DYNAMIC_SERVERS=2' },
+    });
     expect(sweep.reproduce).toContain('--env ROUTER_MAX_DYNAMIC_SERVERS=2');
     expect(a.out).toContain('--env ROUTER_MAX_DYNAMIC_SERVERS=2');
   }, 120_000);
@@ -115,6 +119,13 @@ describe('routerbench sweep --env and --router-deployment', () => {
     expect(sweep.definition.env).toMatchObject({
       deployment: { path: DEPLOYMENT },
       settings: { 'router.strategy': 'dcm-slots', 'router.maxDynamicServers': '2', 'router.blueprintPoolSize': '10', 'router.reloadIntervalMs': '5000' },
+      // Each env entry's `- name:` line in testdata/router-deployment.yaml (15, 17, 19, 21), its text as written.
+      sources: {
+        'router.strategy': `--router-deployment ${DEPLOYMENT}:15 ROUTER_HAPROXY_CONFIG_MANAGER=true`,
+        'router.maxDynamicServers': `--router-deployment ${DEPLOYMENT}:17 ROUTER_MAX_DYNAMIC_SERVERS=2`,
+        'router.blueprintPoolSize': `--router-deployment ${DEPLOYMENT}:19 ROUTER_BLUEPRINT_ROUTE_POOL_SIZE=10`,
+        'router.reloadIntervalMs': `--router-deployment ${DEPLOYMENT}:21 RELOAD_INTERVAL=5s`,
+      },
     });
     expect(sweep.reproduce).toContain(`--router-deployment ${DEPLOYMENT}`);
     // The manifest's pool of 10 gives way to the grid's 11 and 12; its 2 slots reach every run.

@@ -6,7 +6,7 @@ import { InputError } from '../eventlog/input-error.ts';
 import { executeSweep, inThreadExecutor, poolExecutor } from '../sweep/execute.ts';
 import { parseGrid } from '../sweep/grid.ts';
 import { buildSweepResult } from '../sweep/outputs.ts';
-import { DEFAULT_COST_MODEL, defineSweep, parseShard, shardTasks, statisticNeeds, type Statistic } from '../sweep/plan.ts';
+import { DEFAULT_COST_MODEL, defineSweep, parseShard, shardTasks, statisticNeeds, type Statistic, type SweepRequest } from '../sweep/plan.ts';
 import { registerMergeCommand } from './merge-command.ts';
 import { buildOverrides } from './run-command.ts';
 import { collectList, collectSet, parseSeed } from './scenario-options.ts';
@@ -89,14 +89,7 @@ export async function sweepCommand(file: string, opts: SweepOptions): Promise<nu
   if (shard !== undefined && opts.out === undefined) throw new InputError('--shard', 'a shard is only useful written out: give --out DIR for routerbench merge');
   const grid = parseGrid(opts.grid ?? []);
   // Parsed once, here, by run's own code (its warnings print once); every run gets the resolved settings.
-  const routerEnv =
-    opts.env === undefined && opts.routerDeployment === undefined
-      ? undefined
-      : {
-          ...(opts.routerDeployment !== undefined && { deployment: opts.routerDeployment }),
-          vars: opts.env ?? [],
-          settings: buildOverrides({ env: opts.env, routerDeployment: opts.routerDeployment }).set ?? {},
-        };
+  const routerEnv = opts.env === undefined && opts.routerDeployment === undefined ? undefined : sweepRouterEnv(opts.env, opts.routerDeployment);
   const def = defineSweep({
     file,
     grid,
@@ -147,6 +140,18 @@ export async function sweepCommand(file: string, opts: SweepOptions): Promise<nu
     `${label}: ${result.json.runs.completed} of ${positions.length} runs in ${formatNumber(seconds)} s (${formatNumber(positions.length === 0 ? 0 : result.json.runs.completed / Math.max(seconds, 1e-3))} runs/s, ${workers === 0 ? 'in this thread' : `${workers} worker${workers === 1 ? '' : 's'}`}${runsSingleThreadedV8() ? ', V8 single-threaded' : ''})\n`,
   );
   return finishSweep(result, opts);
+}
+
+/** The router env flags resolved by run's own code: the settings as `--set` text, and each one's source. */
+function sweepRouterEnv(env: string[] | undefined, deployment: string | undefined): NonNullable<SweepRequest['routerEnv']> {
+  const layers = buildOverrides({ env, routerDeployment: deployment }).layers ?? [];
+  const settings: Record<string, string> = {};
+  const sources: Record<string, string> = {};
+  for (const a of layers.flatMap((l) => l.assignments)) {
+    settings[a.key] = String(a.value);
+    sources[a.key] = a.source;
+  }
+  return { ...(deployment !== undefined && { deployment }), vars: env ?? [], settings, sources };
 }
 
 /** A bar with runs done, rate and ETA on a terminal; plain lines (each 10%, or every 15 s) otherwise. */

@@ -11,7 +11,8 @@ import { notUtf8 } from '../eventlog/utf8.ts';
 import { expandGenerators } from '../generate/expand.ts';
 import type { GenerateSpec } from '../generate/spec.ts';
 import type { RunInput } from '../run-input.ts';
-import { resolveSettings, type Settings } from '../settings.ts';
+import type { Settings } from '../settings.ts';
+import { commandLineSet, inputSettings, type SettingsLayer, type SettingsOverrides } from '../settings-layers.ts';
 import { inlineEventsOf } from './event-nodes.ts';
 import { mergeByAt } from './merge-events.ts';
 import { clusterNodeNames, ScenarioSchema, scenarioJsonSchema, type ScenarioFile } from './scenario-schema.ts';
@@ -20,10 +21,7 @@ import { issueToInputError, positionOf } from './yaml-positions.ts';
 export { InputError };
 
 /** What the command line adds on top of a scenario file (later wins: defaults < file < overrides). */
-export interface ScenarioOverrides {
-  seed?: number;
-  /** Dotted settings keys (`router.maxDynamicServers`, `sim.settleMs`, `seed`) → values; numeric strings become numbers. */
-  set?: Record<string, unknown>;
+export interface ScenarioOverrides extends SettingsOverrides {
   /** Extra budgets (`--budget 'reloads.total<=2'`), added after the file's. */
   budgets?: string[];
 }
@@ -55,7 +53,7 @@ let jsonSchemaCache: unknown;
 
 /** The same from text already read; `file` names it in messages and anchors relative event-log paths. */
 export function parseScenario(text: string, file: string, overrides: ScenarioOverrides = {}): ScenarioRunInput {
-  const { doc, lines, scenario } = validated(text, file);
+  const { doc, lines, raw, scenario } = validated(text, file);
   const at = (path: PropertyKey[], atKey = false) => positionOf(doc, lines, path, atKey);
 
   // A cluster alone is something to run: keepalived elects masters and adverts flow with no event at all.
@@ -63,7 +61,7 @@ export function parseScenario(text: string, file: string, overrides: ScenarioOve
     throw new InputError(file, 'nothing to run: give `events` (inline or a .jsonl log), `generate` or a `cluster`', 1, undefined, 1);
   }
 
-  const settings = settingsOf(scenario, overrides);
+  const { settings, sources } = settingsOf(scenario, raw, file, at, overrides);
   const budgets = [...Object.entries(scenario.budgets ?? {}).map(([p, b]) => parseBudget(p, b).text)];
   for (const b of overrides.budgets ?? []) {
     try {
@@ -90,6 +88,7 @@ export function parseScenario(text: string, file: string, overrides: ScenarioOve
     name,
     source: file,
     settings,
+    settingSources: sources,
     budgets,
     events,
     reproduce: reproduceCommand(file, settings.seed, overrides),
@@ -104,9 +103,18 @@ export function parseScenario(text: string, file: string, overrides: ScenarioOve
  * The last text parsed and validated, deep-frozen. A sweep loads the same scenario for every run; the
  * freeze makes sure no run can change what the next one reads.
  */
-let lastValidated: { text: string; doc: Document.Parsed; lines: LineCounter; scenario: ScenarioFile } | undefined;
+let lastValidated: Validated | undefined;
 
-function validated(text: string, file: string): { doc: Document.Parsed; lines: LineCounter; scenario: ScenarioFile } {
+/** `raw` is the file as written (before defaults): which settings the file itself gives. */
+interface Validated {
+  text: string;
+  doc: Document.Parsed;
+  lines: LineCounter;
+  raw: Readonly<Record<string, unknown>>;
+  scenario: ScenarioFile;
+}
+
+function validated(text: string, file: string): Validated {
   if (lastValidated !== undefined && lastValidated.text === text) return lastValidated;
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
@@ -134,7 +142,7 @@ function validated(text: string, file: string): { doc: Document.Parsed; lines: L
     jsonSchemaCache ??= scenarioJsonSchema();
     throw issueToInputError(parsed.error, raw, file, doc, lines, jsonSchemaCache);
   }
-  lastValidated = { text, doc, lines, scenario: deepFreeze(parsed.data) };
+  lastValidated = { text, doc, lines, raw: deepFreeze(raw as Record<string, unknown>), scenario: deepFreeze(parsed.data) };
   return lastValidated;
 }
 
@@ -185,23 +193,38 @@ function resolveGenerate(scenario: ScenarioFile, settings: Settings): GenerateSp
   return resolved;
 }
 
-/** defaults < scenario file < overrides (`--set`, `--seed`), validated as a whole by SettingsSchema. */
-function settingsOf(scenario: ScenarioFile, overrides: ScenarioOverrides): Settings {
-  const base: Record<string, unknown> = {};
-  if (scenario.seed !== undefined) base['seed'] = scenario.seed;
-  if (scenario.router !== undefined) base['router'] = scenario.router;
-  if (scenario.sim !== undefined) base['sim'] = scenario.sim;
-  if (scenario.haproxy !== undefined) base['haproxy'] = scenario.haproxy;
-  // The file was validated above: what fails now came from the command line.
-  return resolveSettings(base, overrides.set ?? {}, overrides.seed, (key, message) => {
-    throw new InputError('--set', message, undefined, key);
+/**
+ * defaults < scenario file < overrides (`--router-deployment`, `--env`, `--set`, `--seed`), validated as a
+ * whole by SettingsSchema. The file's layer holds only the keys it writes, each sourced to its line.
+ */
+function settingsOf(
+  scenario: ScenarioFile,
+  raw: Readonly<Record<string, unknown>>,
+  file: string,
+  at: (path: PropertyKey[], atKey?: boolean) => { line: number; column: number },
+  overrides: ScenarioOverrides,
+): { settings: Settings; sources: Record<string, string> } {
+  const own: SettingsLayer = { origin: file, assignments: [] };
+  const where = (path: string[]): string => `${file}:${at(path, true).line}`;
+  if (scenario.seed !== undefined) own.assignments.push({ key: 'seed', value: scenario.seed, source: where(['seed']) });
+  for (const group of ['router', 'sim', 'haproxy'] as const) {
+    const written = raw[group];
+    const values = scenario[group] as Record<string, unknown> | undefined;
+    if (written === null || typeof written !== 'object' || values === undefined) continue;
+    for (const key of Object.keys(written)) own.assignments.push({ key: `${group}.${key}`, value: values[key], source: where([group, key]) });
+  }
+  // The file was validated above: what fails now came from the command line, or the file in combination.
+  return inputSettings(own, overrides, (field, message, a) => {
+    const [group, key] = a.key.split('.');
+    const pos = at(key === undefined ? [group!] : [group!, key], true);
+    throw new InputError(file, message, pos.line, field, pos.column);
   });
 }
 
 /** `routerbench run <file> --seed N [--set k=v]... [--budget '…']...`: reproduces the run exactly. */
 export function reproduceCommand(file: string, seed: number, overrides: ScenarioOverrides): string {
   const parts = ['routerbench', 'run', shellQuote(file), '--seed', String(seed)];
-  for (const [k, v] of Object.entries(overrides.set ?? {})) {
+  for (const [k, v] of Object.entries(commandLineSet(overrides))) {
     if (k === 'seed') continue;
     parts.push('--set', shellQuote(`${k}=${String(v)}`));
   }

@@ -1,5 +1,6 @@
 import { InputError } from '../eventlog/input-error.ts';
-import { coerceSettingValue, resolveSettings } from '../settings.ts';
+import { coerceSettingValue } from '../settings.ts';
+import { layerSettings } from '../settings-layers.ts';
 
 /** A setting value a grid can take: numbers from ranges and lists, strings and booleans from lists. */
 export type GridValue = number | string | boolean;
@@ -58,7 +59,7 @@ export function parseGridAxis(flag: string): GridAxis {
     const id = JSON.stringify(v);
     if (seen.has(id)) fail(`value ${String(v)} appears twice`);
     seen.add(id);
-    resolveSettings({}, { [key]: v }, undefined, (_k, message) =>
+    layerSettings([{ origin: '--grid', assignments: [{ key, value: v, source: `--grid ${key}` }] }], ({ message }) =>
       fail(message.startsWith('unknown setting') ? message : `value ${JSON.stringify(v)}: ${message}`),
     );
   }

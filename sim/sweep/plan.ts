@@ -3,6 +3,8 @@ import { InputError } from '../eventlog/input-error.ts';
 import { readInputFile } from '../eventlog/regular-file.ts';
 import { loadRunInput } from '../load-input.ts';
 import { shellQuote } from '../scenario/load-scenario.ts';
+import { coerceSettingValue } from '../settings.ts';
+import { setLayer, type SettingsLayer } from '../settings-layers.ts';
 import { pointAt, pointCount, pointSettings, type GridAxis, type GridValue } from './grid.ts';
 import type { SweepTask } from './task.ts';
 
@@ -54,6 +56,11 @@ export interface SweepEnv {
   vars: string[];
   /** What they set, as dotted `router.*` keys and text values (what `--set` takes). */
   settings: Record<string, string>;
+  /**
+   * Where each of those came from (`--env NAME=VALUE`, `--router-deployment FILE:LINE NAME=VALUE`), for
+   * the runs' setting sources. Absent in sweeps defined before sources were recorded (2026-12).
+   */
+  sources?: Record<string, string>;
 }
 
 export interface SweepRequest {
@@ -63,7 +70,7 @@ export interface SweepRequest {
   firstSeed?: number;
   set: Record<string, string>;
   /** The router env, already parsed (its warnings printed once, by the caller). */
-  routerEnv?: { deployment?: string; vars: string[]; settings: Record<string, string> };
+  routerEnv?: { deployment?: string; vars: string[]; settings: Record<string, string>; sources?: Record<string, string> };
   budgets: string[];
   statistic: Statistic;
   cost: CostModel;
@@ -83,8 +90,7 @@ export function defineSweep(req: SweepRequest): SweepDefinition {
   const statisticProblem = statisticNeeds(req.statistic, req.seeds);
   if (statisticProblem !== undefined) throw new InputError('--confidence', statisticProblem);
   const env = sweepEnvOf(req.routerEnv);
-  const set = fixedSettings(env, req.set);
-  const base = loadRunInput(req.file, { ...(req.firstSeed !== undefined && { seed: req.firstSeed }), set, budgets: req.budgets });
+  const base = loadRunInput(req.file, { ...(req.firstSeed !== undefined && { seed: req.firstSeed }), layers: pointLayers(env, req.set, [], []), budgets: req.budgets });
   const first = base.settings.seed;
   if (first + req.seeds - 1 > 2 ** 32 - 1) throw new InputError('--seeds', `seeds ${first}..${first + req.seeds - 1} run past 4294967295`);
   const points = pointCount(req.grid);
@@ -92,7 +98,7 @@ export function defineSweep(req: SweepRequest): SweepDefinition {
   for (let p = 0; p < points; p++) {
     const values = pointAt(req.grid, p);
     try {
-      loadRunInput(req.file, { seed: first, set: setOf(set, req.grid, values) });
+      loadRunInput(req.file, { seed: first, layers: pointLayers(env, req.set, req.grid, values) });
     } catch (err) {
       if (!(err instanceof InputError)) throw err;
       throw new InputError('--grid', `at ${describePoint(pointSettings(req.grid, values))}: ${err.message}`);
@@ -124,7 +130,8 @@ export function statisticNeeds(statistic: Statistic, seeds: number): string | un
 
 function sweepEnvOf(env: SweepRequest['routerEnv']): SweepEnv | undefined {
   if (env === undefined) return undefined;
-  if (env.deployment === undefined) return { vars: env.vars, settings: env.settings };
+  const sources = env.sources !== undefined && { sources: env.sources };
+  if (env.deployment === undefined) return { vars: env.vars, settings: env.settings, ...sources };
   let sha256: string;
   try {
     sha256 = sha256Of(env.deployment);
@@ -132,23 +139,30 @@ function sweepEnvOf(env: SweepRequest['routerEnv']): SweepEnv | undefined {
     if (err instanceof InputError) throw err;
     throw new InputError(env.deployment, 'cannot read the Deployment manifest');
   }
-  return { deployment: { path: env.deployment, sha256 }, vars: env.vars, settings: env.settings };
+  return { deployment: { path: env.deployment, sha256 }, vars: env.vars, settings: env.settings, ...sources };
 }
 
 function sha256Of(file: string): string {
   return createHash('sha256').update(readInputFile(file, 'a Deployment manifest')).digest('hex');
 }
 
-/** The settings every point shares: `--set` over the router env's. */
-function fixedSettings(env: SweepEnv | undefined, set: Record<string, string>): Record<string, string> {
-  return { ...env?.settings, ...set };
-}
-
-/** Those settings with a point's values laid over them, as text (what `routerbench run --set` takes). */
-export function setOf(set: Record<string, string>, grid: readonly GridAxis[], values: readonly GridValue[]): Record<string, string> {
-  const out = { ...set };
-  grid.forEach((a, i) => (out[a.key] = String(values[i])));
-  return out;
+/**
+ * A point's settings as layers over the scenario's: the router env, `--set`, then the grid point (a key is
+ * never both set and swept, so the last two do not compete). Each value keeps its source: a swept one is
+ * `--grid KEY`.
+ */
+export function pointLayers(env: SweepEnv | undefined, set: Readonly<Record<string, string>>, grid: readonly GridAxis[], values: readonly GridValue[]): SettingsLayer[] {
+  const layers: SettingsLayer[] = [];
+  if (env !== undefined) {
+    const fallback = env.deployment === undefined ? '--env' : '--router-deployment or --env';
+    layers.push({
+      origin: '--env',
+      assignments: Object.entries(env.settings).map(([key, value]) => ({ key, value: coerceSettingValue(value), source: env.sources?.[key] ?? fallback })),
+    });
+  }
+  layers.push(setLayer(set));
+  layers.push({ origin: '--grid', assignments: grid.map((a, i) => ({ key: a.key, value: values[i], source: `--grid ${a.key}` })) });
+  return layers;
 }
 
 export function runCount(def: SweepDefinition): number {
@@ -160,7 +174,7 @@ export function taskAt(def: SweepDefinition, k: number): { task: SweepTask; poin
   const n = def.seeds.length;
   const values = pointAt(def.grid, Math.floor(k / n));
   return {
-    task: { index: k, file: def.scenario.path, set: setOf(fixedSettings(def.env, def.set), def.grid, values), seed: def.seeds[k % n]!, budgets: def.extraBudgets },
+    task: { index: k, file: def.scenario.path, layers: pointLayers(def.env, def.set, def.grid, values), seed: def.seeds[k % n]!, seeds: n, budgets: def.extraBudgets },
     point: pointSettings(def.grid, values),
   };
 }

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, expect, test } from 'vitest';
 import { writeFileAtomic } from '../cli/write-outputs.ts';
 import { InputError } from '../eventlog/input-error.ts';
+import { flattenLayers } from '../settings-layers.ts';
 import { executeSweep, inThreadExecutor, poolExecutor, type SweepExecutor } from './execute.ts';
 import { parseGrid } from './grid.ts';
 import { mergeSweepDirs } from './merge.ts';
@@ -60,7 +61,7 @@ test('the grid point wins over the env for the keys it sweeps; --set wins over t
 
   const def = defineSweep({ ...request, routerEnv: maxDyn2, set: { 'router.maxDynamicServers': '5' } });
   const { task } = taskAt(def, 0);
-  expect(task.set).toEqual({ 'router.maxDynamicServers': '5', 'router.blueprintPoolSize': '11' });
+  expect(flattenLayers(task.layers)).toEqual({ 'router.maxDynamicServers': 5, 'router.blueprintPoolSize': 11 });
 });
 
 test('a deployment is recorded by path and SHA-256; shards with the env merge into the bytes of one sweep', async () => {

@@ -21,6 +21,7 @@ export const SweepDefinitionSchema = z.strictObject({
       deployment: z.strictObject({ path: z.string(), sha256: z.string() }).optional(),
       vars: z.array(z.string()),
       settings: z.record(z.string(), z.string()),
+      sources: z.record(z.string(), z.string()).optional(),
     })
     .optional(),
   budgets: z.array(z.string()),

@@ -6,6 +6,7 @@ import { inputErrorData, type InputErrorData } from '../parallel/run-task.ts';
 import type { OutputRecord } from '../output/records.ts';
 import { runOne } from '../run.ts';
 import type { Settings } from '../settings.ts';
+import type { SettingsLayer } from '../settings-layers.ts';
 import type { GridValue } from './grid.ts';
 
 /** One run of a sweep: everything a worker needs, as plain data (it crosses a thread boundary). */
@@ -14,12 +15,14 @@ export interface SweepTask {
   index: number;
   file: string;
   /**
-   * Every setting the command line gives this run, resolved in the main thread: the router env's settings
-   * (`--router-deployment`, `--env`), `--set` over them, the grid point's values over both. Workers never
-   * parse the env again (so its warnings print once).
+   * Every setting the command line gives this run, as layers resolved in the main thread (plan.ts
+   * pointLayers): the router env's settings (`--router-deployment`, `--env`), `--set` over them, the grid
+   * point's values over both. Workers never parse the env again (so its warnings print once).
    */
-  set: Record<string, string>;
+  layers: SettingsLayer[];
   seed: number;
+  /** How many seeds each point runs (`--seeds`): the seed's source. */
+  seeds: number;
   /** `--budget` flags (the scenario's own budgets come with the file). */
   budgets: string[];
 }
@@ -49,7 +52,8 @@ export interface RunRow {
 
 /** Runs one task in this thread. Deterministic: the same task gives the same row. */
 export function runSweepTask(task: SweepTask, point: Record<string, GridValue>): RunRow {
-  const input = loadRunInput(task.file, { seed: task.seed, set: task.set, budgets: task.budgets });
+  const seed: SettingsLayer = { origin: '--seeds', assignments: [{ key: 'seed', value: task.seed, source: `--seeds ${task.seeds}` }] };
+  const input = loadRunInput(task.file, { layers: [...task.layers, seed], budgets: task.budgets });
   const routes = new PeakRoutes();
   const { report } = runOne(input, undefined, [routes]);
   const metrics: Record<string, number | null> = {};
