@@ -66,6 +66,7 @@ export function createReportProjection(header: OutputHeader) {
         budgets: [],
         pass: violations.length === 0,
         reproduce: header.reproduce,
+        ...(header.settingSources !== undefined && { settingSources: { ...header.settingSources } }),
       };
     },
   };

@@ -104,6 +104,14 @@ export interface Report {
   pass: boolean;
   reproduce: string;
   /**
+   * Every setting's source by dotted key, in the order settings print (`seed`, `router.*`, `sim.*`,
+   * `haproxy.*`): `default`, `FILE:LINE` (a scenario key, or an event log's header line 1),
+   * `--router-deployment FILE:LINE NAME=VALUE`, `--env NAME=VALUE`, `--set KEY=VALUE`, `--seed N`,
+   * `--strategies LIST` (compare), `--grid KEY` and `--seeds N` (sweep). Copied from the output log's
+   * header; a log written before sources were recorded (2026-12) gives a report without them.
+   */
+  settingSources?: Record<string, string>;
+  /**
    * With `run --baseline`: the comparison, whose regressions count in `pass`. `routerbench report` rebuilds a
    * report from its output log alone, so it never has one.
    */

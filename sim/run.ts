@@ -43,6 +43,7 @@ export function headerOf(input: RunInput, options: RunOptions = {}): OutputHeade
     seed: input.settings.seed,
     strategy: input.settings.router.strategy,
     settings: input.settings as unknown as Record<string, unknown>,
+    ...(input.settingSources !== undefined && { settingSources: input.settingSources }),
     budgets: input.budgets,
     reproduce: input.reproduce,
     ...(input.cluster !== undefined && { cluster: input.cluster }),

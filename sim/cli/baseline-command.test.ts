@@ -114,9 +114,19 @@ events:
   };
   const exitCode = process.exitCode;
   try {
+    // The same report but for the setting's source, which names the flag (or the manifest's line 8).
+    const sourceless = (text: string): { text: string; source: string | undefined } => {
+      const r = JSON.parse(text) as { settingSources?: Record<string, string> };
+      const source = r.settingSources?.['router.maxDynamicServers'];
+      delete r.settingSources;
+      return { text: JSON.stringify(r), source };
+    };
     const bySet = await update('by-set', '--set', 'router.maxDynamicServers=3');
-    expect(await update('by-env', '--env', 'ROUTER_MAX_DYNAMIC_SERVERS=3')).toBe(bySet);
-    expect(await update('by-deployment', '--router-deployment', deployment)).toBe(bySet);
+    const byEnv = sourceless(await update('by-env', '--env', 'ROUTER_MAX_DYNAMIC_SERVERS=3'));
+    const byDeployment = sourceless(await update('by-deployment', '--router-deployment', deployment));
+    expect(byEnv).toEqual({ text: sourceless(bySet).text, source: '--env ROUTER_MAX_DYNAMIC_SERVERS=3' });
+    expect(byDeployment).toEqual({ text: sourceless(bySet).text, source: `--router-deployment ${deployment}:8 ROUTER_MAX_DYNAMIC_SERVERS=3` });
+    expect(sourceless(bySet).source).toBe('--set router.maxDynamicServers=3');
     // The setting took effect: with 3 slots the scale-up reloads, with the default 5 it does not.
     const reloads = (text: string): unknown => (JSON.parse(text) as { reloads: { total: number } }).reloads.total;
     expect(reloads(bySet)).toBe(2);

@@ -55,6 +55,22 @@ describe('readOutputLog', () => {
     expect(runReport.reloads.total).toBe(2);
   });
 
+  it("carries the header's setting sources into the report; a header without them (older logs) gives a report without them", () => {
+    const { header } = readOutputLog(written);
+    expect(header.settingSources).toEqual(runReport.settingSources);
+    // route-burst.yaml writes `strategy: dcm-slots` on the line found here, and no sim.invariants.
+    const strategyLine = readFileSync(SCENARIO, 'utf8').split('\n').indexOf('  strategy: dcm-slots') + 1;
+    expect(runReport.settingSources?.['router.strategy']).toBe(`${SCENARIO}:${strategyLine}`);
+    expect(runReport.settingSources?.['sim.invariants']).toBe('default');
+
+    const { settingSources: _, ...older } = HEADER;
+    const old = readOutputLog(log([JSON.stringify(older), ...LINES.slice(1)]));
+    const report = projectReport(old.header, old.records);
+    expect(Object.hasOwn(report, 'settingSources')).toBe(false);
+    const { settingSources: __, ...rest } = judge(report, old.header.budgets);
+    expect(JSON.stringify({ ...rest, settingSources: runReport.settingSources })).toBe(JSON.stringify(runReport));
+  });
+
   it('reads every record type of the output log, optional fields included', () => {
     const header = JSON.stringify({ ...HEADER, budgets: ['reloads.total <= 1'] });
     const records: OutputRecord[] = [

@@ -89,6 +89,7 @@ const HeaderSchema = z.strictObject({
   seed: z.number().int().nonnegative(),
   strategy: z.string(),
   settings: z.record(z.string(), z.unknown()),
+  settingSources: z.record(z.string(), z.string()).optional(),
   budgets: z.array(z.string()),
   reproduce: z.string(),
   // The run's cluster definition, kept for whoever reads the log; the report does not fold it.

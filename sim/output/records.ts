@@ -19,6 +19,12 @@ export interface OutputHeader {
   strategy: string;
   /** The fully resolved settings of the run (after defaults, scenario, --set and --env). */
   settings: Record<string, unknown>;
+  /**
+   * Where each setting's value came from, by dotted key (`router.maxDynamicServers` →
+   * `--env ROUTER_MAX_DYNAMIC_SERVERS=3`; sim/settings-layers.ts). Absent in logs written before it was
+   * recorded (2026-12): their reports have none either.
+   */
+  settingSources?: Record<string, string>;
   /** Budgets to judge the run by, as `path op number` strings (e.g. `reloads.total <= 2`). */
   budgets: string[];
   /** The command that reproduces this run exactly. */
