@@ -8,6 +8,7 @@ import { loadRunInput } from '../load-input.ts';
 import { setLayer, type SettingsLayer } from '../settings-layers.ts';
 import { runOne } from '../run.ts';
 import { EXIT } from './exit-codes.ts';
+import { explainSettings, explanationsJson, renderExplanations } from './explain-settings.ts';
 import { withStderrProgress } from './run-progress.ts';
 import { buildOverrides } from './run-command.ts';
 import type { TraceName } from '../output/records.ts';
@@ -22,6 +23,7 @@ interface CompareOptions {
   json?: boolean;
   progress?: boolean;
   trace?: TraceName[];
+  explainSettings?: boolean;
 }
 
 function parseStrategies(value: string): StrategyName[] {
@@ -47,17 +49,27 @@ export function registerCompareCommand(program: Command): Command {
     .option('--trace <what>', 'as with run (runtime: every runtime command recorded one by one); compare writes no output log, and its reports are the same either way', collectTrace)
     .option('--json', 'print the reports as JSON')
     .option('--no-progress', 'no progress output on stderr while a long run replays')
+    .option('--explain-settings', "print each strategy's settings, their values and sources, as run does, and exit 0 without running")
     .action((file: string, opts: CompareOptions) => {
       if (opts.set?.['router.strategy'] !== undefined) throw new InputError('--set', 'compare runs every strategy of --strategies: router.strategy cannot be set too');
       // The router's env may name a config manager; compare still runs each strategy it is asked for.
       const overrides = buildOverrides(opts);
-      const reports = opts.strategies.map((strategy) => {
+      // Every run's input is loaded (and checked) before any runs.
+      const inputs = opts.strategies.map((strategy) => {
         // --strategies is the top layer: it wins over a config manager the env names.
         const { set, ...rest } = overrides;
         const strategies: SettingsLayer = { origin: '--strategies', assignments: [{ key: 'router.strategy', value: strategy, source: `--strategies ${opts.strategies.join(',')}` }] };
-        const input = loadRunInput(file, { ...rest, layers: [...(rest.layers ?? []), setLayer(set ?? {}), strategies] });
-        return withStderrProgress(`${input.name} under ${strategy}`, opts.progress !== false, (observers) => runOne(input, undefined, observers, opts.trace === undefined ? {} : { trace: opts.trace }).report);
+        return { strategy, input: loadRunInput(file, { ...rest, layers: [...(rest.layers ?? []), setLayer(set ?? {}), strategies] }) };
       });
+      if (opts.explainSettings) {
+        const explanations = inputs.map(({ strategy, input }) => explainSettings(input, `${input.name} under ${strategy}`));
+        process.stdout.write(opts.json ? explanationsJson(explanations) : renderExplanations(explanations));
+        process.exitCode = EXIT.pass;
+        return;
+      }
+      const reports = inputs.map(({ strategy, input }) =>
+        withStderrProgress(`${input.name} under ${strategy}`, opts.progress !== false, (observers) => runOne(input, undefined, observers, opts.trace === undefined ? {} : { trace: opts.trace }).report),
+      );
       if (opts.json) process.stdout.write(JSON.stringify(reports, null, 2) + '\n');
       else {
         process.stdout.write(renderCompareTable(reports));

@@ -23,6 +23,7 @@ import { RUN_WORKER } from '../parallel/worker-url.ts';
 import type { RunInput } from '../run-input.ts';
 import { baselineFile, readBaseline } from './baseline-files.ts';
 import { EXIT } from './exit-codes.ts';
+import { explainSettings, explanationsJson, renderExplanations } from './explain-settings.ts';
 import { outputDirNames } from './output-dir-names.ts';
 import { withStderrProgress } from './run-progress.ts';
 import type { TraceName } from '../output/records.ts';
@@ -42,6 +43,7 @@ interface RunOptions {
   /** false with --no-progress. */
   progress?: boolean;
   trace?: TraceName[];
+  explainSettings?: boolean;
 }
 
 export function registerRunCommand(program: Command): Command {
@@ -60,6 +62,10 @@ export function registerRunCommand(program: Command): Command {
     .option('--trace <what>', TRACE_HELP, collectTrace)
     .option('--json', 'print the report(s) as JSON instead of the table')
     .option('--no-progress', 'no progress output on stderr (a single long run shows events replayed and events/s)')
+    .option(
+      '--explain-settings',
+      'print every setting, its value and its source (default, FILE:LINE of a scenario key or event log header, --router-deployment FILE:LINE NAME=VALUE, --env, --set, --seed) and exit 0 without running; with --json as JSON',
+    )
     .action(async (inputs: string[], opts: RunOptions) => {
       process.exitCode = await runCommand(inputs, opts);
     });
@@ -81,6 +87,11 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
   // Load and validate every input before running anything: a bad file fails fast and writes nothing.
   const files = expandInputPaths(paths);
   const inputs = files.map((p) => loadRunInput(p, overrides));
+  if (opts.explainSettings) {
+    const explanations = inputs.map((i) => explainSettings(i));
+    process.stdout.write(opts.json ? explanationsJson(explanations) : renderExplanations(explanations));
+    return EXIT.pass;
+  }
   const names = outputDirNames(inputs);
   const single = inputs.length === 1;
   // Baselines are read before any run too: a wrong one should not cost the runs first.

@@ -6,7 +6,9 @@ import { InputError } from '../eventlog/input-error.ts';
 import { executeSweep, inThreadExecutor, poolExecutor } from '../sweep/execute.ts';
 import { parseGrid } from '../sweep/grid.ts';
 import { buildSweepResult } from '../sweep/outputs.ts';
-import { DEFAULT_COST_MODEL, defineSweep, parseShard, shardTasks, statisticNeeds, type Statistic, type SweepRequest } from '../sweep/plan.ts';
+import { DEFAULT_COST_MODEL, defineSweep, parseShard, shardTasks, statisticNeeds, type Statistic, type SweepDefinition, type SweepRequest } from '../sweep/plan.ts';
+import { EXIT } from './exit-codes.ts';
+import { explainSweep, explanationsJson, renderExplanations } from './explain-settings.ts';
 import { registerMergeCommand } from './merge-command.ts';
 import { buildOverrides } from './run-command.ts';
 import { collectList, collectSet, parseSeed } from './scenario-options.ts';
@@ -34,6 +36,7 @@ interface SweepOptions {
   json?: boolean;
   progress?: boolean;
   singleThreadedV8?: boolean;
+  explainSettings?: boolean;
 }
 
 /** `sweep` and its companion `merge` (one entry in main.ts's command list). */
@@ -66,6 +69,7 @@ export function registerSweepCommand(program: Command): Command {
     .option('--bytes-per-server <n>', `memory estimate per empty slot server (default ${DEFAULT_COST_MODEL.perServerBytes})`, parseWhole('--bytes-per-server'))
     .option('--json', 'print sweep.json instead of the summary')
     .option('--no-progress', 'no progress output on stderr')
+    .option('--explain-settings', "print the sweep's settings, their values (a swept key: the grid's values; the seed: the seeds) and sources, as run does, and exit 0 without running")
     .option(
       '--no-single-threaded-v8',
       "keep V8's GC and compiler helper threads; by default a sweep with a worker on every core runs under node --single-threaded (with a smaller inlining budget, as each worker compiles its own code), as they would only compete with the workers",
@@ -82,28 +86,37 @@ export async function sweepCommand(file: string, opts: SweepOptions): Promise<nu
   const statistic: Statistic = opts.confidence !== undefined ? { kind: 'confidence', level: opts.confidence } : { kind: 'quantile', q: opts.quantile ?? 0.95 };
   const statisticProblem = statisticNeeds(statistic, opts.seeds);
   if (statisticProblem !== undefined) throw new InputError('--confidence', statisticProblem);
+  // What the sweep is, from the flags: the grid, the router env (parsed once, here, by run's own code, so
+  // its warnings print once), every point checked.
+  const define = (): SweepDefinition => {
+    const grid = parseGrid(opts.grid ?? []);
+    const routerEnv = opts.env === undefined && opts.routerDeployment === undefined ? undefined : sweepRouterEnv(opts.env, opts.routerDeployment);
+    return defineSweep({
+      file,
+      grid,
+      seeds: opts.seeds,
+      ...(opts.seed !== undefined && { firstSeed: opts.seed }),
+      set: opts.set ?? {},
+      ...(routerEnv !== undefined && { routerEnv }),
+      budgets: opts.budget ?? [],
+      statistic,
+      cost: {
+        perBackendBytes: opts.bytesPerBackend ?? DEFAULT_COST_MODEL.perBackendBytes,
+        perServerBytes: opts.bytesPerServer ?? DEFAULT_COST_MODEL.perServerBytes,
+      },
+    });
+  };
+  if (opts.explainSettings) {
+    const e = explainSweep(define());
+    process.stdout.write(opts.json ? explanationsJson([e]) : renderExplanations([e]));
+    return EXIT.pass;
+  }
   if (opts.singleThreadedV8 !== false && wantsSingleThreadedV8(opts.workers ?? availableParallelism()) && !runsSingleThreadedV8()) {
     return rerunSingleThreadedV8();
   }
   const shard = opts.shard === undefined ? undefined : parseShard(opts.shard);
   if (shard !== undefined && opts.out === undefined) throw new InputError('--shard', 'a shard is only useful written out: give --out DIR for routerbench merge');
-  const grid = parseGrid(opts.grid ?? []);
-  // Parsed once, here, by run's own code (its warnings print once); every run gets the resolved settings.
-  const routerEnv = opts.env === undefined && opts.routerDeployment === undefined ? undefined : sweepRouterEnv(opts.env, opts.routerDeployment);
-  const def = defineSweep({
-    file,
-    grid,
-    seeds: opts.seeds,
-    ...(opts.seed !== undefined && { firstSeed: opts.seed }),
-    set: opts.set ?? {},
-    ...(routerEnv !== undefined && { routerEnv }),
-    budgets: opts.budget ?? [],
-    statistic,
-    cost: {
-      perBackendBytes: opts.bytesPerBackend ?? DEFAULT_COST_MODEL.perBackendBytes,
-      perServerBytes: opts.bytesPerServer ?? DEFAULT_COST_MODEL.perServerBytes,
-    },
-  });
+  const def = define();
   const positions = shardTasks(def, shard);
   const workers = Math.min(opts.workers ?? availableParallelism(), positions.length);
   // In this thread, a turn of the event loop between runs lets Ctrl-C through.

@@ -1,7 +1,7 @@
 import { knownMetricPaths, metricAt } from '../../reports/budgets.ts';
 import { BlueprintPool } from '../../core/dcm/pool.ts';
 import { InputError } from '../eventlog/input-error.ts';
-import { loadRunInput } from '../load-input.ts';
+import { loadRunInput, type InputOverrides } from '../load-input.ts';
 import { inputErrorData, type InputErrorData } from '../parallel/run-task.ts';
 import type { OutputRecord } from '../output/records.ts';
 import { runOne } from '../run.ts';
@@ -52,8 +52,7 @@ export interface RunRow {
 
 /** Runs one task in this thread. Deterministic: the same task gives the same row. */
 export function runSweepTask(task: SweepTask, point: Record<string, GridValue>): RunRow {
-  const seed: SettingsLayer = { origin: '--seeds', assignments: [{ key: 'seed', value: task.seed, source: `--seeds ${task.seeds}` }] };
-  const input = loadRunInput(task.file, { layers: [...task.layers, seed], budgets: task.budgets });
+  const input = loadRunInput(task.file, sweepTaskOverrides(task));
   const routes = new PeakRoutes();
   const { report } = runOne(input, undefined, [routes]);
   const metrics: Record<string, number | null> = {};
@@ -66,6 +65,12 @@ export function runSweepTask(task: SweepTask, point: Record<string, GridValue>):
     pass: report.pass,
     reproduce: report.reproduce,
   };
+}
+
+/** What a task lays over the scenario: its layers, and its seed (from `--seeds`) on top. */
+export function sweepTaskOverrides(task: SweepTask): InputOverrides {
+  const seed: SettingsLayer = { origin: '--seeds', assignments: [{ key: 'seed', value: task.seed, source: `--seeds ${task.seeds}` }] };
+  return { layers: [...task.layers, seed], budgets: task.budgets };
 }
 
 /** Pool backends and empty slot servers the rendered configuration carries, as core/haproxy/render.ts renders them. */
