@@ -1,33 +1,30 @@
 import { readEventLogFile } from '../sim/eventlog/event-log-reader.ts';
 import { FileLineCursor } from '../sim/eventlog/line-source.ts';
 import { benchChurnLogPath } from './churn-log.ts';
-
-const USAGE = `usage: tsx bench/read-log.ts [log.jsonl] [runs, default 5] [--json]
-
-Times reading an event log alone, nothing simulated, two ways:
-  plain      split into lines and JSON.parse each (the floor any replay of the file pays; the benchmark's
-             "× reading alone" ratios divide by this)
-  validated  the event log reader: every line parsed and checked as \`run\` checks it
-Best of the runs. --json prints one JSON line (lines, linesPerSecond of each, peak RSS) instead of the text.
-Without a log, the cached four-hour bench churn log (npm run bench writes it).`;
+import { benchCommand, parseBenchArgs } from './lib/cli.ts';
 
 /**
- * CPU time is printed next to wall time because on a shared machine wall time also measures the
- * neighbours; the best of several runs is the figure to compare.
+ * Times reading an event log alone, nothing simulated. CPU time is printed next to wall time because on a
+ * shared machine wall time also measures the neighbours; the best of several runs is the figure to compare.
  */
-const args = process.argv.slice(2);
-if (args.includes('--help') || args.includes('-h')) {
-  console.log(USAGE);
-  process.exit(0);
-}
-const json = args.includes('--json');
-const [fileArg, runsArg] = args.filter((a) => a !== '--json');
-if (fileArg?.startsWith('--') || (runsArg !== undefined && !/^\d+$/.test(runsArg))) {
-  console.error(USAGE);
+const cli = parseBenchArgs(
+  benchCommand(
+    'read-log.ts',
+    'times reading an event log alone, two ways: plain (split into lines and JSON.parse each: the floor any replay of the file pays, and what the replay benchmark\'s ratios divide by) and validated (the event log reader, every line checked as `run` checks it)',
+    'per run and mode: lines, wall and CPU time, lines/s; the best of the runs; peak RSS. With --json one JSON line instead: lines, plainLinesPerSecond, validatedLinesPerSecond, peakRssMiB.',
+  )
+    .argument('[log]', 'the event log (default: the cached four-hour bench churn log, which npm run bench writes)')
+    .argument('[runs]', 'runs of each mode (default 5)')
+    .option('--json', 'print one JSON line'),
+);
+const [fileArg, runsArg] = cli.args as [string | undefined, string | undefined];
+if (runsArg !== undefined && !/^[1-9]\d*$/.test(runsArg)) {
+  console.error(`error: runs is a positive integer (got '${runsArg}')`);
   process.exit(2);
 }
+const json = cli.opts<{ json?: boolean }>().json === true;
 const file = fileArg || benchChurnLogPath();
-const runs = Math.max(1, Number(runsArg) || 5);
+const runs = Number(runsArg ?? 5);
 
 /** Reading a field of each value keeps the loop from doing less than a real consumer would. */
 function readPlain(): { lines: number; last: number } {

@@ -2,30 +2,26 @@ import { rmSync, statSync } from 'node:fs';
 import { loadRunInput } from '../sim/load-input.ts';
 import { JsonlFileSink, nullSink } from '../sim/output/output-sink.ts';
 import { headerOf, runOne } from '../sim/run.ts';
+import { benchCommand, parseBenchArgs, strategiesOf } from './lib/cli.ts';
 
-const USAGE = `usage: tsx bench/replay.ts <log.jsonl> <strategy> [--out <output.jsonl>] [--trace runtime] [--keep]
-
-One replay in its own process, so peak RSS belongs to this strategy alone; prints one JSON line (events,
-wall time, events/s, peak RSS, reloads, runtime commands, and with --out the output log's size and the
-input's). With --out the output log is written as \`run --out\` writes it (compact unless --trace runtime)
-and the time includes writing it; it is removed afterwards unless --keep.`;
-
-const args = process.argv.slice(2);
-if (args.includes('--help') || args.includes('-h')) {
-  console.log(USAGE);
-  process.exit(0);
-}
-const take = (flag: string): string | undefined => {
-  const i = args.indexOf(flag);
-  return i < 0 ? undefined : args.splice(i, 2)[1];
-};
-const out = take('--out');
-const trace = take('--trace');
-const keepAt = args.indexOf('--keep');
-const keep = keepAt >= 0 && args.splice(keepAt, 1).length === 1;
-const [file, strategy] = args as [string | undefined, string | undefined];
-if (file === undefined || strategy === undefined || args.length !== 2 || (trace !== undefined && trace !== 'runtime')) {
-  console.error(USAGE);
+/** One replay in its own process, so peak RSS belongs to this strategy alone. */
+const cli = parseBenchArgs(
+  benchCommand(
+    'replay.ts',
+    'replays an event log under one strategy, invariants checked at the end only; with --out the output log is written as `run --out` writes it (compact unless --trace runtime), the time includes writing it, and it is removed afterwards unless --keep',
+    'one JSON line: events, wall time, events/s, simulated/wall, peak RSS, reloads, reload requests by reason, runtime API commands; with --out the output log\'s size and the input\'s',
+  )
+    .argument('<log>', 'an event log (.jsonl) or a scenario')
+    .argument('<strategy>', 'reload-always, dcm-slots or dcm-add-del')
+    .option('--out <file>', 'write the output log here')
+    .option('--trace <what>', 'runtime: every runtime command in the output log, as `run --trace runtime`')
+    .option('--keep', 'keep the output log'),
+);
+const [file, strategy] = cli.args as [string, string];
+strategiesOf([strategy], []);
+const { out, trace, keep } = cli.opts<{ out?: string; trace?: string; keep?: boolean }>();
+if (trace !== undefined && trace !== 'runtime') {
+  console.error(`error: --trace takes runtime (got '${trace}')`);
   process.exit(2);
 }
 // Invariants are checked once, at the end: the benchmark measures the simulation, not the checker.
@@ -37,7 +33,7 @@ const { report } = runOne(input, sink, [], options);
 sink.commit();
 const wallMs = performance.now() - t0;
 const outputBytes = out === undefined ? undefined : statSync(out).size;
-if (out !== undefined && !keep) rmSync(out);
+if (out !== undefined && keep !== true) rmSync(out);
 process.stdout.write(
   JSON.stringify({
     strategy,

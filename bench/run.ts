@@ -2,55 +2,43 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { InvalidArgumentError } from 'commander';
 import { benchLog, type BenchLogName } from './churn-log.ts';
+import { benchCommand, intIn, parseBenchArgs, strategiesOf } from './lib/cli.ts';
 
-const USAGE = `usage: npm run bench -- [--rounds N] [--logs churn,day] [--flat] [--one-core] [strategy...]
-
-Replays the bench event logs under each strategy (default: reload-always, dcm-slots, dcm-add-del), one
-process per replay, writing the compact output log as \`run --out\` does, and prints per log and strategy:
-events/s; the ratio to reading the same file alone (split into lines and JSON.parse, bench/read-log.ts),
-measured in the same round just before; output.jsonl size ÷ the input's; peak RSS. Best of N rounds.
-
-  --rounds N   rounds per log (default 3); on a shared machine other load only ever slows a replay down,
-               so the best round is the figure closest to the program's own speed
-  --logs LIST  which logs: churn (1M events over 4 busy hours), day (a saturated day: 1M events over 24 h,
-               ~2,000 routes, the router reloading back to back); default both
-  --flat       also replays the saturated day stretched to 3 days (3M events) once per strategy, and prints
-               its peak RSS beside the 1-day figure: memory must not grow with the log
-  --one-core   pin each process to CPU 0 with taskset (V8's GC and compiler threads then share that core)
-
-The logs are generated deterministically on first use and cached in ${tmpdir()}.
-Not part of the tests: timings are measured here only.`;
-
-const argv = process.argv.slice(2);
-if (argv.includes('--help') || argv.includes('-h')) {
-  console.log(USAGE);
-  process.exit(0);
-}
-const take = (flag: string): string | undefined => {
-  const i = argv.indexOf(flag);
-  return i < 0 ? undefined : argv.splice(i, 2)[1];
-};
-const flag = (name: string): boolean => {
-  const i = argv.indexOf(name);
-  return i >= 0 && argv.splice(i, 1).length === 1;
-};
-const roundsArg = take('--rounds');
-const rounds = roundsArg === undefined ? 3 : Math.max(1, Number(roundsArg) || 1);
-const logs = (take('--logs') ?? 'churn,day').split(',') as BenchLogName[];
-const flat = flag('--flat');
-const oneCore = flag('--one-core');
-const unknown = argv.find((a) => a.startsWith('-'));
-if (unknown !== undefined || logs.some((l) => l !== 'churn' && l !== 'day')) {
-  console.error(unknown !== undefined ? `unknown option ${unknown}` : `--logs takes churn and/or day`);
-  console.error(USAGE.split('\n')[0]);
-  process.exit(2);
-}
+/**
+ * `npm run bench`: the replay benchmark. Not part of the tests: timings are measured here only. On a
+ * shared machine other load only ever slows a replay down, so the best of several rounds is the figure
+ * closest to the program's own speed; the ratio to reading the same file alone is taken against a read
+ * measured in the same round, just before, so that both see the same machine.
+ */
+const cli = parseBenchArgs(
+  benchCommand(
+    'run.ts',
+    `replays the bench event logs under each strategy, one process per replay, writing the compact output log as \`run --out\` does (logs generated deterministically on first use and cached in ${tmpdir()})`,
+    'per log and strategy, best of the rounds: events/s; the ratio to reading the same file alone (split into lines and JSON.parse, bench/read-log.ts) measured in the same round; output.jsonl size ÷ the input size; peak RSS; reloads and runtime API commands. With --flat, peak RSS at 1M against 3M events.',
+  )
+    .argument('[strategy...]', 'strategies to replay (default: reload-always, dcm-slots, dcm-add-del)')
+    .option('--rounds <n>', 'rounds per log; the best is shown', intIn(1, 100), 3)
+    .option('--logs <list>', 'churn (1M events over 4 busy hours), day (a saturated day: 1M events over 24 h, ~2,000 routes, reloads back to back), or both', parseLogs, ['churn', 'day'])
+    .option('--flat', 'also replay the saturated day stretched to 3 days (3M events) once per strategy: peak RSS must not grow with the log')
+    .option('--one-core', 'pin each process to CPU 0 with taskset (V8\'s GC and compiler threads then share that core)'),
+);
+const opts = cli.opts<{ rounds: number; logs: BenchLogName[]; flat?: boolean; oneCore?: boolean }>();
+const { rounds, logs } = opts;
+const flat = opts.flat === true;
+const oneCore = opts.oneCore === true;
 if (oneCore && spawnSync('taskset', ['-c', '0', 'true']).status !== 0) {
   console.error('--one-core needs taskset (util-linux) and CPU 0');
   process.exit(2);
 }
-const strategies = argv.length > 0 ? argv : ['reload-always', 'dcm-slots', 'dcm-add-del'];
+const strategies = strategiesOf(cli.args, ['reload-always', 'dcm-slots', 'dcm-add-del']);
+
+function parseLogs(value: string): BenchLogName[] {
+  const names = value.split(',');
+  if (names.length === 0 || names.some((n) => n !== 'churn' && n !== 'day')) throw new InvalidArgumentError('churn, day or churn,day');
+  return names as BenchLogName[];
+}
 const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
 
 function tsxJson<T>(script: string, args: string[]): T {
