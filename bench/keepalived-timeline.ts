@@ -6,7 +6,8 @@
  * every node (the others' configurations never list it: no regeneration), freezes each `node.stall` node's
  * VRRP process (SIGSTOP, then SIGCONT after `durationMs`), cuts nodes off at `network.partition` (bridge
  * ports; see partitionSteps) until `network.heal`, makes a tracked script fail at `script.fail` (each script
- * tests a flag file, created then, removed at `script.recover`), and prints, in seconds from the start, every advert
+ * tests a flag file, created then, removed at `script.recover`), takes the node's carrier away at `link.down`
+ * (its bridge port goes down) until `link.up`, and prints, in seconds from the start, every advert
  * and every burst of gratuitous ARPs seen on the bridge and every VIP added or removed, then each node's last log lines. Other events of the
  * scenario are not applied.
  *
@@ -118,7 +119,9 @@ try {
     ),
     ...partitionSteps(events),
     ...events.flatMap((e) =>
-      e.type === 'script.fail' || e.type === 'script.recover'
+      e.type === 'link.down' || e.type === 'link.up'
+        ? [{ atS: e.at / 1000, text: `${e.node}: carrier ${e.type === 'link.down' ? 'lost' : 'back'}`, act: () => (e.type === 'link.down' ? cluster.carrierDown(e.node) : cluster.carrierUp(e.node)) }]
+        : e.type === 'script.fail' || e.type === 'script.recover'
         ? [{ atS: e.at / 1000, text: `${e.node}: ${e.script} ${e.type === 'script.fail' ? 'fails' : 'recovers'}`, act: () => (e.type === 'script.fail' ? writeFileSync(scriptFlag(e.node, e.script), '') : rmSync(scriptFlag(e.node, e.script), { force: true })) }]
         : [],
     ),

@@ -20,6 +20,11 @@ export type InputEvent =
    */
   | { at: number; type: 'script.fail' | 'script.recover'; node: string; script: string }
   /**
+   * The node's network link loses carrier (cable, switch port, NIC): nothing reaches it or leaves it, and
+   * keepalived, told by the kernel, puts its instances in FAULT; `link.up` restores both.
+   */
+  | { at: number; type: 'link.down' | 'link.up'; node: string }
+  /**
    * A node (its keepalived) joins the cluster with this primary IP. Its keepalived.conf may set its own
    * `priority` on every instance (else the instance's or the cluster's default, or ipfailover's draw) and its
    * own preemption (`preempt` false = nopreempt, `preemptDelayMs` = preempt_delay; else the instance's).
@@ -52,6 +57,8 @@ export const INPUT_EVENT_TYPES: readonly InputEventType[] = [
   'router.recover',
   'script.fail',
   'script.recover',
+  'link.down',
+  'link.up',
   'node.join',
   'node.leave',
   'node.stall',

@@ -19,7 +19,7 @@ import type { FailoverIncident, Report } from './report.ts';
  * - splitBrainMs: summed over VIPs, time with two or more live masters.
  * - flaps: MASTER → BACKUP transitions.
  */
-const TAKEOVER_FAULTS = new Set(['node.fail', 'node.shutdown', 'node.leave', 'node.stall', 'router.fail', 'script.fail']);
+const TAKEOVER_FAULTS = new Set(['node.fail', 'node.shutdown', 'node.leave', 'node.stall', 'router.fail', 'script.fail', 'link.down']);
 
 interface VipAcc {
   vrid: number;
@@ -142,7 +142,7 @@ export function createFailoverProjection(): { add(r: OutputRecord): void; result
                 excluded: new Set(v.masters),
                 wanted: null,
               });
-          } else if (r.event === 'node.recover' || r.event === 'router.recover' || r.event === 'script.recover' || r.event === 'node.join') {
+          } else if (r.event === 'node.recover' || r.event === 'router.recover' || r.event === 'script.recover' || r.event === 'link.up' || r.event === 'node.join') {
             // A handover from a live master, not the initial election.
             for (const [vip, v] of vips)
               if (v.masters.size > 0 && !v.masters.has(r.subject))

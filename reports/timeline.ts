@@ -46,6 +46,8 @@ const FAULT_EVENTS: ReadonlySet<InputEventType> = new Set<InputEventType>([
   'router.recover',
   'script.fail',
   'script.recover',
+  'link.down',
+  'link.up',
   'network.partition',
   'network.heal',
   'node.join',

@@ -80,6 +80,10 @@ export class ClusterSim {
           this.emit({ atUs: this.scheduler.nowUs, type: 'warning', message: `${e.type}: node '${e.node}' tracks no script '${e.script}'; ignored` });
         }
         return;
+      case 'link.down':
+      case 'link.up':
+        if (node) w.setCarrier(node, e.type === 'link.up', e.type);
+        return;
       case 'node.stall':
         if (node) w.stallNode(node, msToUs(e.durationMs));
         return;

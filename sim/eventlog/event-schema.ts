@@ -73,6 +73,8 @@ export const InputEventSchema = z.discriminatedUnion('type', [
   nodeEvent('router.recover'),
   scriptEvent('script.fail'),
   scriptEvent('script.recover'),
+  nodeEvent('link.down'),
+  nodeEvent('link.up'),
   z
     .object({
       at,

@@ -62,6 +62,8 @@ export const DROPPED = -1;
 export class Network {
   private links: Link[][] = [];
   private names: string[] = [];
+  /** By node: its link has no carrier (link.down): nothing leaves or reaches it, whatever the rules say. */
+  private readonly noCarrier: boolean[] = [];
   readonly rules: FaultRule[] = [];
 
   constructor(
@@ -73,6 +75,7 @@ export class Network {
   addNode(name: string): number {
     const id = this.names.length;
     this.names.push(name);
+    this.noCarrier.push(false);
     for (let i = 0; i < id; i++) {
       this.links[i]!.push(this.makeLink(i, id));
     }
@@ -100,6 +103,7 @@ export class Network {
    * the link's stream, and only when the parameter is non-zero.
    */
   route(from: number, to: number, nowUs: number): number {
+    if (this.noCarrier[from] || this.noCarrier[to]) return DROPPED;
     let fixedDelay = -1;
     for (let i = 0; i < this.rules.length; i++) {
       const v = this.rules[i]!(from, to, nowUs);
@@ -140,6 +144,15 @@ export class Network {
   }
 
   isBlocked(from: number, to: number): boolean {
-    return this.links[from]![to]!.state.kind !== 'up';
+    return this.noCarrier[from]! || this.noCarrier[to]! || this.links[from]![to]!.state.kind !== 'up';
+  }
+
+  /** The node's link gains or loses carrier; partitions and heals leave this alone. */
+  setCarrier(node: number, up: boolean): void {
+    this.noCarrier[node] = !up;
+  }
+
+  hasCarrier(node: number): boolean {
+    return !this.noCarrier[node];
   }
 }

@@ -19,6 +19,8 @@ export interface NodeRt {
   /** Frozen until this time (node.stall); 0 when running. */
   stalledUntilUs: number;
   routerUp: boolean;
+  /** keepalived has been told the link is down (no carrier): every instance is held in FAULT. */
+  linkDown: boolean;
   advertIntervalUs: number;
   scripts: Map<string, ScriptRt>;
   /** By VIP index; undefined where the node runs no instance. */
@@ -108,6 +110,7 @@ export function newNodeRt(id: number, name: string, ip: string, cluster: Resolve
     member: true,
     stalledUntilUs: 0,
     routerUp: true,
+    linkDown: false,
     advertIntervalUs: cluster.advertIntervalUsByNode[name] ?? cluster.advertIntervalUs,
     scripts: new Map(),
     instances: [],
