@@ -7,6 +7,7 @@ import { InputError } from './eventlog/input-error.ts';
 import type { RunInput } from './run-input.ts';
 import { loadScenario, reproduceCommand } from './scenario/load-scenario.ts';
 import { assignmentsOf, inputSettings, type SettingsOverrides } from './settings-layers.ts';
+import { scenarioName } from './scenario/scenario-name.ts';
 import { parseBudget } from '../reports/budgets.ts';
 
 /** What the command line lays over every input: seed, dotted settings, extra budgets. */
@@ -91,6 +92,10 @@ function loadEventLogInput(file: string, overrides: InputOverrides): RunInput {
     } catch (err) {
       throw new InputError('--budget', (err as Error).message);
     }
+  }
+  if (header['scenario'] !== undefined) {
+    const named = scenarioName.safeParse(header['scenario']);
+    if (!named.success) headerError('scenario', named.error.issues[0]!.message);
   }
   const name = typeof header['scenario'] === 'string' ? header['scenario'] : basename(file, ext(file));
   const input: RunInput = {

@@ -83,11 +83,17 @@ export function defaultSettings(): Settings {
   return SettingsSchema.parse({});
 }
 
+/**
+ * A number as YAML 1.2 (core schema) and JSON write it: a sign, digits with an optional fraction, an
+ * optional exponent (1e9, 1e-3, -2.5E+3, .5). `--set` reads a number as a scenario file would.
+ */
+const NUMBER = /^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
+
 /** `--set` values arrive as text: numbers and booleans become themselves, the rest stays a string. */
 export function coerceSettingValue(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   const t = value.trim();
-  if (/^-?\d+(\.\d+)?$/.test(t)) return Number(t);
+  if (NUMBER.test(t)) return Number(t);
   if (t === 'true' || t === 'false') return t === 'true';
   return value;
 }

@@ -111,3 +111,20 @@ describe('an interrupted run leaves no output behind', () => {
     }, 60_000);
   }
 });
+
+describe('messages name the flag or the file at fault', () => {
+  it('--out empty or under /proc, and a Deployment manifest of two documents', async () => {
+    const log = join(dir, 'msg.jsonl');
+    writeFileSync(log, `${HEADER}\n${ROUTE}\n`);
+    const twoDocs = join(dir, 'two-docs.yaml');
+    writeFileSync(twoDocs, 'apiVersion: apps/v1\nkind: Deployment\n---\napiVersion: v1\n');
+    const [empty, proc, deployment] = await inPairs([
+      () => cli(['run', log, '--out', '']),
+      () => cli(['run', log, '--out', '/proc/routerbench-x']),
+      () => cli(['run', log, '--router-deployment', twoDocs]),
+    ]);
+    expect(empty).toMatchObject({ code: 2, err: 'routerbench: --out: the directory is empty (""): give a directory to write to\n' });
+    expect(proc).toMatchObject({ code: 2, err: expect.stringContaining('routerbench: /proc/routerbench-x: cannot create the output directory (--out /proc/routerbench-x)') });
+    expect(deployment).toMatchObject({ code: 2, err: expect.stringContaining(`routerbench: ${twoDocs}:3:1: a Deployment manifest holds one YAML document, and a second one starts here`) });
+  }, 120_000);
+});

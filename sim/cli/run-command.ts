@@ -119,6 +119,9 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
     });
   } catch (err) {
     for (const d of createdDirs.reverse()) rmEmptyTree(d);
+    // A directory that cannot be made (under /proc, on a read-only mount): the flag's value, named as such.
+    const e = err as NodeJS.ErrnoException;
+    if (typeof e.code === 'string' && typeof e.path === 'string') throw new InputError(e.path, `cannot create the output directory (--out ${opts.out}): ${e.code}`);
     throw err;
   }
   // Leave no trace of runs that did not all complete: their partial logs, and only the directories this
@@ -256,7 +259,11 @@ export function buildOverrides(opts: RunOptions): InputOverrides {
       // The yaml library ends its message with the place ("at line 4, column 1:") and a code frame: the
       // place goes where every message puts it.
       const at = (err as { linePos?: { line: number; col: number }[] }).linePos?.[0];
-      const message = (err as Error).message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+      // The library's advice for this one is to call it differently; the user's fix is in the file.
+      const message =
+        (err as { code?: unknown }).code === 'MULTIPLE_DOCS'
+          ? "a Deployment manifest holds one YAML document, and a second one starts here ('---'): give the router's Deployment alone (oc get deploy/router-default -o yaml)"
+          : (err as Error).message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
       throw new InputError(file, message, at?.line, undefined, at?.col);
     }
     r.warnings.forEach(warn);

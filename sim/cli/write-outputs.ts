@@ -37,6 +37,8 @@ export function aboutDestination(err: unknown, tmp: string, path: string): unkno
  * bad input now rather than after a long sweep.
  */
 export function checkOutDir(dir: string, flag = '--out'): void {
+  // An empty path would mean the current directory to some calls and nothing to others: refused, named.
+  if (dir.trim() === '') throw new InputError(flag, `the directory is empty (${JSON.stringify(dir)}): give a directory to write to`);
   let at = dir;
   while (!existsSync(at)) {
     const up = dirname(at);

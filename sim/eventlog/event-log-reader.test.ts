@@ -80,12 +80,13 @@ describe('event log v1 reader', () => {
   it('reads a file in chunks smaller than a line, multi-byte names across chunk edges, as it reads the text', () => {
     const dir = mkdtempSync(join(tmpdir(), 'rb-'));
     const file = join(dir, 'log.jsonl');
-    const named = '{"at":12,"type":"endpoints.set","namespace":"café","service":"w€b","endpoints":[{"ip":"10.0.0.1","port":80,"name":"pod-😀"}]}';
+    // Names are DNS-1123 (ASCII); a path and an annotation may hold any text.
+    const named = '{"at":12,"type":"route.upsert","route":{"namespace":"shop","name":"web","host":"web.example.com","service":"web","path":"/café/w€b","annotations":{"note":"pod-😀"}}}';
     const text = [HEADER, route, eps, named, named].join('\r\n');
     writeFileSync(file, text);
     const expected = [...readEventLogText(text, file)];
     expect(expected).toHaveLength(4);
-    expect(expected[3]).toMatchObject({ namespace: 'café', service: 'w€b', endpoints: [{ name: 'pod-😀' }] });
+    expect(expected[3]).toMatchObject({ route: { path: '/café/w€b', annotations: { note: 'pod-😀' } } });
     for (const chunkBytes of [1, 5, 7, 64, 1 << 20]) expect([...readEventLogFile(file, { chunkBytes })]).toEqual(expected);
   });
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { InputEvent } from '../../core/events.ts';
 import { atTooLateMessage, MAX_AT_MS } from './event-time.ts';
+import { namespaceName, objectName } from './k8s-names.ts';
 import { badHostMessage, hostTooLongMessage, ROUTE_HOST_MAX_LENGTH, ROUTE_HOST_PATTERN } from './route-host.ts';
 
 /** Validation of event log v1 lines. Strict: an unknown field is as likely a typo as a mistake. */
@@ -10,6 +11,7 @@ const at = z
   .max(MAX_AT_MS, { error: (issue) => atTooLateMessage(issue.input) })
   .int()
   .min(0);
+/** A router node's name (the cluster's, not a Kubernetes object's). */
 const name = z.string().min(1);
 // min(1) first, so an empty host is still reported as empty.
 const host = z
@@ -31,11 +33,11 @@ export const RouteTlsSchema = z
 
 export const RouteSchema = z
   .object({
-    namespace: name,
-    name: name,
+    namespace: namespaceName,
+    name: objectName,
     host,
     path: z.string().startsWith('/').optional(),
-    service: name,
+    service: objectName,
     targetPort: z.union([z.string().min(1), z.number().int().min(1).max(65535)]).optional(),
     tls: RouteTlsSchema.optional(),
     wildcardPolicy: z.enum(['None', 'Subdomain']).optional(),
@@ -48,7 +50,8 @@ export const EndpointSchema = z
     ip: z.union([z.ipv4(), z.ipv6()], { error: 'expected an IPv4 or IPv6 address' }),
     port: z.number().int().min(1).max(65535),
     ready: z.boolean().optional(),
-    name: z.string().min(1).optional(),
+    /** The pod's name (targetRef). */
+    name: objectName.optional(),
     // Kubernetes requires a DNS label here; it becomes part of an HAProxy server name.
     portName: z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, { error: 'expected a port name: a DNS label (lowercase letters, digits and -, at most 63)' }).optional(),
   })
@@ -61,11 +64,11 @@ const scriptEvent = <T extends string>(type: T) => z.object({ at, type: z.litera
 
 export const InputEventSchema = z.discriminatedUnion('type', [
   z.object({ at, type: z.literal('route.upsert'), route: RouteSchema }).strict(),
-  z.object({ at, type: z.literal('route.delete'), namespace: name, name }).strict(),
-  z.object({ at, type: z.literal('endpoints.set'), namespace: name, service: name, endpoints: z.array(EndpointSchema) }).strict(),
-  z.object({ at, type: z.literal('endpoints.delete'), namespace: name, service: name }).strict(),
+  z.object({ at, type: z.literal('route.delete'), namespace: namespaceName, name: objectName }).strict(),
+  z.object({ at, type: z.literal('endpoints.set'), namespace: namespaceName, service: objectName, endpoints: z.array(EndpointSchema) }).strict(),
+  z.object({ at, type: z.literal('endpoints.delete'), namespace: namespaceName, service: objectName }).strict(),
   z.object({ at, type: z.literal('blueprint.upsert'), route: RouteSchema }).strict(),
-  z.object({ at, type: z.literal('blueprint.delete'), namespace: name, name }).strict(),
+  z.object({ at, type: z.literal('blueprint.delete'), namespace: namespaceName, name: objectName }).strict(),
   nodeEvent('node.fail'),
   nodeEvent('node.recover'),
   nodeEvent('node.shutdown'),

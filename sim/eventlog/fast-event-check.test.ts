@@ -98,6 +98,32 @@ describe('the fast event check', () => {
     expect(isRouteHost(host)).toBe(schema);
   });
 
+  /** Names near the rules' edges: 63/64 and 253/254 characters, dots, '-' at an end, upper case, '/', NUL, newline. */
+  const nameLike = fc.oneof(
+    fc.constantFrom('shop', 'web-1', 'a.b', 'a..b', '.a', 'a.', '-a', 'a-', 'Shop', 'a b', 'ns/a', 'a\u0000', 'a\nb', 'a_b', '', 'é',
+      'a'.repeat(63), 'a'.repeat(64), ['a'.repeat(63), 'b'.repeat(63), 'c'.repeat(63), 'd'.repeat(61)].join('.'), ['a'.repeat(63), 'b'.repeat(63), 'c'.repeat(63), 'd'.repeat(62)].join('.')),
+    fc.array(fc.stringMatching(/^[a-z0-9-]{0,8}$/), { minLength: 1, maxLength: 3 }).map((l) => l.join('.')),
+    fc.stringMatching(/^[a-zA-Z0-9./ _-]{0,12}$/),
+    fc.string({ maxLength: 6 }),
+  );
+  test.prop([nameLike, fc.constantFrom('namespace', 'name', 'service', 'pod')], { numRuns: 5000 })('decides namespace, route, service and pod names exactly as the schema does', (n, which) => {
+    const raws: Record<string, unknown>[] =
+      which === 'pod'
+        ? [{ at: 1, type: 'endpoints.set', namespace: 'a', service: 'b', endpoints: [{ ip: '10.0.0.1', port: 80, name: n }] }]
+        : [
+            { at: 1, type: 'route.upsert', route: { namespace: 'a', name: 'b', host: 'h', service: 's', [which]: n } },
+            which === 'service' ? { at: 1, type: 'endpoints.delete', namespace: 'a', service: n } : { at: 1, type: 'route.delete', namespace: 'a', name: 'b', [which]: n },
+          ];
+    for (const raw of raws) expect(looksValid(structuredClone(raw)), JSON.stringify(raw)).toBe(InputEventSchema.safeParse(raw).success);
+  });
+
+  it('words a bad name as Kubernetes would, naming the rule', () => {
+    const r = InputEventSchema.safeParse({ at: 1, type: 'route.delete', namespace: 'Shop', name: 'b' });
+    expect(r.error?.issues[0]?.message).toBe(`expected a namespace name as Kubernetes accepts it: a DNS-1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit); got "Shop"`);
+    const long = InputEventSchema.safeParse({ at: 1, type: 'route.delete', namespace: 'a', name: 'n'.repeat(100_000) });
+    expect(long.error?.issues[0]?.message).toMatch(/^a name is at most 253 characters \(a DNS-1123 subdomain\); got "n{80}"… \(100000 characters\)$/);
+  });
+
   const atLike = fc.oneof(fc.integer({ min: MAX_AT_MS - 3, max: MAX_AT_MS + 3 }), fc.integer({ min: -3, max: 3 }), num, fc.double());
   test.prop([atLike], { numRuns: 3000 })('decides times exactly as the schema does', (at) => {
     const raw = { at, type: 'route.delete', namespace: 'a', name: 'b' };

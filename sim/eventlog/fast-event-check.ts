@@ -1,5 +1,6 @@
 import type { InputEvent } from '../../core/events.ts';
 import { MAX_AT_MS } from './event-time.ts';
+import { isDns1123Label, isDns1123Subdomain } from './k8s-names.ts';
 import { hasOnly } from './key-count.ts';
 import { isRouteHost } from './route-host.ts';
 
@@ -22,17 +23,17 @@ export function looksValid(raw: unknown): raw is InputEvent {
   if (typeof at !== 'number' || !Number.isInteger(at) || at < 0 || at > MAX_AT_MS) return false;
   switch (e['type']) {
     case 'endpoints.set':
-      return nonEmpty(e['namespace']) && nonEmpty(e['service']) && endpoints(e['endpoints']) && hasOnly(e, 5) && typed(e, 'endpoints.set');
+      return namespace(e['namespace']) && objectName(e['service']) && endpoints(e['endpoints']) && hasOnly(e, 5) && typed(e, 'endpoints.set');
     case 'endpoints.delete':
-      return hasOnly(e, 4) && nonEmpty(e['namespace']) && nonEmpty(e['service']) && typed(e, 'endpoints.delete');
+      return hasOnly(e, 4) && namespace(e['namespace']) && objectName(e['service']) && typed(e, 'endpoints.delete');
     case 'route.upsert':
       return hasOnly(e, 3) && route(e['route']) && typed(e, 'route.upsert');
     case 'blueprint.upsert':
       return hasOnly(e, 3) && route(e['route']) && typed(e, 'blueprint.upsert');
     case 'route.delete':
-      return hasOnly(e, 4) && nonEmpty(e['namespace']) && nonEmpty(e['name']) && typed(e, 'route.delete');
+      return hasOnly(e, 4) && namespace(e['namespace']) && objectName(e['name']) && typed(e, 'route.delete');
     case 'blueprint.delete':
-      return hasOnly(e, 4) && nonEmpty(e['namespace']) && nonEmpty(e['name']) && typed(e, 'blueprint.delete');
+      return hasOnly(e, 4) && namespace(e['namespace']) && objectName(e['name']) && typed(e, 'blueprint.delete');
     default:
       return false;
   }
@@ -44,8 +45,12 @@ function typed(e: Record<string, unknown>, type: InputEvent['type']): true {
   return true;
 }
 
-function nonEmpty(v: unknown): boolean {
-  return typeof v === 'string' && v.length > 0;
+function namespace(v: unknown): boolean {
+  return typeof v === 'string' && isDns1123Label(v);
+}
+
+function objectName(v: unknown): boolean {
+  return typeof v === 'string' && isDns1123Subdomain(v);
 }
 
 function endpoints(v: unknown): boolean {
@@ -65,13 +70,13 @@ function endpoints(v: unknown): boolean {
     }
     const name = o['name'];
     if (name !== undefined) {
-      if (typeof name !== 'string' || name.length === 0) return false;
+      if (!objectName(name)) return false;
       n++;
     }
     // Imported logs carry the port's name on most endpoints: too common to leave to the schema.
     const portName = o['portName'];
     if (portName !== undefined) {
-      if (typeof portName !== 'string' || !isDnsLabel(portName)) return false;
+      if (typeof portName !== 'string' || !isDns1123Label(portName)) return false;
       n++;
     }
     const ip = o['ip'];
@@ -85,25 +90,13 @@ function route(v: unknown): boolean {
   if (typeof v !== 'object' || v === null) return false;
   const r = v as Record<string, unknown>;
   const host = r['host'];
-  if (!nonEmpty(r['namespace']) || !nonEmpty(r['name']) || typeof host !== 'string' || !isRouteHost(host) || !nonEmpty(r['service'])) return false;
+  if (!namespace(r['namespace']) || !objectName(r['name']) || typeof host !== 'string' || !isRouteHost(host) || !objectName(r['service'])) return false;
   let n = 4;
   if (r['path'] !== undefined) {
     if (typeof r['path'] !== 'string' || !r['path'].startsWith('/')) return false;
     n++;
   }
   return hasOnly(r, n);
-}
-
-/** The schema's port name: a DNS label (lowercase letters, digits and `-`, not at either end, at most 63). */
-function isDnsLabel(s: string): boolean {
-  const len = s.length;
-  if (len < 1 || len > 63) return false;
-  for (let i = 0; i < len; i++) {
-    const c = s.charCodeAt(i);
-    const alnum = (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
-    if (!alnum && !(c === 45 && i > 0 && i < len - 1)) return false;
-  }
-  return true;
 }
 
 /**

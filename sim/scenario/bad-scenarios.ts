@@ -27,6 +27,15 @@ export const BAD_SCENARIOS: Array<[string, string, number, number, string | unde
   ['an upper-case blueprint host', `events:\n  - { at: 0, type: blueprint.upsert, route: { namespace: a, name: r, host: Shop.example.com, service: s } }\n`, 2, 76, 'events[0].route.host', /lowercase letters/],
   // floor((2^53 - 1) / 1000) = 9007199254740: one more and at × 1000 is past the safe integers.
   ['an inline time past the µs clock', `events:\n  - { at: 9007199254741, type: network.heal }\n`, 2, 11, 'events[0].at', /must be at most 9007199254740 ms \(the simulated clock counts microseconds.*got 9007199254741$/],
+  // The name names an output directory and a row of the summary table: the field is named, not the path.
+  ['a 300-character scenario name', `name: ${'n'.repeat(300)}\nevents: []\n`, 1, 7, 'name', /a scenario name is at most 100 characters .*; got 300$/],
+  ['a newline in a scenario name', `name: "web\\nshop"\nevents: []\n`, 1, 7, 'name', /one line of printable text/],
+  // Aliases that expand without bound ("billion laughs"): the message points at the first alias.
+  ['a YAML alias bomb', `a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\nevents: []\n`, 2, 8, undefined, /YAML: Excessive alias count/],
+  ['a !!binary scenario name', `name: !!binary aGVsbG8=\nevents: []\n`, 1, 16, 'name', /expected string, got binary data \(a !!binary value\)/],
+  // Kubernetes names: a namespace is a DNS-1123 label, an object's name a DNS-1123 subdomain.
+  ['a namespace with a slash', `events:\n  - { at: 0, type: route.delete, namespace: "shop/x", name: r }\n`, 2, 45, 'events[0].namespace', /DNS-1123 label .*; got "shop\/x"/],
+  ['a service name with a space', `events:\n  - { at: 0, type: endpoints.delete, namespace: a, service: "web shop" }\n`, 2, 61, 'events[0].service', /DNS-1123 subdomain .*; got "web shop"/],
   ['events of the wrong shape', `events: 42\n`, 1, 9, 'events', /expected string or array or object, got number 42/],
   ['event log path without .jsonl', `events: churn.txt\n`, 1, 9, 'events', /must end in \.jsonl/],
   ['missing event log file', `events:\n  file: nowhere.jsonl\n`, 2, 9, 'events', /event log not found/],

@@ -128,8 +128,8 @@ function validated(text: string, file: string): Validated {
     raw = doc.toJS({ maxAliasCount: 100 });
   } catch (err) {
     // The yaml library stops here a file whose aliases expand without bound ("billion laughs"), or an alias
-    // with no anchor before it; the latter has a place to point at.
-    const alias = unresolvedAlias(doc);
+    // with no anchor before it: the unresolved alias, or else the first alias of all, is the place to look.
+    const alias = unresolvedAlias(doc) ?? firstAlias(doc);
     const pos = alias === undefined ? undefined : lines.linePos(alias);
     throw new InputError(file, `YAML: ${firstLine((err as Error).message)}`, pos?.line, undefined, pos?.col);
   }
@@ -237,6 +237,17 @@ export function shellQuote(s: string): string {
 }
 
 /** Offset of the first alias that names no anchor defined before it, if any. */
+function firstAlias(doc: Document.Parsed): number | undefined {
+  let at: number | undefined;
+  visit(doc, {
+    Alias(_, node) {
+      at = node.range?.[0];
+      return visit.BREAK;
+    },
+  });
+  return at;
+}
+
 function unresolvedAlias(doc: Document.Parsed): number | undefined {
   let at: number | undefined;
   visit(doc, {

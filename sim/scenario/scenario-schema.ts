@@ -4,6 +4,7 @@ import { ClusterSchema, type ClusterConfig } from '../cluster/cluster-schema.ts'
 import { InputEventSchema } from '../eventlog/event-schema.ts';
 import { isRouteHost, ROUTE_HOST_MAX_LENGTH } from '../eventlog/route-host.ts';
 import { GenerateSpecSchema } from '../generate/spec.ts';
+import { SCENARIO_NAME_MAX_LENGTH, scenarioName } from './scenario-name.ts';
 import { HaproxySettingsSchema, RouterSettingsSchema, SimSettingsSchema } from '../settings.ts';
 import { firstEventNodeIssue, inlineEventsOf } from './event-nodes.ts';
 import { firstGeneratedTimeIssue } from './generated-times.ts';
@@ -62,7 +63,7 @@ export const BudgetsSectionSchema = z.record(z.string(), bound).superRefine((map
 
 export const ScenarioSchema = z
   .object({
-    name: z.string().min(1).optional().meta({ description: 'Shown in reports; defaults to the file name.' }),
+    name: scenarioName.optional().meta({ description: `Shown in reports and names the output directory; defaults to the file name. One line, at most ${SCENARIO_NAME_MAX_LENGTH} characters.` }),
     description: z.string().optional(),
     seed: z.number().int().min(0).max(2 ** 32 - 1).optional(),
     router: RouterSettingsSchema.optional(),

@@ -65,6 +65,10 @@ export function explainIssue(issue: Issue, root: unknown): Issue {
 function describe(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'a list';
+  // YAML's own tags: text is what a name wants, not the bytes of a !!binary or the members of a !!set.
+  if (v instanceof Uint8Array) return 'binary data (a !!binary value)';
+  if (v instanceof Set) return 'a set (a !!set value)';
+  if (v instanceof Date) return 'a timestamp (a !!timestamp value)';
   if (typeof v === 'object') return 'a mapping';
   // JSON has no infinity or NaN (YAML's .inf, .nan): JSON.stringify would call them null.
   if (typeof v === 'number' && !Number.isFinite(v)) return Number.isNaN(v) ? 'not-a-number (.nan)' : `${v < 0 ? 'minus ' : ''}infinity (${v < 0 ? '-' : ''}.inf)`;
