@@ -60,4 +60,28 @@ describe('ClusterSchema', () => {
   ])('input error %#', (input, message) => {
     expect(issues(input).join('\n')).toMatch(message);
   });
+
+  test('refuses a VIP held by two instances, or that is a node\'s own address (split brain by design)', () => {
+    expect(issues({ nodes, keepalived: { instances: [instance, { ...instance, vrid: 52 }] } })).toEqual([
+      'keepalived.instances.1.vip: duplicate VIP 198.18.0.100 (also instances[0]); one instance holds a VIP',
+    ]);
+    expect(issues({ nodes, keepalived: { instances: [{ ...instance, vip: '198.18.0.12' }] } })).toEqual(["keepalived.instances.0.vip: the VIP 198.18.0.12 is node 'infra-2''s own address"]);
+    expect(issues({ nodes, ipfailover: { virtualIps: '10.0.2.100-102,10.0.2.101' } })).toEqual(['ipfailover.virtualIps: duplicate virtual IP 10.0.2.101']);
+    expect(issues({ nodes, ipfailover: { virtualIps: '198.18.0.11' } })).toEqual(["ipfailover.virtualIps: 198.18.0.11 is node 'infra-1''s own address"]);
+  });
+
+  test('refuses an advert interval the VRRP version cannot carry, rather than rounding it', () => {
+    // VRRPv2: whole seconds (RFC 3768 §5.3.7); 10 ms and 1500 ms would be rounded.
+    for (const ms of [10, 1500]) {
+      expect(issues({ nodes, keepalived: { advertIntervalMs: ms, instances: [instance] } })).toEqual([
+        `keepalived.advertIntervalMs: VRRPv2 carries the advert interval in whole seconds (1 to 255), so ${ms} ms cannot be sent as it is: give a multiple of 1000, or keepalived.version: 3 for centiseconds`,
+      ]);
+    }
+    expect(issues({ nodes, keepalived: { advertIntervalMsByNode: { 'infra-2': 2500 }, instances: [instance] } })).toHaveLength(1);
+    // VRRPv3: centiseconds up to 4095 (RFC 5798 §5.2.7): 10 ms and 40950 ms are fine, 15 ms and 41000 ms are not.
+    expect(issues({ nodes, keepalived: { version: 3, advertIntervalMs: 10, instances: [instance] } })).toEqual([]);
+    expect(issues({ nodes, keepalived: { version: 3, advertIntervalMs: 40_950, instances: [instance] } })).toEqual([]);
+    expect(issues({ nodes, keepalived: { version: 3, advertIntervalMs: 15, instances: [instance] } })).toHaveLength(1);
+    expect(issues({ nodes, keepalived: { version: 3, advertIntervalMs: 41_000, instances: [instance] } })).toHaveLength(1);
+  });
 });

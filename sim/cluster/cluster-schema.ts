@@ -134,12 +134,26 @@ export const ClusterSchema = z
       known(l.to, ['network', 'links', i, 'to']);
     });
     for (const node of Object.keys(c.keepalived.advertIntervalMsByNode)) known(node, ['keepalived', 'advertIntervalMsByNode', node]);
+    const k = c.keepalived;
+    const intervalIssue = (ms: number, path: (string | number)[]): void => {
+      const problem = advertIntervalProblem(k.version, ms);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', path, message: problem });
+    };
+    intervalIssue(k.advertIntervalMs, ['keepalived', 'advertIntervalMs']);
+    for (const [node, ms] of Object.entries(k.advertIntervalMsByNode)) intervalIssue(ms, ['keepalived', 'advertIntervalMsByNode', node]);
     const vrids = new Map<number, number>();
+    const vips = new Map<string, number>();
     c.keepalived.instances.forEach((inst, i) => {
       const prev = vrids.get(inst.vrid);
       if (prev !== undefined)
         ctx.addIssue({ code: 'custom', path: ['keepalived', 'instances', i, 'vrid'], message: `duplicate vrid ${inst.vrid} (also instances[${prev}])` });
       vrids.set(inst.vrid, i);
+      // Two instances electing a master each for one address: both masters answer for it (split brain by design).
+      const sameVip = vips.get(inst.vip);
+      if (sameVip !== undefined) ctx.addIssue({ code: 'custom', path: ['keepalived', 'instances', i, 'vip'], message: `duplicate VIP ${inst.vip} (also instances[${sameVip}]); one instance holds a VIP` });
+      else vips.set(inst.vip, i);
+      const node = c.nodes.find((n) => n.ip === inst.vip);
+      if (node !== undefined) ctx.addIssue({ code: 'custom', path: ['keepalived', 'instances', i, 'vip'], message: `the VIP ${inst.vip} is node '${node.name}''s own address` });
       for (const node of Object.keys(inst.priorities)) known(node, ['keepalived', 'instances', i, 'priorities', node]);
       inst.masterNodes.forEach((node, j) => known(node, ['keepalived', 'instances', i, 'masterNodes', j]));
     });
@@ -154,7 +168,10 @@ export const ClusterSchema = z
         }
       };
       issue('virtualIps', () => {
-        const n = expandVirtualIps(ipf.virtualIps).length;
+        const all = expandVirtualIps(ipf.virtualIps);
+        const node = c.nodes.find((n) => all.includes(n.ip));
+        if (node !== undefined) throw new ClusterConfigError('virtualIps', `${node.ip} is node '${node.name}''s own address`);
+        const n = all.length;
         if (ipf.vrrpIdOffset + n > 255)
           throw new ClusterConfigError('virtualIps', `${n} VIPs from vrrpIdOffset ${ipf.vrrpIdOffset} need VRRP ids up to ${ipf.vrrpIdOffset + n}; at most 255 ids exist`);
       });
@@ -166,6 +183,21 @@ export const ClusterSchema = z
     if (!hasInstances && !c.ipfailover)
       ctx.addIssue({ code: 'custom', path: ['keepalived', 'instances'], message: 'no VRRP instances: give keepalived.instances or ipfailover' });
   });
+
+/**
+ * What an advert can carry. VRRPv2 (RFC 3768 §5.3.7) has an 8-bit Adver Int in whole seconds, 1 to 255;
+ * VRRPv3 (RFC 5798 §5.2.7) a 12-bit Max Adver Int in centiseconds, 1 to 4095 (10 ms to 40.95 s). Any other
+ * value would be rounded by keepalived, and the run would not be the one asked for.
+ */
+export function advertIntervalProblem(version: 2 | 3, ms: number): string | undefined {
+  if (version === 2 && (ms % 1000 !== 0 || ms > 255_000)) {
+    return `VRRPv2 carries the advert interval in whole seconds (1 to 255), so ${ms} ms cannot be sent as it is: give a multiple of 1000, or keepalived.version: 3 for centiseconds`;
+  }
+  if (version === 3 && (ms % 10 !== 0 || ms > 40_950)) {
+    return `VRRPv3 carries the advert interval in centiseconds (10 ms to 40950 ms), so ${ms} ms cannot be sent as it is: give a multiple of 10 up to 40950`;
+  }
+  return undefined;
+}
 
 export type ClusterConfig = z.infer<typeof ClusterSchema>;
 export type ClusterNode = z.infer<typeof ClusterNodeSchema>;

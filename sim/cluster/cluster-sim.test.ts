@@ -140,4 +140,18 @@ describe('ClusterSim behaviours', () => {
     const latencies = new Set([1, 2, 3, 4, 5].map((seed) => runCluster(pairCluster(), ev, { durationMs: 40_000, seed }).failover.list[0]!.latencyMs));
     expect(latencies.size).toBeGreaterThan(1);
   });
+
+  test('a node.join that reuses a name, a node\'s address or a VIP is a warning, never a silent change', () => {
+    const warnings = (events: Parameters<typeof runCluster>[1]) =>
+      runCluster(pairCluster(), events, { durationMs: 40_000 }).records.flatMap((x) => (x.type === 'warning' ? [x.message] : []));
+    expect(warnings([{ at: 30_000, type: 'node.join', node: 'infra-2', ip: '198.18.0.12' }])).toEqual(["node.join infra-2 198.18.0.12: 'infra-2' is already a member of the cluster; ignored"]);
+    expect(warnings([{ at: 30_000, type: 'node.join', node: 'infra-3', ip: '198.18.0.11' }])).toEqual(["node.join infra-3 198.18.0.11: the address is node 'infra-1''s; not joined"]);
+    expect(warnings([{ at: 30_000, type: 'node.join', node: 'infra-3', ip: VIP }])).toEqual([`node.join infra-3 ${VIP}: the address is one of the cluster's virtual IPs; not joined`]);
+    expect(
+      warnings([
+        { at: 10_000, type: 'node.leave', node: 'infra-2' },
+        { at: 30_000, type: 'node.join', node: 'infra-2', ip: '198.18.0.99' },
+      ]),
+    ).toEqual(["node.join infra-2 198.18.0.99: 'infra-2' rejoins at its first address 198.18.0.12; a node keeps its address"]);
+  });
 });

@@ -5,6 +5,7 @@ import type { OutputRecord } from '../output/records.ts';
 import type { RandomStreams } from '../random-streams.ts';
 import { msToUs, type Scheduler } from '../scheduler.ts';
 import { VrrpWorld, type VrrpCounters } from '../vrrp/vrrp-world.ts';
+import { vipsOf } from '../../core/vrrp/instance-spec.ts';
 import type { ClusterConfig } from './cluster-schema.ts';
 import { resolveCluster, type ResolvedCluster } from './resolve.ts';
 
@@ -113,15 +114,20 @@ export class ClusterSim {
    */
   private join(name: string, ip: string, own: NodeOverrides): void {
     const w = this.world;
+    const now = this.scheduler.nowUs;
+    // What a join cannot mean is said, never silently changed: the name or the address is already taken.
+    const warn = (message: string): void => this.emit({ atUs: now, type: 'warning', message: `node.join ${name} ${ip}: ${message}` });
     const existing = w.byName.get(name);
     if (existing) {
-      if (!existing.member) {
-        existing.member = true;
-        w.startNode(existing, 'node.join');
-      }
+      if (existing.member) return warn(`'${name}' is already a member of the cluster; ignored`);
+      if (existing.ip !== ip) warn(`'${name}' rejoins at its first address ${existing.ip}; a node keeps its address`);
+      existing.member = true;
+      w.startNode(existing, 'node.join');
       return;
     }
-    const now = this.scheduler.nowUs;
+    const owner = w.nodes.find((n) => n.ip === ip);
+    if (owner !== undefined) return warn(`the address is node '${owner.name}''s; not joined`);
+    if (this.resolved.instances.some((spec) => vipsOf(spec).includes(ip))) return warn('the address is one of the cluster\'s virtual IPs; not joined');
     const node = w.addNode(name, ip, own);
     this.emit({ atUs: now, type: 'vrrp.membership', node: name, change: 'join', ip });
     if (this.resolved.unicast) {

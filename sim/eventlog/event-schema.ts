@@ -91,7 +91,21 @@ export const InputEventSchema = z.discriminatedUnion('type', [
     .strict(),
   nodeEvent('node.leave'),
   z.object({ at, type: z.literal('node.stall'), node: name, durationMs: z.number().int().min(0) }).strict(),
-  z.object({ at, type: z.literal('network.partition'), groups: z.array(z.array(name).min(1)).min(1), oneWay: z.boolean().optional() }).strict(),
+  z
+    .object({ at, type: z.literal('network.partition'), groups: z.array(z.array(name).min(1)).min(1), oneWay: z.boolean().optional() })
+    .strict()
+    .superRefine((e, ctx) => {
+      // A node in two groups would be cut off from itself and joined to both: no partition means that.
+      const seen = new Map<string, number>();
+      e.groups.forEach((g, i) =>
+        g.forEach((n, j) => {
+          const first = seen.get(n);
+          if (first !== undefined && first !== i) ctx.addIssue({ code: 'custom', path: ['groups', i, j], message: `node '${n}' is in groups[${first}] and groups[${i}]; a node is in one group` });
+          else if (first === i) ctx.addIssue({ code: 'custom', path: ['groups', i, j], message: `node '${n}' is listed twice in groups[${i}]` });
+          else seen.set(n, i);
+        }),
+      );
+    }),
   z.object({ at, type: z.literal('network.heal') }).strict(),
 ]);
 
