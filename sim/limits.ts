@@ -40,3 +40,17 @@ export function formatBytes(n: number): string {
   if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB (${n} bytes)`;
   return `${n} bytes`;
 }
+
+/**
+ * Heap limit of a worker thread, in MiB, when ROUTERBENCH_WORKER_HEAP_MB is set (otherwise V8's default):
+ * for trying how an out-of-memory run is reported without filling the machine's memory.
+ */
+export function workerResourceLimits(env: NodeJS.ProcessEnv = process.env): { maxOldGenerationSizeMb: number } | undefined {
+  const raw = env['ROUTERBENCH_WORKER_HEAP_MB'];
+  return raw !== undefined && /^[1-9][0-9]{0,6}$/.test(raw) ? { maxOldGenerationSizeMb: Number(raw) } : undefined;
+}
+
+/** A worker thread died of memory exhaustion (Tinypool passes on the Worker's error). */
+export function isWorkerOutOfMemory(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
+}

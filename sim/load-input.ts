@@ -8,6 +8,8 @@ import type { RunInput } from './run-input.ts';
 import { loadScenario, reproduceCommand } from './scenario/load-scenario.ts';
 import { assignmentsOf, inputSettings, type SettingsOverrides } from './settings-layers.ts';
 import { scenarioName } from './scenario/scenario-name.ts';
+import { estimateSize, overLimit } from './scenario/size-estimate.ts';
+import type { GenerateSpec } from './generate/spec.ts';
 import { parseBudget } from '../reports/budgets.ts';
 
 /** What the command line lays over every input: seed, dotted settings, extra budgets. */
@@ -18,6 +20,8 @@ export interface InputOverrides extends SettingsOverrides {
    * in every run's output log and report as `warning` records, so a `warnings.total` budget sees them too.
    */
   warnings?: string[];
+  /** `--allow-large`: run a scenario whose size estimate is past the limits (docs/limits.md). */
+  allowLarge?: boolean;
 }
 
 const SCENARIO_EXTS = new Set(['.yaml', '.yml']);
@@ -52,6 +56,7 @@ export function loadRunInput(file: string, overrides: InputOverrides = {}): RunI
   const ext = extname(file);
   const input = SCENARIO_EXTS.has(ext) ? loadScenario(file, overrides) : LOG_EXTS.has(ext) ? loadEventLogInput(file, overrides) : undefined;
   if (input === undefined) throw new InputError(file, `unknown input kind '${ext}': give a scenario (.yaml) or an event log v1 (.jsonl)`);
+  if (overrides.allowLarge !== true) checkSize(file, input);
   if (overrides.warnings !== undefined && overrides.warnings.length > 0) input.warnings = overrides.warnings;
   return input;
 }
@@ -116,6 +121,20 @@ function loadEventLogInput(file: string, overrides: InputOverrides): RunInput {
     input.cluster = cluster.data;
   }
   return input;
+}
+
+/** Refuses an input whose generators or durations ask for more than the limits (SIZE_LIMITS), before it runs. */
+function checkSize(file: string, input: RunInput & { generate?: GenerateSpec }): void {
+  const estimate = estimateSize(input.generate, input.cluster, input.settings.sim.durationMs);
+  const over = overLimit(estimate);
+  if (over === undefined) return;
+  const [field, what] = estimate.largest;
+  throw new InputError(
+    file,
+    `this run would take about ${over}, mostly from ${field} (${what}): make it smaller, or run it anyway with --allow-large (docs/limits.md explains the estimate)`,
+    undefined,
+    field,
+  );
 }
 
 function ext(file: string): string {

@@ -124,7 +124,7 @@ describe('messages name the flag or the file at fault', () => {
       () => cli(['run', log, '--router-deployment', twoDocs]),
     ]);
     expect(empty).toMatchObject({ code: 2, err: 'routerbench: --out: the directory is empty (""): give a directory to write to\n' });
-    expect(proc).toMatchObject({ code: 2, err: expect.stringContaining('routerbench: /proc/routerbench-x: cannot create the output directory (--out /proc/routerbench-x)') });
+    expect(proc).toMatchObject({ code: 2, err: expect.stringContaining('routerbench: /proc/routerbench-x: cannot create the output directory (--out /proc/routerbench-x): no such file or directory (ENOENT)') });
     expect(deployment).toMatchObject({ code: 2, err: expect.stringContaining(`routerbench: ${twoDocs}:3:1: a Deployment manifest holds one YAML document, and a second one starts here`) });
   }, 120_000);
 });

@@ -13,6 +13,7 @@ import { outcomePasses, type ScenarioOutcome } from '../../reports/render/outcom
 import { renderSummaryTable } from '../../reports/render/terminal.ts';
 import { InputError } from '../eventlog/input-error.ts';
 import { readInputFile } from '../eventlog/regular-file.ts';
+import { isWorkerOutOfMemory, workerResourceLimits } from '../limits.ts';
 import { notUtf8 } from '../eventlog/utf8.ts';
 import { expandInputPaths, loadRunInput, type InputOverrides } from '../load-input.ts';
 import { shellQuote } from '../scenario/load-scenario.ts';
@@ -40,6 +41,7 @@ interface RunOptions {
   baseline?: string;
   tolerance?: string[];
   json?: boolean;
+  allowLarge?: boolean;
   /** false with --no-progress. */
   progress?: boolean;
   trace?: TraceName[];
@@ -61,6 +63,7 @@ export function registerRunCommand(program: Command): Command {
     .option('--tolerance <metric=pct>', "allowed regression for a metric that can fail the comparison: relative, e.g. failover.latencyMs.p99=5%, or absolute, e.g. reloads.total=2 (repeatable)", collectList)
     .option('--trace <what>', TRACE_HELP, collectTrace)
     .option('--json', 'print the report(s) as JSON instead of the table')
+    .option('--allow-large', 'run a scenario whose estimated events, memory or output exceed the limits (docs/limits.md)')
     .option('--no-progress', 'no progress output on stderr (a single long run shows events replayed and events/s)')
     .option(
       '--explain-settings',
@@ -121,7 +124,10 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
     for (const d of createdDirs.reverse()) rmEmptyTree(d);
     // A directory that cannot be made (under /proc, on a read-only mount): the flag's value, named as such.
     const e = err as NodeJS.ErrnoException;
-    if (typeof e.code === 'string' && typeof e.path === 'string') throw new InputError(e.path, `cannot create the output directory (--out ${opts.out}): ${e.code}`);
+    if (typeof e.code === 'string' && typeof e.path === 'string') {
+      const why = { ENOENT: 'no such file or directory', EACCES: 'permission denied', EPERM: 'operation not permitted', EROFS: 'read-only file system' }[e.code] ?? e.code;
+      throw new InputError(e.path, `cannot create the output directory (--out ${opts.out}): ${why} (${e.code})`);
+    }
     throw err;
   }
   // Leave no trace of runs that did not all complete: their partial logs, and only the directories this
@@ -200,7 +206,8 @@ async function runTasks(tasks: RunTask[], names: string[], showProgress: boolean
   const alone = tasks.length === 1;
   if (alone && showProgress) tasks = [{ ...tasks[0]!, progress: { label: names[0]!, tty: process.stderr.isTTY === true } }];
   const workers = Math.max(1, Math.min(tasks.length, availableParallelism()));
-  const pool = new Tinypool({ filename: RUN_WORKER.href, maxThreads: workers, minThreads: workers });
+  const limits = workerResourceLimits();
+  const pool = new Tinypool({ filename: RUN_WORKER.href, maxThreads: workers, minThreads: workers, ...(limits !== undefined && { resourceLimits: limits }) });
   let finished = 0;
   const started = process.hrtime.bigint();
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -288,6 +295,7 @@ export function buildOverrides(opts: RunOptions): InputOverrides {
   if (warnings.length > 0) o.warnings = warnings;
   if (opts.seed !== undefined) o.seed = opts.seed;
   if (opts.budget !== undefined) o.budgets = opts.budget;
+  if (opts.allowLarge === true) o.allowLarge = true;
   return o;
 }
 
@@ -352,7 +360,7 @@ class Interrupted extends Error {
  * scenario past the size estimate with --allow-large, or an estimate too low). Said once, naming the inputs.
  */
 function outOfMemory(err: unknown, files: readonly string[]): InputError | undefined {
-  if ((err as { code?: unknown } | null)?.code !== 'ERR_WORKER_OUT_OF_MEMORY') return undefined;
+  if (!isWorkerOutOfMemory(err)) return undefined;
   const which = files.length === 1 ? files[0]! : files.join(', ');
   return new InputError(which, 'the run ran out of memory: the input asks for more than this process can hold (docs/limits.md); its partial outputs were removed');
 }

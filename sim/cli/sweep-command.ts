@@ -19,6 +19,7 @@ import { checkSweepOut, EXIT_INTERRUPTED, finishSweep } from './sweep-outcome.ts
 const SECOND_SIGINT_MS = 1000;
 
 interface SweepOptions {
+  allowLarge?: boolean;
   grid?: string[];
   seeds: number;
   seed?: number;
@@ -68,6 +69,7 @@ export function registerSweepCommand(program: Command): Command {
     .option('--bytes-per-backend <n>', `memory estimate per pool backend (default ${DEFAULT_COST_MODEL.perBackendBytes})`, parseWhole('--bytes-per-backend'))
     .option('--bytes-per-server <n>', `memory estimate per empty slot server (default ${DEFAULT_COST_MODEL.perServerBytes})`, parseWhole('--bytes-per-server'))
     .option('--json', 'print sweep.json instead of the summary')
+    .option('--allow-large', 'run points whose estimated events, memory or output exceed the limits (docs/limits.md)')
     .option('--no-progress', 'no progress output on stderr')
     .option('--explain-settings', "print the sweep's settings, their values (a swept key: the grid's values; the seed: the seeds) and sources, as run does, and exit 0 without running")
     .option(
@@ -100,6 +102,7 @@ export async function sweepCommand(file: string, opts: SweepOptions): Promise<nu
       ...(routerEnv !== undefined && { routerEnv }),
       budgets: opts.budget ?? [],
       statistic,
+      ...(opts.allowLarge === true && { allowLarge: true }),
       cost: {
         perBackendBytes: opts.bytesPerBackend ?? DEFAULT_COST_MODEL.perBackendBytes,
         perServerBytes: opts.bytesPerServer ?? DEFAULT_COST_MODEL.perServerBytes,

@@ -4,6 +4,8 @@ import Tinypool from 'tinypool';
 import { workerUrl } from '../parallel/worker-url.ts';
 import { taskAt, type SweepDefinition } from './plan.ts';
 import { taskError } from '../parallel/run-task.ts';
+import { InputError } from '../eventlog/input-error.ts';
+import { isWorkerOutOfMemory, workerResourceLimits } from '../limits.ts';
 import { runSweepTask, type RunRow, type SweepTask, type SweepTaskResult } from './task.ts';
 import type { GridValue } from './grid.ts';
 
@@ -41,11 +43,21 @@ export function poolExecutor(workers: number): SweepExecutor {
     maxThreads: workers,
     // Sweeps are CPU-bound runs of a second or more: keep the threads for the whole sweep.
     idleTimeout: 60_000,
+    ...(workerResourceLimits() !== undefined && { resourceLimits: workerResourceLimits() }),
   });
   return {
     workers,
     run: async (task, point, signal) => {
-      const r = (await pool.run({ task, point }, signal === undefined ? {} : { signal })) as SweepTaskResult;
+      let r: SweepTaskResult;
+      try {
+        r = (await pool.run({ task, point }, signal === undefined ? {} : { signal })) as SweepTaskResult;
+      } catch (err) {
+        // Said once, as what it is, naming the run: not a bug of ours (exit 3), but a point that asks too much.
+        if (isWorkerOutOfMemory(err)) {
+          throw new InputError(task.file, `the run of point ${JSON.stringify(point)} seed ${task.seed} ran out of memory: the point asks for more than a worker can hold (docs/limits.md)`);
+        }
+        throw err;
+      }
       if (!r.ok) throw taskError(r);
       return r.row;
     },

@@ -74,6 +74,8 @@ export interface SweepRequest {
   budgets: string[];
   statistic: Statistic;
   cost: CostModel;
+  /** `--allow-large`: points past the size limits run anyway (docs/limits.md). */
+  allowLarge?: boolean;
 }
 
 export const MAX_RUNS = 1_000_000;
@@ -90,7 +92,8 @@ export function defineSweep(req: SweepRequest): SweepDefinition {
   const statisticProblem = statisticNeeds(req.statistic, req.seeds);
   if (statisticProblem !== undefined) throw new InputError('--confidence', statisticProblem);
   const env = sweepEnvOf(req.routerEnv);
-  const base = loadRunInput(req.file, { ...(req.firstSeed !== undefined && { seed: req.firstSeed }), layers: pointLayers(env, req.set, [], []), budgets: req.budgets });
+  const large = req.allowLarge === true ? { allowLarge: true } : {};
+  const base = loadRunInput(req.file, { ...(req.firstSeed !== undefined && { seed: req.firstSeed }), layers: pointLayers(env, req.set, [], []), budgets: req.budgets, ...large });
   const first = base.settings.seed;
   if (first + req.seeds - 1 > 2 ** 32 - 1) throw new InputError('--seeds', `seeds ${first}..${first + req.seeds - 1} run past 4294967295`);
   const points = pointCount(req.grid);
@@ -98,7 +101,7 @@ export function defineSweep(req: SweepRequest): SweepDefinition {
   for (let p = 0; p < points; p++) {
     const values = pointAt(req.grid, p);
     try {
-      loadRunInput(req.file, { seed: first, layers: pointLayers(env, req.set, req.grid, values) });
+      loadRunInput(req.file, { seed: first, layers: pointLayers(env, req.set, req.grid, values), ...large });
     } catch (err) {
       if (!(err instanceof InputError)) throw err;
       throw new InputError('--grid', `at ${describePoint(pointSettings(req.grid, values))}: ${err.message}`);

@@ -52,7 +52,8 @@ export interface RunRow {
 
 /** Runs one task in this thread. Deterministic: the same task gives the same row. */
 export function runSweepTask(task: SweepTask, point: Record<string, GridValue>): RunRow {
-  const input = loadRunInput(task.file, sweepTaskOverrides(task));
+  // Every point's size was judged when the sweep was defined (defineSweep), with or without --allow-large.
+  const input = loadRunInput(task.file, { ...sweepTaskOverrides(task), allowLarge: true });
   const routes = new PeakRoutes();
   const { report } = runOne(input, undefined, [routes]);
   const metrics: Record<string, number | null> = {};
