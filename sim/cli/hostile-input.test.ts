@@ -128,3 +128,19 @@ describe('messages name the flag or the file at fault', () => {
     expect(deployment).toMatchObject({ code: 2, err: expect.stringContaining(`routerbench: ${twoDocs}:3:1: a Deployment manifest holds one YAML document, and a second one starts here`) });
   }, 120_000);
 });
+
+describe('a run that runs out of memory', () => {
+  it('is said once, as such, exit 2, and leaves no output (a worker heap of 64 MiB stands in for the machine)', async () => {
+    // 200 services of 10,000 pods: 2,000,000 endpoints, under the estimate's limit (1.2 GB) but far past 64 MiB.
+    const scenario = join(dir, 'oom.yaml');
+    writeFileSync(scenario, 'name: oom\ngenerate:\n  durationMs: 3600000\n  world: { services: 200, endpointsPerService: 10000 }\n');
+    const out = join(dir, 'oom-out');
+    const [run, sweep] = await inPairs([
+      () => cli(['run', scenario, '--out', out, '--no-progress'], { ROUTERBENCH_WORKER_HEAP_MB: '64' }),
+      () => cli(['sweep', scenario, '--seeds', '1', '--workers', '1', '--no-progress'], { ROUTERBENCH_WORKER_HEAP_MB: '64' }),
+    ]);
+    expect(run).toMatchObject({ code: 2, err: `routerbench: ${scenario}: the run ran out of memory: the input asks for more than this process can hold (docs/limits.md); its partial outputs were removed\n` });
+    expect(existsSync(out)).toBe(false);
+    expect(sweep).toMatchObject({ code: 2, err: `routerbench: ${scenario}: the run of point {} seed 1 ran out of memory: the point asks for more than a worker can hold (docs/limits.md)\n` });
+  }, 120_000);
+});
