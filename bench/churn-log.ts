@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { existsSync, renameSync } from 'node:fs';
+import { existsSync, renameSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventLogHeader, writeEventLogFile } from '../sim/cli/event-log-writer.ts';
 import { expandGeneratorInput } from '../sim/generate/expand.ts';
 import type { GenerateSpecInput } from '../sim/generate/spec.ts';
+import { benchCommand, isMainModule, parseBenchArgs } from './lib/cli.ts';
 
 /**
  * The benchmark's churn: 1,000 routes over 1,000 services at start, then endpoint scaling (one pod at a
@@ -77,4 +78,26 @@ export function benchChurnLogPath(): string {
 export function writeBenchChurnLog(path: string): void {
   if (existsSync(path)) return;
   writeEventLogFile(path, eventLogHeader({ source: 'bench/churn-log.ts', seed: BENCH_SEED }), expandGeneratorInput(BENCH_CHURN, BENCH_SEED));
+}
+
+// Run as a script: make the named logs ready (generated on first use) and say where they are.
+if (isMainModule(import.meta.url)) {
+  const names = Object.keys(BENCH_LOGS) as BenchLogName[];
+  const cli = parseBenchArgs(
+    benchCommand(
+      'churn-log.ts',
+      `generate the bench event logs (deterministic: the spec and seed ${BENCH_SEED}) into the temporary directory, where the benchmarks find them; a cached log is kept`,
+      'per log: its name, path and size in MiB',
+    ).argument('[log...]', `which logs: ${names.join(', ')} (default: churn)`),
+  );
+  for (const name of cli.args) {
+    if (!(names as string[]).includes(name)) {
+      console.error(`error: unknown log '${name}'; one of ${names.join(', ')}`);
+      process.exit(2);
+    }
+  }
+  for (const name of (cli.args.length > 0 ? cli.args : ['churn']) as BenchLogName[]) {
+    const path = benchLog(name);
+    console.log(`${name}: ${path} (${(statSync(path).size / 2 ** 20).toFixed(0)} MiB)`);
+  }
 }
