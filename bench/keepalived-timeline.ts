@@ -7,7 +7,8 @@
  * VRRP process (SIGSTOP, then SIGCONT after `durationMs`), cuts nodes off at `network.partition` (bridge
  * ports; see partitionSteps) until `network.heal`, makes a tracked script fail at `script.fail` (each script
  * tests a flag file, created then, removed at `script.recover`), takes the node's carrier away at `link.down`
- * (its bridge port goes down) until `link.up`, and prints, in seconds from the start, every advert
+ * (its bridge port goes down) until `link.up`, rewrites a node's keepalived.conf with the new priority and
+ * sends SIGHUP at `keepalived.reload`, and prints, in seconds from the start, every advert
  * and every burst of gratuitous ARPs seen on the bridge and every VIP added or removed, then each node's last log lines. Other events of the
  * scenario are not applied.
  *
@@ -22,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidArgumentError } from 'commander';
-import { vipsOf } from '../core/vrrp/instance-spec.ts';
+import { vipsOf, type NodeOverrides } from '../core/vrrp/instance-spec.ts';
 import { renderKeepalivedConf } from '../fidelity/keepalived-conf.ts';
 import { NetnsCluster, netnsUnavailableReason } from '../fidelity/netns-harness.ts';
 import { wallUs } from '../fidelity/real-time.ts';
@@ -93,14 +94,16 @@ const scriptFlag = (node: string, script: string): string => join(flagDir, `${no
 const founders = resolveCluster(ClusterSchema.parse(config), new RandomStreams(input.settings.seed));
 const everyone = resolveCluster(ClusterSchema.parse({ ...config, nodes: [...config.nodes, ...joins.map(({ name, ip }) => ({ name, ip }))] }), new RandomStreams(input.settings.seed));
 const joiners = new Set(joins.map((j) => j.name));
+function confOf(node: string, own: NodeOverrides | undefined): string {
+  return renderKeepalivedConf(joiners.has(node) ? everyone : founders, node, {
+    own,
+    scriptCommand: (script, n) => `/usr/bin/test ! -e ${scriptFlag(n, script)}`,
+  });
+}
 const cluster = await NetnsCluster.create({
   nodes: everyone.nodes,
   vips: everyone.instances.flatMap((i) => vipsOf(i)),
-  conf: (node) =>
-    renderKeepalivedConf(joiners.has(node) ? everyone : founders, node, {
-      own: joins.find((j) => j.name === node)?.own,
-      scriptCommand: (script, n) => `/usr/bin/test ! -e ${scriptFlag(n, script)}`,
-    }),
+  conf: (node) => confOf(node, joins.find((j) => j.name === node)?.own),
 });
 const t0 = wallUs();
 const at = (us: number): string => ((us - t0) / 1e6).toFixed(3).padStart(8);
@@ -119,7 +122,9 @@ try {
     ),
     ...partitionSteps(events),
     ...events.flatMap((e) =>
-      e.type === 'link.down' || e.type === 'link.up'
+      e.type === 'keepalived.reload'
+        ? [{ atS: e.at / 1000, text: `${e.node}: keepalived reloads with priority ${e.priority}`, act: () => cluster.reload(e.node, confOf(e.node, { priority: e.priority })) }]
+        : e.type === 'link.down' || e.type === 'link.up'
         ? [{ atS: e.at / 1000, text: `${e.node}: carrier ${e.type === 'link.down' ? 'lost' : 'back'}`, act: () => (e.type === 'link.down' ? cluster.carrierDown(e.node) : cluster.carrierUp(e.node)) }]
         : e.type === 'script.fail' || e.type === 'script.recover'
         ? [{ atS: e.at / 1000, text: `${e.node}: ${e.script} ${e.type === 'script.fail' ? 'fails' : 'recovers'}`, act: () => (e.type === 'script.fail' ? writeFileSync(scriptFlag(e.node, e.script), '') : rmSync(scriptFlag(e.node, e.script), { force: true })) }]

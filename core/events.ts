@@ -24,6 +24,8 @@ export type InputEvent =
    * keepalived, told by the kernel, puts its instances in FAULT; `link.up` restores both.
    */
   | { at: number; type: 'link.down' | 'link.up'; node: string }
+  /** The node's keepalived reloads its configuration (SIGHUP) with a new `priority` on every instance. */
+  | { at: number; type: 'keepalived.reload'; node: string; priority: number }
   /**
    * A node (its keepalived) joins the cluster with this primary IP. Its keepalived.conf may set its own
    * `priority` on every instance (else the instance's or the cluster's default, or ipfailover's draw) and its
@@ -59,6 +61,7 @@ export const INPUT_EVENT_TYPES: readonly InputEventType[] = [
   'script.recover',
   'link.down',
   'link.up',
+  'keepalived.reload',
   'node.join',
   'node.leave',
   'node.stall',

@@ -316,6 +316,16 @@ export class NetnsCluster {
     return wallUs();
   }
 
+  /** Config reload: the node's keepalived.conf is rewritten and keepalived gets SIGHUP. Returns the time (µs). */
+  reload(name: string, conf: string): number {
+    const rt = this.node(name);
+    if (!this.isRunning(name)) throw new Error(`netns-harness: keepalived is not running on ${name}`);
+    writeFileSync(rt.conf, conf);
+    const at = wallUs();
+    rt.keepalived!.kill('SIGHUP');
+    return at;
+  }
+
   /** Silent partition of the node from every other: its bridge port drops frames, carrier stays up. */
   partition(name: string): number {
     const at = wallUs();

@@ -48,6 +48,7 @@ const FAULT_EVENTS: ReadonlySet<InputEventType> = new Set<InputEventType>([
   'script.recover',
   'link.down',
   'link.up',
+  'keepalived.reload',
   'network.partition',
   'network.heal',
   'node.join',

@@ -81,6 +81,9 @@ export class ClusterSim {
           this.emit({ atUs: this.scheduler.nowUs, type: 'warning', message: `${e.type}: node '${e.node}' tracks no script '${e.script}'; ignored` });
         }
         return;
+      case 'keepalived.reload':
+        if (node) w.reloadNode(node, e.priority, e.type);
+        return;
       case 'link.down':
       case 'link.up':
         if (node) w.setCarrier(node, e.type === 'link.up', e.type);

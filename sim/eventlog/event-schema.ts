@@ -78,6 +78,7 @@ export const InputEventSchema = z.discriminatedUnion('type', [
   scriptEvent('script.recover'),
   nodeEvent('link.down'),
   nodeEvent('link.up'),
+  z.object({ at, type: z.literal('keepalived.reload'), node: name, priority: z.number().int().min(1).max(255) }).strict(),
   z
     .object({
       at,

@@ -177,6 +177,41 @@ export class VrrpWorld {
     });
   }
 
+  /**
+   * keepalived.reload: the node's keepalived rereads its configuration (SIGHUP) with a new base priority on
+   * every instance. As keepalived 2.2.7 does it (measured in network namespaces): a master sends one last
+   * advert with its old priority, then one with the new, and restarts its advert timer; a backup restarts
+   * its down timer from the reload with its new priority (3A + Skew); a backup or master keeps its state.
+   * A node whose keepalived is not running takes the priority at its next start.
+   */
+  reloadNode(node: NodeRt, priority: number, cause: string): void {
+    const apply = (): void => {
+      const now = this.sched.nowUs;
+      for (const inst of node.instances) {
+        if (!inst) continue;
+        if (!node.alive) {
+          inst.ctx.basePriority = priority;
+          continue;
+        }
+        this.settle(inst, now);
+        const wasMaster = inst.state === 'MASTER';
+        if (wasMaster) this.step(inst, { type: 'ADVERT_TIMER', nowUs: now }, cause);
+        inst.ctx.basePriority = priority;
+        const view = priorityView(inst);
+        if (view.priority !== inst.ctx.priority) this.step(inst, { type: 'SET_PRIORITY', nowUs: now, priority: view.priority }, cause);
+        if (wasMaster && inst.state === 'MASTER') {
+          this.step(inst, { type: 'ADVERT_TIMER', nowUs: now }, cause);
+        } else if (inst.state === 'BACKUP') {
+          inst.ctx.downDeadlineUs = now + inst.masterDownUs;
+          this.downTimers.arm(inst.vipIndex, inst.ctx.downDeadlineUs);
+        }
+      }
+    };
+    // A stalled keepalived handles the signal when it runs again.
+    if (node.alive) this.fireNodeTimer(node, node.epoch, apply);
+    else apply();
+  }
+
   /** FAULT or not, as the instance's scripts and the node's link say. */
   private refreshFault(inst: InstanceRt, now: number, cause: string): void {
     const fault = priorityView(inst).fault || inst.node.linkDown;
