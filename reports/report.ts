@@ -49,6 +49,11 @@ export interface BudgetResult {
   limit: string;
   actual: number | null;
   pass: boolean;
+  /**
+   * Why the budget was not judged (live mode cannot judge failover budgets: it runs no keepalived
+   * cluster). A skipped budget neither passes nor fails the run; every output shows it as skipped.
+   */
+  skipped?: string;
 }
 
 export interface ReportWarning {

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { sampleReport } from '../reports/report-fixture.ts';
 import type { RunInput } from './run-input.ts';
-import { BudgetFailure, describeScenarios, scenarioFiles } from './vitest-scenarios.ts';
+import { loadScenario } from './scenario/load-scenario.ts';
+import { BudgetFailure, describeScenarios, scenarioFiles, scenarioTimeoutMs } from './vitest-scenarios.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'routerbench-vitest-'));
 mkdirSync(join(dir, 'nested'));
@@ -15,7 +16,7 @@ writeFileSync(join(dir, 'notes.txt'), 'not a scenario');
 
 /** Collects what describeScenarios declares, so the declared tests can be run here by hand. */
 function collect(runs: string[]) {
-  const tests: Array<{ name: string; fn: () => Promise<void> | void }> = [];
+  const tests: Array<{ name: string; fn: () => Promise<void> | void; timeoutMs: number | undefined }> = [];
   let scope = '';
   describeScenarios({
     paths: dir,
@@ -27,7 +28,7 @@ function collect(runs: string[]) {
       scope = name;
       body();
     },
-    test: (name, fn) => tests.push({ name: `${scope} > ${name}`, fn }),
+    test: (name, fn, timeoutMs) => tests.push({ name: `${scope} > ${name}`, fn, timeoutMs }),
   });
   return tests;
 }
@@ -56,9 +57,28 @@ test('a describe per scenario, a test per budget; each scenario runs once', asyn
   }));
   expect(outcomes[0]).toBe('pass');
   expect(outcomes[1]).toBe('pass');
-  // sampleReport's p99 is 3990 ms.
-  expect(outcomes[2]).toBe(`fail: failover.latencyMs.p99 = 3990, budget <= 3000\nreproduce: routerbench run ${join(dir, 'a.yaml')} --seed 1`);
+  // sampleReport's p99 is 3990 ms; a.yaml states that budget (as failover.p99) on its line 5.
+  expect(outcomes[2]).toBe(`fail: ${join(dir, 'a.yaml')}:5: failover.latencyMs.p99 = 3990, budget <= 3000\nreproduce: routerbench run ${join(dir, 'a.yaml')} --seed 1`);
   expect(outcomes[3]).toMatch(/^error: .*broken\.yaml:1:1: field 'nme': unknown key 'nme'/);
   expect(outcomes[4]).toBe('pass');
   expect(runs).toEqual(['alpha', 'beta']);
+});
+
+test('a failure points at the scenario file, then at the test file that declared it; never at routerbench', async () => {
+  const tests = collect([]);
+  const err = await Promise.resolve()
+    .then(() => tests[2]!.fn())
+    .then(() => undefined, (e: unknown) => e as Error);
+  const frames = err!.stack!.split('\n').filter((l) => l.startsWith('    at '));
+  expect(frames[0]).toBe(`    at ${join(dir, 'a.yaml')}:5:1`);
+  expect(frames[1]).toContain('vitest-scenarios.test.ts');
+  expect(frames).toHaveLength(2);
+});
+
+test("the default timeout follows the scenario's size: 10 s, 1 ms per input event, 1 ms per node-second simulated", () => {
+  const tests = collect([]);
+  // alpha and beta have no events and no cluster: the 10 s alone.
+  expect(tests.map((t) => t.timeoutMs)).toEqual([10_000, 10_000, 10_000, undefined, 10_000]);
+  // vrrp-master-crash: 1 input event and 2 nodes over its sim.durationMs of 120 s: 10,000 + 1 + 240 ms.
+  expect(scenarioTimeoutMs(loadScenario(join(import.meta.dirname, '..', 'scenarios', 'vrrp-master-crash.yaml')))).toBe(10_241);
 });

@@ -26,7 +26,11 @@ describe('report.html (static checks)', () => {
   });
 
   test('escapes everything from the input', () => {
-    const report = { ...hostileReport(), warnings: { total: 1, list: [{ atMs: 5, message: "node.fail: no cluster node '<img src=y onerror=\"window.__pwned=5\">'", count: 1 }] } };
+    const report = {
+      ...hostileReport(),
+      warnings: { total: 1, list: [{ atMs: 5, message: "node.fail: no cluster node '<img src=y onerror=\"window.__pwned=5\">'", count: 1 }] },
+      invariants: { checked: 1, violations: [{ atMs: 2500, name: 'haproxy-view', detail: 'x/<img src=z onerror="window.__pwned=6">: backend be serves [], expected [10.0.0.1:80]' }] },
+    };
     const page = renderHtmlReport({ report }, projectTimeline([
       { atUs: 0, type: 'input', event: 'node.fail', subject: '</script><script>window.__pwned=4</script>' },
       { atUs: 1000, type: 'run.end', events: 1, simulatedMs: 1 },
@@ -37,6 +41,10 @@ describe('report.html (static checks)', () => {
     expect(page.includes('<img src=y')).toBe(false);
     expect(page.includes('<h2>Warnings (1)</h2>')).toBe(true);
     expect(page.includes('&lt;img src=y onerror=&quot;window.__pwned=5&quot;&gt;')).toBe(true);
+    // The invariant violations have a section of their own: time, invariant, the route with what should serve it and what did.
+    expect(page.includes('<h2>Invariant violations (1)</h2>')).toBe(true);
+    expect(page.includes('<img src=z')).toBe(false);
+    expect(page.includes('<td class="num">2.5</td><td>haproxy-view</td><td>x/&lt;img src=z onerror=&quot;window.__pwned=6&quot;&gt;: backend be serves [], expected [10.0.0.1:80]</td>')).toBe(true);
   });
 });
 

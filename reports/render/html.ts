@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import type { BudgetResult } from '../report.ts';
 import type { Timeline } from '../timeline.ts';
 import { escapeHtml as h, formatDelta, formatNumber, jsonForScript, warningWhen } from './escape.ts';
 import { outcomePasses, type ScenarioOutcome } from './outcome.ts';
@@ -52,8 +53,9 @@ export function renderHtmlReport(outcome: ScenarioOutcome, timeline: Timeline): 
 <h1>${h(r.scenario)} <span class="verdict ${ok ? 'pass' : 'fail'}">${ok ? 'PASS' : 'FAIL'}</span></h1>
 <p class="muted">strategy ${h(r.strategy)} · seed ${r.seed} · ${formatNumber(r.events)} events · ${formatNumber(r.simulatedMs / 1000)} s simulated · ${r.reloads.total} reloads · ${r.failover.incidents} failover incidents</p>
 <p>Reproduce: <code>${h(r.reproduce)}</code></p>
-${warningsList(outcome)}
 ${budgetsTable(outcome)}
+${violationsTable(outcome)}
+${warningsList(outcome)}
 ${baselineTable(outcome)}
 <h2>Reloads over time</h2>
 <div class="chart"><canvas id="reloads-chart" aria-label="Reloads and input events over time"></canvas></div>
@@ -75,6 +77,18 @@ ${incidentsTable(outcome)}
 `;
 }
 
+/** The invariant violations, each naming the route, what should serve it and what did; the first 500. */
+function violationsTable(o: ScenarioOutcome): string {
+  const all = o.report.invariants.violations;
+  if (all.length === 0) return '';
+  const rows = all
+    .slice(0, 500)
+    .map((v) => `<tr><td class="num">${formatNumber(v.atMs / 1000)}</td><td>${h(v.name)}</td><td>${h(v.detail)}</td></tr>`)
+    .join('\n');
+  const more = all.length > 500 ? `\n<p class="muted">${all.length - 500} more (report.json lists them all).</p>` : '';
+  return `<h2>Invariant violations (${all.length})</h2>\n<table><thead><tr><th>Time (s)</th><th>Invariant</th><th>Route: expected and served</th></tr></thead><tbody>\n${rows}\n</tbody></table>${more}`;
+}
+
 function warningsList(o: ScenarioOutcome): string {
   const w = o.report.warnings;
   if (w.total === 0) return '';
@@ -84,9 +98,14 @@ function warningsList(o: ScenarioOutcome): string {
 
 function budgetsTable(o: ScenarioOutcome): string {
   const rows = o.report.budgets
-    .map((b) => `<tr><td>${h(b.name)}</td><td>${h(b.limit)}</td><td class="num">${formatNumber(b.actual)}</td><td class="${b.pass ? 'good' : 'bad'}">${b.pass ? 'pass' : 'FAIL'}</td></tr>`)
+    .map((b) => `<tr><td>${h(b.name)}</td><td>${h(b.limit)}</td><td class="num">${formatNumber(b.actual)}</td>${verdictCell(b)}</tr>`)
     .join('\n');
   return `<h2>Budgets</h2>\n<table><thead><tr><th>Metric</th><th>Budget</th><th>Actual</th><th>Verdict</th></tr></thead><tbody>\n${rows}\n</tbody></table>`;
+}
+
+function verdictCell(b: BudgetResult): string {
+  if (b.skipped !== undefined) return `<td class="muted">not judged: ${h(b.skipped)}</td>`;
+  return `<td class="${b.pass ? 'good' : 'bad'}">${b.pass ? 'pass' : 'FAIL'}</td>`;
 }
 
 function baselineTable(o: ScenarioOutcome): string {

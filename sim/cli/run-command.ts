@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, readdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, constants } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
@@ -29,6 +29,7 @@ import { outputDirNames } from './output-dir-names.ts';
 import { withStderrProgress } from './run-progress.ts';
 import type { TraceName } from '../output/records.ts';
 import { collectList, collectSet, collectTrace, parseSeed, TRACE_HELP } from './scenario-options.ts';
+import { budgetLines } from '../scenario/budget-lines.ts';
 import { checkOutDir, checkOutputFiles, makeDirs, writeFileAtomic } from './write-outputs.ts';
 
 interface RunOptions {
@@ -141,8 +142,9 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
     for (const d of createdDirs.reverse()) rmEmptyTree(d);
   };
   let results: RunTaskResult[];
+  const wallMs: number[] = [];
   try {
-    results = await runTasks(tasks, inputs.map((i) => i.name), opts.progress !== false);
+    results = await runTasks(tasks, inputs.map((i) => i.name), opts.progress !== false, wallMs);
   } catch (err) {
     cleanUp();
     if (err instanceof Interrupted) {
@@ -157,14 +159,23 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
     throw taskError(failed);
   }
   const done = results as Array<Extract<RunTaskResult, { ok: true }>>;
-  const outcomes: ScenarioOutcome[] = done.map((r, i) => {
+  const judged: ScenarioOutcome[] = done.map((r, i) => {
     const outcome: ScenarioOutcome = { report: r.report };
     const baseline = baselines?.[i];
     if (baseline !== undefined) outcome.comparison = compareWithBaseline(r.report, baseline.report, tolerances);
     return outcome;
   });
   // What is printed with --json and written as report.json alike: the verdict counts the baseline comparison.
-  const reports = outcomes.map((o, i) => reportWithVerdict(o, baselines?.[i]?.file, tolerances));
+  const reports = judged.map((o, i) => reportWithVerdict(o, baselines?.[i]?.file, tolerances));
+  // Every output shows that report (its reproduce line compares with the baseline again), the file it came
+  // from, where that file states each budget, and how long the run took.
+  const outcomes: ScenarioOutcome[] = judged.map((o, i) => ({
+    ...o,
+    report: reports[i]!,
+    file: files[i]!,
+    ...(isScenarioFile(files[i]!) && { budgetLines: budgetLines(readFileSync(files[i]!, 'utf8')) }),
+    ...(wallMs[i] !== undefined && { wallMs: wallMs[i] }),
+  }));
   done.forEach((r, i) => {
     const dir = dirOf(i);
     if (dir === undefined) return;
@@ -198,9 +209,14 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
  * line per finished run (none with --no-progress). Results come back in input order whatever the finishing
  * order.
  */
-async function runTasks(tasks: RunTask[], names: string[], showProgress: boolean): Promise<RunTaskResult[]> {
+async function runTasks(tasks: RunTask[], names: string[], showProgress: boolean, wallMs: number[]): Promise<RunTaskResult[]> {
   // A run that writes no file runs in this thread: a signal that ends it leaves nothing behind.
-  if (tasks.length === 1 && tasks[0]!.dir === undefined) return [withStderrProgress(names[0]!, showProgress, (observers) => runTask(tasks[0]!, observers))];
+  if (tasks.length === 1 && tasks[0]!.dir === undefined) {
+    const t0 = performance.now();
+    const r = withStderrProgress(names[0]!, showProgress, (observers) => runTask(tasks[0]!, observers));
+    wallMs[0] = performance.now() - t0;
+    return [r];
+  }
   // Runs that write files run on worker threads, even alone, so that this thread stays free to stop them on
   // Ctrl-C or SIGTERM (a timeout's) and remove what they were writing; a run alone shows its own progress.
   const alone = tasks.length === 1;
@@ -210,6 +226,10 @@ async function runTasks(tasks: RunTask[], names: string[], showProgress: boolean
   const pool = new Tinypool({ filename: RUN_WORKER.href, maxThreads: workers, minThreads: workers, ...(limits !== undefined && { resourceLimits: limits }) });
   let finished = 0;
   const started = process.hrtime.bigint();
+  // The pool starts tasks in order as threads free up: the first `workers` at once, each later one when a
+  // run finishes. A run's wall time is from then to its own end.
+  const startedAt: number[] = tasks.map((_, i) => (i < workers ? performance.now() : NaN));
+  let nextQueued = workers;
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
   let stop: ((signal: NodeJS.Signals) => void) | undefined;
   const interrupted = new Promise<never>((_, reject) => {
@@ -220,6 +240,9 @@ async function runTasks(tasks: RunTask[], names: string[], showProgress: boolean
     const all = Promise.all(
       tasks.map(async (t, i) => {
         const r = (await pool.run(t)) as RunTaskResult;
+        const now = performance.now();
+        wallMs[i] = now - startedAt[i]!;
+        if (nextQueued < tasks.length) startedAt[nextQueued++] = now;
         finished++;
         const s = Number(process.hrtime.bigint() - started) / 1e9;
         const verdict = r.ok ? (r.report.pass ? 'pass' : 'FAIL') : 'error';
@@ -363,4 +386,8 @@ function outOfMemory(err: unknown, files: readonly string[]): InputError | undef
   if (!isWorkerOutOfMemory(err)) return undefined;
   const which = files.length === 1 ? files[0]! : files.join(', ');
   return new InputError(which, 'the run ran out of memory: the input asks for more than this process can hold (docs/limits.md); its partial outputs were removed');
+}
+
+function isScenarioFile(file: string): boolean {
+  return /\.ya?ml$/.test(file);
 }

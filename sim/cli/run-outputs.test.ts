@@ -44,6 +44,11 @@ describe('run --baseline', () => {
     // The reproduce line compares again; the scenario's own line would pass.
     expect(printed.reproduce).toMatch(/ --baseline \S*baseline\.json$/);
     expect(JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'))).toEqual(printed);
+    // Every output carries that line, escaped as each format escapes.
+    const esc = printed.reproduce.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+    expect(readFileSync(join(out, 'junit.xml'), 'utf8')).toContain(`reproduce: ${esc}\n`);
+    expect(readFileSync(join(out, 'summary.md'), 'utf8')).toContain(`Reproduce: \`${printed.reproduce}\``);
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain(`Reproduce: <code>${esc}</code>`);
   });
 
   it('the table names each regression; a tolerance on reloads.total covers its rate and reasons', () => {
