@@ -138,6 +138,20 @@ export function judge(report: Report, budgets: readonly string[]): Report {
 }
 
 /**
+ * Budgets a run could not judge (live mode runs no keepalived cluster, so failover metrics stay zero):
+ * listed after the judged ones as skipped, with the reason. They do not fail the run, and every output
+ * shows them as not judged, never as passed.
+ */
+export function withSkippedBudgets(report: Report, budgets: readonly string[], reason: string): Report {
+  if (budgets.length === 0) return report;
+  const builtIn = evaluateBudgets(report, []).length;
+  const skipped = evaluateBudgets(report, budgets)
+    .slice(builtIn)
+    .map((b) => ({ ...b, actual: null, pass: true, skipped: reason }));
+  return { ...report, budgets: [...report.budgets, ...skipped] };
+}
+
+/**
  * Some cluster mistakes show only once the seeded parts are drawn (an ipfailover priority out of 1..255):
  * they are still the user's input errors, named by their key.
  */

@@ -20,7 +20,9 @@ export function renderSummaryTable(reports: readonly Report[]): string {
     cells.map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
   const out = [line(COLUMNS), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
   const failed = reports.filter((r) => !r.pass);
-  out.push('', `${reports.length - failed.length} passed, ${failed.length} failed`);
+  const skipped = reports.flatMap((r) => r.budgets.filter((b) => b.skipped !== undefined).map((b) => ({ r, b })));
+  out.push('', `${reports.length - failed.length} passed, ${failed.length} failed${skipped.length === 0 ? '' : `, ${skipped.length} budget${skipped.length === 1 ? '' : 's'} not judged`}`);
+  for (const { r, b } of skipped) out.push(`not judged: ${r.scenario}: ${b.name} ${b.limit} (${b.skipped})`);
   for (const r of failed) out.push('', ...failureLines(r));
   const warned = reports.filter((r) => r.warnings.total > 0);
   if (warned.length > 0) out.push('');

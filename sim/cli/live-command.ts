@@ -4,21 +4,27 @@
  * `routerbench live <scenario-or-eventlog> --haproxy-socket PATH [--haproxy-config PATH] [--speed N]`:
  * the config-manager core against a real HAProxy (sim/cli/live/).
  */
-import { lstatSync, mkdtempSync, rmSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
+import { renderHtmlReport } from '../../reports/render/html.ts';
+import { renderJUnit } from '../../reports/render/junit.ts';
+import { renderMarkdownSummary } from '../../reports/render/markdown.ts';
+import type { ScenarioOutcome } from '../../reports/render/outcome.ts';
 import { renderSummaryTable } from '../../reports/render/terminal.ts';
+import { createTimelineProjection } from '../../reports/timeline.ts';
 import { loadRunInput } from '../load-input.ts';
 import { CompactSink } from '../output/compact-sink.ts';
-import { JsonlFileSink } from '../output/output-sink.ts';
-import type { TraceName } from '../output/records.ts';
+import { JsonlFileSink, type OutputSink } from '../output/output-sink.ts';
+import type { OutputRecord, TraceName } from '../output/records.ts';
 import { headerOf } from '../run.ts';
 import { EXIT } from './exit-codes.ts';
 import { HaproxyStartError, pidOnSocket } from './live/real-haproxy.ts';
 import { runLive, type LiveResult } from './live/run-live.ts';
 import { collectSet, collectTrace, parseSeed, TRACE_HELP } from './scenario-options.ts';
 import { makeDirs, writeFileAtomic } from './write-outputs.ts';
+import { budgetLines } from '../scenario/budget-lines.ts';
 import { shellQuote } from '../scenario/load-scenario.ts';
 
 interface LiveCommandOptions {
@@ -110,6 +116,7 @@ export function registerLiveCommand(program: Command): Command {
       // Whether an HAProxy of ours still serves the socket (and reads the cfg's directory) when we exit.
       let leftServing = false;
       let result: LiveResult;
+      const timeline = createTimelineProjection();
       try {
         if (opts.haproxyConfig === undefined) tempDir = mkdtempSync(join(tmpdir(), 'routerbench-live-'));
         const cfgPath = tempDir === undefined ? resolve(opts.haproxyConfig!) : join(tempDir, 'haproxy.cfg');
@@ -121,9 +128,11 @@ export function registerLiveCommand(program: Command): Command {
         for (const path of [socketPath, cfgPath]) makeDirs(dirname(path));
         if (opts.out !== undefined) makeDirs(opts.out);
         const traced = opts.trace?.includes('runtime') === true;
-        const file = opts.out === undefined ? undefined : new JsonlFileSink(join(opts.out, 'output.jsonl'), headerOf(input, opts.trace === undefined ? {} : { trace: opts.trace }));
+        const logFile = opts.out === undefined ? undefined : new JsonlFileSink(join(opts.out, 'output.jsonl'), headerOf(input, opts.trace === undefined ? {} : { trace: opts.trace }));
         // The router records every command; the compact log counts the successful ones as `run` does.
-        const sink = file === undefined || traced ? file : new CompactSink(file);
+        const log = logFile === undefined || traced ? logFile : new CompactSink(logFile);
+        // report.html's timeline folds the records as they are made, as `run` does.
+        const sink = log === undefined ? undefined : teeSink(log, timeline);
         result = await runLive(input, {
           socketPath,
           cfgPath,
@@ -139,6 +148,16 @@ export function registerLiveCommand(program: Command): Command {
           sink!.commit();
           writeFileAtomic(join(opts.out, 'report.json'), JSON.stringify(result.report, null, 2) + '\n');
           writeFileAtomic(join(opts.out, 'live.json'), JSON.stringify(result.live, null, 2) + '\n');
+          // The outputs `run` writes, from the same renderers: a CI that reads one reads the other.
+          const outcome: ScenarioOutcome = {
+            report: result.report,
+            file,
+            wallMs: result.live.wallMs,
+            ...(/\.ya?ml$/.test(file) && { budgetLines: budgetLines(readFileSync(file, 'utf8')) }),
+          };
+          writeFileAtomic(join(opts.out, 'report.html'), renderHtmlReport(outcome, timeline.result()));
+          writeFileAtomic(join(opts.out, 'summary.md'), renderMarkdownSummary([outcome]));
+          writeFileAtomic(join(opts.out, 'junit.xml'), renderJUnit([outcome]));
         }
       } catch (err) {
         if (interrupt.signal.aborted) {
@@ -204,4 +223,16 @@ export function renderLiveStats({ live }: LiveResult): string {
       : `haproxy: pid ${live.haproxyPid} still serving ${live.cfgPath} (log ${live.logPath}); stop it with: kill ${live.haproxyPid}`,
   ];
   return lines.join('\n') + '\n';
+}
+
+/** A sink that also shows each record to an observer (the timeline report.html draws). */
+function teeSink(sink: OutputSink, observer: { add(r: OutputRecord): void }): OutputSink {
+  return {
+    record: (r) => {
+      observer.add(r);
+      sink.record(r);
+    },
+    commit: () => sink.commit(),
+    abort: () => sink.abort(),
+  };
 }

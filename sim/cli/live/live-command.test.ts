@@ -59,7 +59,7 @@ function flakyHaproxy(sub: string, failOn: number): string {
 }
 
 interface CliOut {
-  report: { pass: boolean; reproduce: string; reloads: { total: number }; budgets: { name: string; pass: boolean }[]; warnings: { list: { message: string }[] }; invariants: { violations: { name: string; violations?: string[] }[] } };
+  report: { pass: boolean; reproduce: string; reloads: { total: number }; budgets: { name: string; pass: boolean; skipped?: string }[]; warnings: { list: { message: string }[] }; invariants: { violations: { name: string; violations?: string[] }[] } };
   live: { haproxyPid: number | null; cfgPath: string; reloads: unknown[]; reloadRefused: { reload: number; message: string } | null };
 }
 
@@ -199,7 +199,7 @@ describeReal('routerbench live against a real HAProxy: failures, warnings and cl
     expect(existsSync(socket)).toBe(false);
   });
 
-  it('failover budgets are not judged and socket fault settings are named as ignored', { timeout: 60_000 }, () => {
+  it('failover budgets are skipped, not passed, in every output; socket fault settings are named as ignored', { timeout: 60_000 }, () => {
     const sub = mkdtempSync(join(dir, 'cluster-'));
     const scenario = join(sub, 'cluster.yaml');
     writeFileSync(
@@ -223,12 +223,20 @@ describeReal('routerbench live against a real HAProxy: failures, warnings and cl
     );
     const socket = join(sub, 'haproxy.sock');
     const t = tmp(sub);
-    const r = live([scenario, '--haproxy-socket', socket, '--set', 'haproxy.resetRate=0.05', '--speed', 'max', '--stop', '--json'], { TMPDIR: t });
+    const outDir = join(sub, 'out');
+    const r = live([scenario, '--haproxy-socket', socket, '--set', 'haproxy.resetRate=0.05', '--speed', 'max', '--stop', '--json', '--out', outDir], { TMPDIR: t });
     const out = parse(r);
     expect(r.status, r.stderr).toBe(0);
-    const names = out.report.budgets.map((b) => b.name);
-    expect(names).toContain('reloads.total');
-    expect(names.filter((n) => n.startsWith('failover.'))).toEqual([]);
+    const reason = 'live mode runs no keepalived cluster';
+    expect(out.report.budgets.map((b) => [b.name, b.skipped])).toEqual([
+      ['invariants.violations', undefined],
+      ['reloads.total', undefined],
+      ['failover.splitBrainMs', reason],
+    ]);
+    // The outputs `run` writes, the skipped budget shown as such in each.
+    expect(readFileSync(join(outDir, 'junit.xml'), 'utf8')).toContain(`<skipped message="${reason}"/>`);
+    expect(readFileSync(join(outDir, 'summary.md'), 'utf8')).toContain(`## routerbench: 1 scenario, passed, 1 budget not judged\n`);
+    expect(readFileSync(join(outDir, 'report.html'), 'utf8')).toContain(`<td class="muted">not judged: ${reason}</td>`);
     const notJudged = "budgets 'failover.splitBrainMs <= 1' not judged in live mode: the keepalived cluster is not run";
     const faults = 'haproxy.resetRate=0.05 ignored: live mode does not inject simulated socket faults';
     expect(r.stderr).toContain(notJudged);

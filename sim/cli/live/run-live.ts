@@ -24,7 +24,7 @@ import { checkInvariants } from '../../invariants.ts';
 import { nullSink, type OutputSink } from '../../output/output-sink.ts';
 import type { OutputRecord } from '../../output/records.ts';
 import type { RunInput } from '../../run-input.ts';
-import { headerOf, judge } from '../../run.ts';
+import { headerOf, judge, withSkippedBudgets } from '../../run.ts';
 import { msToUs } from '../../scheduler.ts';
 import { diffStates, dumpState, sameState, type StateDifference } from './haproxy-state.ts';
 import { LiveLoop, type LiveRunResult } from './live-loop.ts';
@@ -220,7 +220,7 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
     emit({ atUs: run.endUs, type: 'run.end', events: run.events, simulatedMs: run.endUs / 1000 });
     if (opts.stopAtEnd) await real.stop();
     else real.release();
-    const report = judge(projection.result(), budgets);
+    const report = withSkippedBudgets(judge(projection.result(), budgets), unjudged, 'live mode runs no keepalived cluster');
     return {
       report,
       live: {
