@@ -5,7 +5,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, expect, test } from 'vitest';
 import { writeFileAtomic } from '../cli/write-outputs.ts';
 import { InputError } from '../eventlog/input-error.ts';
+import { loadRunInput } from '../load-input.ts';
+import { runOne } from '../run.ts';
 import { flattenLayers } from '../settings-layers.ts';
+import { sweepTaskOverrides } from './task.ts';
 import { executeSweep, inThreadExecutor, poolExecutor, type SweepExecutor } from './execute.ts';
 import { parseGrid } from './grid.ts';
 import { mergeSweepDirs } from './merge.ts';
@@ -93,4 +96,23 @@ test('a deployment is recorded by path and SHA-256; shards with the env merge in
 test('a deployment that cannot be read is an input error naming the file', () => {
   const missing = join(tmp, 'no-such-deploy.yaml');
   expect(() => defineSweep({ ...request, routerEnv: { deployment: missing, vars: [], settings: {} } })).toThrow(InputError);
+});
+
+test("a point's run names its sources: the grid for a swept key, the env entry for the env's, --seeds for the seed", () => {
+  const grid = parseGrid(['router.blueprintPoolSize=11,12']);
+  const routerEnv = { ...maxDyn2, sources: { 'router.maxDynamicServers': '--env ROUTER_MAX_DYNAMIC_SERVERS=2' } };
+  const def = defineSweep({ ...request, grid, routerEnv, set: { 'sim.settleMs': '100' } });
+  // Position 3 is point 1 (blueprintPoolSize 12), its second seed: route-burst's seed 1, then 2.
+  const { task } = taskAt(def, 3);
+  const input = loadRunInput(task.file, sweepTaskOverrides(task));
+  expect([input.settings.router.blueprintPoolSize, input.settings.router.maxDynamicServers, input.settings.sim.settleMs, input.settings.seed]).toEqual([12, 2, 100, 2]);
+  const { report } = runOne(input);
+  expect(report.settingSources).toMatchObject({
+    seed: '--seeds 2',
+    'router.blueprintPoolSize': '--grid router.blueprintPoolSize',
+    'router.maxDynamicServers': '--env ROUTER_MAX_DYNAMIC_SERVERS=2',
+    'sim.settleMs': '--set sim.settleMs=100',
+  });
+  // The reproduce line stays what it was: every command-line setting as --set, the seed as --seed.
+  expect(report.reproduce).toBe(`routerbench run ${SCENARIO} --seed 2 --set router.maxDynamicServers=2 --set sim.settleMs=100 --set router.blueprintPoolSize=12 --budget 'reloads.total<=2'`);
 });
