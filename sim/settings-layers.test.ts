@@ -121,6 +121,16 @@ describe('settings precedence: defaults < scenario < --router-deployment < --env
     expect(Object.hasOwn(loadRunInput(SCENARIO).settingSources!, 'sim.durationMs')).toBe(false);
   });
 
+  test('a group replaced by a value and then one of its keys set gets the group back, as --set always did', () => {
+    const input = loadRunInput(SCENARIO, { set: { router: 'x', 'router.maxDynamicServers': '3' } });
+    // The scenario's router keys went with the group; the rest are defaults again.
+    expect([input.settings.router.strategy, input.settings.router.maxDynamicServers]).toEqual(['reload-always', 3]);
+    expect(input.settingSources?.['router.strategy']).toBe('--set router=x');
+    expect(input.settingSources?.['router.maxDynamicServers']).toBe('--set router.maxDynamicServers=3');
+    const err = inputErrorOf(() => loadRunInput(SCENARIO, { set: { router: 'x' } }));
+    expect({ file: err.file, field: err.field }).toEqual({ file: '--set', field: 'router' });
+  });
+
   test('a scenario value the command line makes invalid in combination blames the flag', () => {
     const rates = write('rates.yaml', 'haproxy:\n  refusedRate: 0.7\nevents: []\n');
     const err = inputErrorOf(() => loadRunInput(rates, buildOverrides({ env: [], set: { 'haproxy.resetRate': '0.5' } })));

@@ -59,23 +59,25 @@ export function isSettingKey(key: string): boolean {
   return KNOWN.has(key);
 }
 
-/** A layer's assignments as immer patches on the settings tree (a non-object in the way becomes one first). */
-function patchesOf(state: unknown, layer: SettingsLayer): Patch[] {
+/**
+ * One assignment as immer patches on the settings tree as it stands: a `replace` (or an `add` for a key the
+ * tree lacks, such as sim.durationMs), after turning a non-object in the way into one, as `--set` always
+ * has (`--set router=x --set router.maxDynamicServers=3` ends with a router group again).
+ */
+function patchesOf(state: unknown, a: SettingAssignment): Patch[] {
   const patches: Patch[] = [];
-  for (const a of layer.assignments) {
-    const path = a.key.split('.');
-    let node = state as Record<string, unknown>;
-    for (let i = 0; i < path.length - 1; i++) {
-      const next = node[path[i]!];
-      if (!isRecord(next)) {
-        patches.push({ op: 'replace', path: path.slice(0, i + 1), value: {} });
-        node = {};
-      } else {
-        node = next;
-      }
+  const path = a.key.split('.');
+  let node = state as Record<string, unknown>;
+  for (let i = 0; i < path.length - 1; i++) {
+    const next = node[path[i]!];
+    if (!isRecord(next)) {
+      patches.push({ op: 'replace', path: path.slice(0, i + 1), value: {} });
+      node = {};
+    } else {
+      node = next;
     }
-    patches.push({ op: Object.hasOwn(node, path[path.length - 1]!) ? 'replace' : 'add', path, value: a.value });
   }
+  patches.push({ op: Object.hasOwn(node, path[path.length - 1]!) ? 'replace' : 'add', path, value: a.value });
   return patches;
 }
 
@@ -104,8 +106,9 @@ export function layerSettings(layers: readonly SettingsLayer[], onError: (e: Lay
       // A key given again moves to the end: the map's order is the order of precedence.
       given.delete(a.key);
       given.set(a.key, { layer, assignment: a });
+      // Each result is frozen and shares every untouched branch with the one before.
+      state = applyPatches(state as object, patchesOf(state, a));
     }
-    state = applyPatches(state as object, patchesOf(state, layer));
   }
   const parsed = SettingsSchema.safeParse(state);
   if (!parsed.success) {
