@@ -8,7 +8,7 @@ import type { RunInput } from './run-input.ts';
 import { loadScenario, reproduceCommand } from './scenario/load-scenario.ts';
 import { assignmentsOf, inputSettings, type SettingsOverrides } from './settings-layers.ts';
 import { scenarioName } from './scenario/scenario-name.ts';
-import { estimateSize, overLimit } from './scenario/size-estimate.ts';
+import { estimateSize, overLimit, type SizeEstimate } from './scenario/size-estimate.ts';
 import type { GenerateSpec } from './generate/spec.ts';
 import { parseBudget } from '../reports/budgets.ts';
 
@@ -123,9 +123,23 @@ function loadEventLogInput(file: string, overrides: InputOverrides): RunInput {
   return input;
 }
 
+/** The size estimate of a loaded input (docs/limits.md): a scenario's generators and durations, a log's cluster. */
+export function sizeOf(input: RunInput & { generate?: GenerateSpec }): SizeEstimate {
+  return estimateSize(input.generate, input.cluster, input.settings.sim.durationMs);
+}
+
+/**
+ * A progress line's label: the input's name, and the events its generators are expected to make when that
+ * is known, so that a run that will not end soon says so from its first line.
+ */
+export function progressLabel(input: RunInput): string {
+  const events = sizeOf(input).events;
+  return events >= 1 ? `${input.name} (about ${Math.round(events).toLocaleString('en-US')} events expected)` : input.name;
+}
+
 /** Refuses an input whose generators or durations ask for more than the limits (SIZE_LIMITS), before it runs. */
-function checkSize(file: string, input: RunInput & { generate?: GenerateSpec }): void {
-  const estimate = estimateSize(input.generate, input.cluster, input.settings.sim.durationMs);
+export function checkSize(file: string, input: RunInput): void {
+  const estimate = sizeOf(input);
   const over = overLimit(estimate);
   if (over === undefined) return;
   const [field, what] = estimate.largest;

@@ -63,3 +63,14 @@ test('an event log given to expand is named as one, not parsed as YAML', async (
   writeFileSync(log, '{"routerbench":"eventlog","version":1}\n');
   await expect(program().parseAsync(['expand', log], { from: 'user' })).rejects.toThrow(`${log}: is an event log already`);
 });
+
+test('expand refuses a scenario past the size limits, writing nothing, unless --allow-large', async () => {
+  const file = join(dir, 'huge.yaml');
+  // 30 scale events an hour over 2.5 million simulated hours: 75 million events, about 90 GiB of log.
+  writeFileSync(file, 'name: huge\ngenerate:\n  durationMs: 9000000000000\n  world: { services: 20 }\n  scale: { perHour: 30 }\n');
+  const out = join(dir, 'huge.jsonl');
+  const err = await program().parseAsync(['expand', file, '-o', out], { from: 'user' }).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(InputError);
+  expect((err as InputError).field).toBe('generate.scale.perHour');
+  expect(existsSync(out)).toBe(false);
+});

@@ -1,6 +1,7 @@
 import { extname } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../eventlog/input-error.ts';
+import { checkSize } from '../load-input.ts';
 import { loadScenario } from '../scenario/load-scenario.ts';
 import { eventLogHeader, writeEventLogFile, writeEventLogToStream } from './event-log-writer.ts';
 import { collectSet, parseSeed } from './scenario-options.ts';
@@ -9,6 +10,7 @@ interface ExpandOptions {
   seed?: number;
   set?: Record<string, string>;
   output?: string;
+  allowLarge?: boolean;
 }
 
 /**
@@ -23,12 +25,15 @@ export function registerExpandCommand(program: Command): Command {
     .option('--seed <n>', 'run seed (overrides the scenario)', parseSeed)
     .option('--set <key=value>', 'override a setting by its dotted key (repeatable)', collectSet)
     .option('-o, --output <file>', 'write to a file (atomically) instead of stdout')
+    .option('--allow-large', 'expand a scenario whose estimated events or output exceed the limits (docs/limits.md)')
     .action(async (scenario: string, opts: ExpandOptions) => {
       const overrides: { seed?: number; set?: Record<string, string> } = {};
       if (opts.seed !== undefined) overrides.seed = opts.seed;
       if (opts.set !== undefined) overrides.set = opts.set;
       if (extname(scenario) === '.jsonl') throw new InputError(scenario, 'is an event log already; expand turns a scenario file (.yaml) into one');
       const input = loadScenario(scenario, overrides);
+      // The log holds what a run would replay: the same estimate, the same limits.
+      if (opts.allowLarge !== true) checkSize(scenario, input);
       // Everything a run of the log needs besides the events, so `routerbench run expanded.jsonl` can match the scenario.
       const header = eventLogHeader({
         source: scenario,

@@ -15,7 +15,7 @@ import { InputError } from '../eventlog/input-error.ts';
 import { readInputFile } from '../eventlog/regular-file.ts';
 import { isWorkerOutOfMemory, workerResourceLimits } from '../limits.ts';
 import { notUtf8 } from '../eventlog/utf8.ts';
-import { expandInputPaths, loadRunInput, type InputOverrides } from '../load-input.ts';
+import { expandInputPaths, loadRunInput, progressLabel, type InputOverrides } from '../load-input.ts';
 import { shellQuote } from '../scenario/load-scenario.ts';
 import { parseRouterDeployment, parseRouterEnv, ROUTER_ENV_NAMES, type RouterEnvResult } from '../router-env.ts';
 import type { SettingsLayer } from '../settings-layers.ts';
@@ -144,7 +144,7 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
   let results: RunTaskResult[];
   const wallMs: number[] = [];
   try {
-    results = await runTasks(tasks, inputs.map((i) => i.name), opts.progress !== false, wallMs);
+    results = await runTasks(tasks, inputs.map((i) => (single ? progressLabel(i) : i.name)), opts.progress !== false, wallMs);
   } catch (err) {
     cleanUp();
     if (err instanceof Interrupted) {

@@ -2,7 +2,7 @@ import { readdirSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadRunInput } from '../load-input.ts';
+import { loadRunInput, progressLabel } from '../load-input.ts';
 import { inputErrorOf } from '../testing/input-error-of.ts';
 import { loadScenario } from './load-scenario.ts';
 import { estimateSize, overLimit, SIZE_LIMITS } from './size-estimate.ts';
@@ -53,5 +53,13 @@ describe('the size estimate', () => {
       expect(e.memoryBytes, f).toBeLessThan(SIZE_LIMITS.memoryBytes / 100);
       expect(e.clusterSteps, f).toBeLessThan(SIZE_LIMITS.clusterSteps / 100);
     }
+  });
+
+  it('shows in a run\'s progress label, so that a run that will not end soon says so from its first line', () => {
+    const churn = scenario(`name: long\ngenerate:\n  durationMs: 9000000000000\n  world: { services: 20 }\n  scale: { perHour: 30 }\n`);
+    // 20 initial endpoints.set and 30 × 2,500,000 scale events, as above.
+    expect(progressLabel(loadRunInput(churn, { allowLarge: true }))).toBe('long (about 75,000,020 events expected)');
+    const plain = scenario(`name: plain\nevents:\n  - { at: 0, type: network.heal }\n`);
+    expect(progressLabel(loadRunInput(plain))).toBe('plain');
   });
 });
