@@ -11,7 +11,7 @@ const cli = parseBenchArgs(
   benchCommand(
     'read-log.ts',
     'times reading an event log alone, two ways: plain (split into lines and JSON.parse each: the floor any replay of the file pays, and what the replay benchmark\'s ratios divide by) and validated (the event log reader, every line checked as `run` checks it)',
-    'per run and mode: lines, wall and CPU time, lines/s; the best of the runs; peak RSS. With --json one JSON line instead: lines, plainLinesPerSecond, validatedLinesPerSecond, peakRssMiB.',
+    'per run and mode: lines, wall and CPU time, lines/s; the best of the runs; peak RSS. With --json one JSON line instead: lines, plainLinesPerSecond and plainLinesPerCpuSecond, the same for validated, peakRssMiB.',
   )
     .argument('[log]', 'the event log (default: the cached four-hour bench churn log, which npm run bench writes)')
     .argument('[runs]', 'runs of each mode (default 5)')
@@ -68,7 +68,16 @@ const peakRssMiB = Math.round(process.resourceUsage().maxRSS / 1024);
 if (json) {
   const p = best['plain']!;
   const v = best['validated']!;
-  console.log(JSON.stringify({ lines: p.lines, plainLinesPerSecond: perSecond(p.lines, p.wallMs), validatedLinesPerSecond: perSecond(v.lines, v.wallMs), peakRssMiB }));
+  console.log(
+    JSON.stringify({
+      lines: p.lines,
+      plainLinesPerSecond: perSecond(p.lines, p.wallMs),
+      plainLinesPerCpuSecond: perSecond(p.lines, p.cpuMs),
+      validatedLinesPerSecond: perSecond(v.lines, v.wallMs),
+      validatedLinesPerCpuSecond: perSecond(v.lines, v.cpuMs),
+      peakRssMiB,
+    }),
+  );
 } else {
   for (const [mode, b] of Object.entries(best)) console.log(`best of ${runs} ${mode}: ${b.wallMs.toFixed(0)} ms wall, ${perSecond(b.lines, b.wallMs).toLocaleString('en-US')} lines/s; ${b.cpuMs.toFixed(0)} ms CPU`);
   console.log(`peak RSS ${peakRssMiB} MiB`);
