@@ -65,6 +65,19 @@ describe('compareWithBaseline', () => {
     expect(row(compareWithBaseline(sampleReport(), base), 'failover.latencyMs.p99').verdict).toBe('regressed');
   });
 
+  test('a longer black hole is a regression; a baseline from before the figure existed is not compared on it', () => {
+    const now = sampleReport();
+    now.failover.blackholeMs = 1500;
+    expect(row(compareWithBaseline(now, sampleReport()), 'failover.blackholeMs')).toMatchObject({ baseline: 0, actual: 1500, verdict: 'regressed' });
+    expect(row(compareWithBaseline(sampleReport(), now), 'failover.blackholeMs').verdict).toBe('improved');
+    const old = sampleReport();
+    delete (old.failover as { blackholeMs?: number }).blackholeMs;
+    const c = compareWithBaseline(now, old);
+    expect(c.rows.some((r) => r.path === 'failover.blackholeMs')).toBe(false);
+    expect(c.warnings).toEqual(['the baseline has no failover.blackholeMs (made before that figure existed); not compared']);
+    expect(c.pass).toBe(true);
+  });
+
   test('a relative tolerance allows exactly its percentage, whatever binary floats make of it', () => {
     // 29/100 × 100 is 28.999999999999996 in binary floating point; 129 against 100 is +29% exactly.
     const now = sampleReport();

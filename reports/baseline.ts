@@ -39,6 +39,7 @@ const COMPARED: ReadonlyArray<readonly [string, Direction]> = [
   ['failover.latencyMs.p99', 'lower-is-better'],
   ['failover.latencyMs.max', 'lower-is-better'],
   ['failover.vipUnavailableMs', 'lower-is-better'],
+  ['failover.blackholeMs', 'lower-is-better'],
   ['failover.splitBrainMs', 'lower-is-better'],
   ['failover.flaps', 'lower-is-better'],
   ['invariants.violations', 'lower-is-better'],
@@ -79,10 +80,16 @@ export function compareWithBaseline(report: Report, baseline: Report, tolerances
   if (report.strategy !== baseline.strategy) warnings.push(`baseline used strategy ${baseline.strategy}, this run ${report.strategy}`);
 
   const reasons = [...new Set([...Object.keys(baseline.reloads.requests), ...Object.keys(report.reloads.requests)])].sort();
+  // A baseline made before failover.blackholeMs existed never measured it: not a figure to regress from.
+  const unmeasured = new Set<string>();
+  if (typeof (baseline.failover as { blackholeMs?: unknown }).blackholeMs !== 'number') {
+    unmeasured.add('failover.blackholeMs');
+    warnings.push('the baseline has no failover.blackholeMs (made before that figure existed); not compared');
+  }
   const metrics: Array<readonly [string, Direction]> = [
     ...COMPARED.slice(0, 2),
     ...reasons.map((r) => [`reloads.requests.${r}`, 'lower-is-better'] as const),
-    ...COMPARED.slice(2),
+    ...COMPARED.slice(2).filter(([p]) => !unmeasured.has(p)),
   ];
   const rows = metrics.map(([path, direction]) => compareOne(path, direction, requestsAware(baseline, path), requestsAware(report, path), tol.get(path)));
   coverByTotal(rows, tol.get('reloads.total'));

@@ -48,6 +48,7 @@ const NUMERIC_PATHS = [
   'failover.latencyMs.p99',
   'failover.latencyMs.max',
   'failover.vipUnavailableMs',
+  'failover.blackholeMs',
   'failover.splitBrainMs',
   'failover.flaps',
   // VRRP traffic, VIP spread and unicast exposure (all 0 when the run has no cluster).

@@ -5,7 +5,7 @@ import { createFailoverProjection } from './failover.ts';
 const VIP = '10.0.0.1';
 const st = (atMs: number, node: string, from: VrrpStateName, to: VrrpStateName): OutputRecord => ({ atUs: atMs * 1000, type: 'vrrp.state', node, vrid: 1, vip: VIP, from, to, priority: 100 });
 const garp = (atMs: number, node: string, reason: 'master' | 'repeat' = 'master'): OutputRecord => ({ atUs: atMs * 1000, type: 'vrrp.garp', node, vrid: 1, vip: VIP, reason });
-const input = (atMs: number, event: 'node.fail' | 'node.recover' | 'network.partition' | 'node.stall', subject: string): OutputRecord => ({ atUs: atMs * 1000, type: 'input', event, subject });
+const input = (atMs: number, event: 'node.fail' | 'node.recover' | 'network.partition' | 'node.stall' | 'router.fail' | 'router.recover', subject: string): OutputRecord => ({ atUs: atMs * 1000, type: 'input', event, subject });
 const live = (atMs: number, node: string, isLive: boolean): OutputRecord => ({ atUs: atMs * 1000, type: 'vrrp.node', node, live: isLive, cause: 'test' });
 
 function project(records: OutputRecord[], endMs: number) {
@@ -59,5 +59,35 @@ describe('failover projection', () => {
     expect(a.traffic).toMatchObject({ mode: 'unicast', nodes: 3, advertsSent: 57, packetsSent: 114, advertsPerSec: 0.95, packetsPerSec: 1.9 });
     expect(a.exposure).toEqual({ windows: [{ node: 'c', fromMs: 1, toMs: 31_000, vips: 4 }], totalMs: 30_999 });
     expect(p.result(60_000_000)).toEqual(a);
+  });
+
+  test('two nodes take over at once: the new master is the one that kept the VIP, the latency the first takeover', () => {
+    const r = project(
+      [...elected, st(0, 'c', 'INIT', 'BACKUP'), input(10_000, 'node.fail', 'a'), st(10_000, 'a', 'MASTER', 'INIT'), live(10_000, 'a', false), st(13_500, 'c', 'BACKUP', 'MASTER'), garp(13_500, 'c'), st(13_501, 'b', 'BACKUP', 'MASTER'), garp(13_501, 'b'), st(13_502, 'c', 'MASTER', 'BACKUP')],
+      20_000,
+    );
+    // c answered ARP first (13.5 s), then yielded to b's advert: b holds the VIP.
+    expect(r.list).toEqual([{ atMs: 10_000, fault: 'node.fail', vip: VIP, vrid: 1, oldMaster: 'a', newMaster: 'b', latencyMs: 3500 }]);
+    expect(r.owners).toEqual([{ vip: VIP, vrid: 1, masters: ['b'] }]);
+  });
+
+  test('a dead router behind a live master black-holes the VIP until the master gives it up', () => {
+    const r = project(
+      [...elected, input(10_000, 'router.fail', 'a'), st(11_500, 'a', 'MASTER', 'FAULT'), st(12_000, 'b', 'BACKUP', 'MASTER'), garp(12_000, 'b'), input(20_000, 'router.recover', 'a'), st(21_000, 'a', 'FAULT', 'BACKUP')],
+      30_000,
+    );
+    // 10 → 11.5 s: a is master with no router (black hole); 11.5 → 12 s: no master (unavailable).
+    expect(r.blackholeMs).toBe(1500);
+    expect(r.vipUnavailableMs).toBe(500);
+    expect(r.list).toEqual([{ atMs: 10_000, fault: 'router.fail', vip: VIP, vrid: 1, oldMaster: 'a', newMaster: 'b', latencyMs: 2000 }]);
+    expect(r.owners).toEqual([{ vip: VIP, vrid: 1, masters: ['b'] }]);
+  });
+
+  test('a dead router on one of two masters is no black hole; on a backup, none either', () => {
+    const r = project([...elected, st(5000, 'b', 'BACKUP', 'MASTER'), garp(5000, 'b'), input(6000, 'router.fail', 'b'), input(7000, 'router.fail', 'a'), st(8000, 'b', 'MASTER', 'BACKUP')], 10_000);
+    // 6–7 s: a serves beside b; 7–8 s: neither serves (1 s); 8–10 s: a alone, router dead (2 s).
+    expect(r.blackholeMs).toBe(3000);
+    expect(r.splitBrainMs).toBe(3000);
+    expect(r.owners).toEqual([{ vip: VIP, vrid: 1, masters: ['a'] }]);
   });
 });

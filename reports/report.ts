@@ -21,6 +21,13 @@ export interface FailoverIncident {
   latencyMs: number | null;
 }
 
+/** A VIP and its live masters at the end of the run: none when it is down, two or more in split brain. */
+export interface FailoverOwner {
+  vip: string;
+  vrid: number;
+  masters: string[];
+}
+
 export interface FailoverTraffic {
   mode: 'multicast' | 'unicast' | null;
   nodes: number;
@@ -87,6 +94,11 @@ export interface Report {
     incidents: number;
     latencyMs: LatencySummaryMs;
     vipUnavailableMs: number;
+    /**
+     * Time (summed over VIPs) a VIP had live masters but none with a serving router: traffic black-holed while
+     * the tracked check has not yet moved the VIP.
+     */
+    blackholeMs: number;
     splitBrainMs: number;
     /** Times a master was demoted to BACKUP by a higher-priority advert (bounces; one per preemption). */
     flaps: number;
@@ -95,6 +107,8 @@ export interface Report {
     traffic?: FailoverTraffic;
     /** How the VIPs' masters are spread over the nodes at the end of the run. */
     spread?: FailoverSpread;
+    /** Which node holds each VIP at the end (live masters), in address order. */
+    owners?: FailoverOwner[];
     /** Unicast membership exposure: joined nodes that could not hear the masters until peers were regenerated. */
     exposure?: { windows: Array<{ node: string; fromMs: number; toMs: number | null; vips: number }>; totalMs: number };
   };

@@ -93,6 +93,11 @@ describe('shipped VRRP scenarios agree with the formulas', () => {
     inRange(fail!.latencyMs! * 1000, S(prio['infra-1']!) + D_MIN, 2 * A + S(prio['infra-1']!) + D_MAX);
     // the outage is only the Skew wait after the resignation
     inRange(fo.vipUnavailableMs * 1000, S(prio['infra-1']!) + D_MIN, S(prio['infra-1']!) + D_MAX);
+    // before it, from the router's death to the failed check (FAULT), infra-2 held the VIP with no router:
+    // black-holed for the detection time, in (0, 2 s]; the rest of the latency is the outage above
+    const holeUs = Math.round(fo.blackholeMs * 1000);
+    expect(holeUs).toBe(Math.round(fail!.latencyMs! * 1000) - Math.round(fo.vipUnavailableMs * 1000));
+    inRange(holeUs, 1, 2 * A + 1);
     // recovery seen within 2 s, BACKUP, then its own down timer 3A + S(243) (preempt_delay cleared for state MASTER)
     expect(back).toMatchObject({ fault: 'router.recover', newMaster: 'infra-2' });
     inRange(back!.latencyMs! * 1000, 3 * A + S(243), 2 * A + 3 * A + S(243) + 1);
@@ -181,6 +186,9 @@ describe('shipped VRRP scenarios agree with the formulas', () => {
     const end = start + 27 * A;
     inRange(fo.splitBrainMs * 1000, end - start + 2 * D_MIN, end - start + 2 * D_MAX);
     expect(fo.flaps).toBe(1);
+    // infra-1 never gave the VIP up: the claim was split brain, not a failover
+    expect(fo.list).toEqual([]);
+    expect(fo.owners).toEqual([{ vip: '198.18.0.100', vrid: 51, masters: ['infra-1'] }]);
     passes(budgets);
   });
 

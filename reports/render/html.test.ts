@@ -46,6 +46,17 @@ describe('report.html (static checks)', () => {
     expect(page.includes('<img src=z')).toBe(false);
     expect(page.includes('<td class="num">2.5</td><td>haproxy-view</td><td>x/&lt;img src=z onerror=&quot;window.__pwned=6&quot;&gt;: backend be serves [], expected [10.0.0.1:80]</td>')).toBe(true);
   });
+
+  test('shows the black hole beside the other outages, and who holds each VIP at the end', () => {
+    const base = sampleReport();
+    const report = sampleReport({ failover: { ...base.failover, blackholeMs: 1500, owners: [{ vip: '10.0.0.100', vrid: 51, masters: ['node-a'] }, { vip: '10.0.0.101', vrid: 52, masters: [] }] } });
+    const page = renderHtmlReport({ report }, projectTimeline(sampleRecords()));
+    expect(page).toContain('<tr><td>Master with no serving router: traffic black-holed (failover.blackholeMs)</td><td class="num">1500</td></tr>');
+    expect(page).toContain('<tr><td>10.0.0.100</td><td class="num">51</td><td>node-a</td></tr>');
+    expect(page).toContain('<tr><td>10.0.0.101</td><td class="num">52</td><td>— (no master)</td></tr>');
+    // A run without a cluster has neither table.
+    expect(html.includes('VIP owners')).toBe(false);
+  });
 });
 
 test('histogram bins latencies in round widths', () => {

@@ -68,7 +68,9 @@ ${timeline.vipsDropped > 0 ? `<p class="muted">${timeline.vipsDropped} further V
 <div class="chart tall"><canvas id="timeline-chart" aria-label="Timeline"></canvas></div>
 ${reasonsTable(outcome)}
 ${faultsTable(timeline)}
+${failoverFigures(outcome)}
 ${incidentsTable(outcome)}
+${ownersTable(outcome)}
 <script type="application/json" id="routerbench-data">${jsonForScript(data)}</script>
 <script>${chartJsBundle()}</script>
 <script>${PAGE_SCRIPT}</script>
@@ -137,6 +139,25 @@ function faultsTable(t: Timeline): string {
   if (faults.length === 0) return '';
   const rows = faults.map((m) => `<tr><td class="num">${formatNumber(m.atMs / 1000)}</td><td>${h(m.label)}</td></tr>`).join('\n');
   return `<h2>Faults</h2>\n<table><thead><tr><th>Time (s)</th><th>Event</th></tr></thead><tbody>\n${rows}\n</tbody></table>`;
+}
+
+/** The outage figures side by side: no master, a master without a router (black hole), two masters. */
+function failoverFigures(o: ScenarioOutcome): string {
+  const f = o.report.failover;
+  if ((f.owners ?? []).length === 0) return '';
+  const row = (label: string, v: number) => `<tr><td>${label}</td><td class="num">${formatNumber(v)}</td></tr>`;
+  return `<h2>VIP outages</h2>\n<table><thead><tr><th>Figure</th><th>ms (summed over VIPs)</th></tr></thead><tbody>\n${[
+    row('No live master (failover.vipUnavailableMs)', f.vipUnavailableMs),
+    row('Master with no serving router: traffic black-holed (failover.blackholeMs)', f.blackholeMs),
+    row('Two or more masters (failover.splitBrainMs)', f.splitBrainMs),
+  ].join('\n')}\n</tbody></table>`;
+}
+
+function ownersTable(o: ScenarioOutcome): string {
+  const owners = (o.report.failover.owners ?? []).slice(0, 500);
+  if (owners.length === 0) return '';
+  const rows = owners.map((v) => `<tr><td>${h(v.vip)}</td><td class="num">${v.vrid}</td><td>${h(v.masters.length === 0 ? '— (no master)' : v.masters.join(', '))}</td></tr>`).join('\n');
+  return `<h2>VIP owners at the end</h2>\n<table><thead><tr><th>VIP</th><th>VRID</th><th>Master</th></tr></thead><tbody>\n${rows}\n</tbody></table>`;
 }
 
 function incidentsTable(o: ScenarioOutcome): string {

@@ -5,6 +5,7 @@ import { sampleReport } from '../report-fixture.ts';
 import type { Report } from '../report.ts';
 import { renderJUnit } from './junit.ts';
 import { renderMarkdownSummary } from './markdown.ts';
+import { renderSummaryTable } from './terminal.ts';
 
 function judged(r: Report, budgets: string[]): Report {
   const results = evaluateBudgets(r, budgets);
@@ -122,4 +123,15 @@ test('junit.xml: a baseline regression is a failing testcase of its own', () => 
 test('junit.xml strips characters XML cannot carry', () => {
   const xml = renderJUnit([{ report: judged(sampleReport({ scenario: 'bad\u0001name' }), []) }]);
   expect(xml).toContain('name="bad\uFFFDname"');
+});
+
+test('summary.md and the terminal table show traffic black-holed behind a live VIP when there was any', () => {
+  const base = sampleReport();
+  const holed = sampleReport({ failover: { ...base.failover, blackholeMs: 1500 } });
+  expect(renderMarkdownSummary([{ report: holed }])).toContain('120 events, 7200 s simulated, 3 reloads, failover p99 3990 ms, traffic black-holed 1500 ms\n');
+  expect(renderMarkdownSummary([{ report: base }])).toContain('failover p99 3990 ms\n');
+  const table = renderSummaryTable([holed, base]).split('\n');
+  expect(table[0]).toMatch(/failover p99 +black hole +verdict$/);
+  expect(table[2]).toMatch(/3990ms +1500ms +pass$/);
+  expect(table[3]).toMatch(/3990ms +- +pass$/);
 });

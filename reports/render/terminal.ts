@@ -1,7 +1,7 @@
 import type { Report } from '../report.ts';
 import { warningWhen } from './escape.ts';
 
-const COLUMNS = ['scenario', 'strategy', 'events', 'simulated', 'reloads', 'failover p99', 'verdict'] as const;
+const COLUMNS = ['scenario', 'strategy', 'events', 'simulated', 'reloads', 'failover p99', 'black hole', 'verdict'] as const;
 
 /** The summary table `routerbench run` prints: one row per run, verdict last. */
 export function renderSummaryTable(reports: readonly Report[]): string {
@@ -12,10 +12,12 @@ export function renderSummaryTable(reports: readonly Report[]): string {
     formatDuration(r.simulatedMs),
     String(r.reloads.total),
     r.failover.latencyMs.p99 === null ? '-' : `${formatMs(r.failover.latencyMs.p99)}`,
+    // Time clients reached a VIP whose holder had no router: as much an outage as no master at all.
+    r.failover.blackholeMs > 0 ? formatMs(r.failover.blackholeMs) : '-',
     r.pass ? 'pass' : 'FAIL',
   ]);
   const widths = COLUMNS.map((c, i) => Math.max(c.length, ...rows.map((row) => row[i]!.length)));
-  const numeric = new Set([2, 3, 4, 5]);
+  const numeric = new Set([2, 3, 4, 5, 6]);
   const line = (cells: readonly string[]): string =>
     cells.map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
   const out = [line(COLUMNS), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];

@@ -29,7 +29,7 @@ describe('routerbench CLI exit codes', () => {
     const r = cli('run', good, '--out', out, '--budget', 'reloads.total<=3');
     expect(r.code).toBe(0);
     // 4 events (a route, three endpoint sets), last at 20 s + 60 s settle = 80 s simulated.
-    expect(r.out).toMatch(/good\s+reload-always\s+4\s+80s\s+3\s+-\s+pass/);
+    expect(r.out).toMatch(/good\s+reload-always\s+4\s+80s\s+3\s+-\s+-\s+pass/);
     const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
     expect(report).toMatchObject({ routerbench: 'report', version: 1, reloads: { total: 3, requests: { initial: 1, 'endpoints-change': 2 } }, pass: true });
     expect(existsSync(join(out, 'output.jsonl'))).toBe(true);

@@ -1,5 +1,6 @@
 import { eventSubject, type InputEvent } from '../../core/events.ts';
 import { createFailoverProjection } from '../../reports/failover.ts';
+import { failoverWindows } from '../../reports/failover-windows.ts';
 import type { Report } from '../../reports/report.ts';
 import { Engine } from '../engine.ts';
 import type { OutputRecord } from '../output/records.ts';
@@ -19,12 +20,13 @@ export function runCluster(
 ): { records: OutputRecord[]; failover: Report['failover']; sim: ClusterSim; endUs: number } {
   const engine = new Engine();
   const records: OutputRecord[] = [];
-  const failover = createFailoverProjection();
+  const config = ClusterSchema.parse(cluster);
+  const failover = createFailoverProjection(failoverWindows(config));
   const emit = (r: OutputRecord): void => {
     if (opts.keepRecords !== false) records.push(r);
     failover.add(r);
   };
-  const sim = new ClusterSim(ClusterSchema.parse(cluster), engine, new RandomStreams(opts.seed ?? 1), emit);
+  const sim = new ClusterSim(config, engine, new RandomStreams(opts.seed ?? 1), emit);
   sim.world.fastPaths = opts.fastPaths ?? true;
   sim.start();
   const { endUs } = engine.run(

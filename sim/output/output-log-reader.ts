@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ClusterSchema } from '../cluster/cluster-schema.ts';
 import { INPUT_EVENT_TYPES } from '../../core/events.ts';
 import { RELOAD_REASONS } from '../../core/reload-reason.ts';
 import { BudgetSyntaxError, parseBudget } from '../../reports/budgets.ts';
@@ -92,8 +93,8 @@ const HeaderSchema = z.strictObject({
   settingSources: z.record(z.string(), z.string()).optional(),
   budgets: z.array(z.string()),
   reproduce: z.string(),
-  // The run's cluster definition, kept for whoever reads the log; the report does not fold it.
-  cluster: z.record(z.string(), z.unknown()).optional(),
+  // The run's cluster definition: the failover projection's windows come from its timers.
+  cluster: ClusterSchema.optional(),
   trace: z.array(z.enum(TRACE_NAMES)).optional(),
 });
 

@@ -1,5 +1,6 @@
 import type { InputEventType } from '../../core/events.ts';
 import type { ReloadReason } from '../../core/reload-reason.ts';
+import type { ClusterConfig } from '../cluster/cluster-schema.ts';
 
 /**
  * The output log: what a run observed, one JSON object per line after a header. The report is a pure
@@ -31,6 +32,8 @@ export interface OutputHeader {
   reproduce: string;
   /** What `--trace` recorded in full (`runtime`: every runtime command); absent when nothing was. */
   trace?: TraceName[];
+  /** The scenario's cluster section as run (defaults applied); the failover report's windows come from its timers. */
+  cluster?: ClusterConfig;
 }
 
 export type OutputLogVersion = 1 | 2;
