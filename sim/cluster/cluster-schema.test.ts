@@ -83,5 +83,14 @@ describe('ClusterSchema', () => {
     expect(issues({ nodes, keepalived: { version: 3, advertIntervalMs: 40_950, instances: [instance] } })).toEqual([]);
     expect(issues({ nodes, keepalived: { version: 3, advertIntervalMs: 15, instances: [instance] } })).toHaveLength(1);
     expect(issues({ nodes, keepalived: { version: 3, advertIntervalMs: 41_000, instances: [instance] } })).toHaveLength(1);
+    // An instance's own version and interval: 200 ms is 20 cs for a v3 instance, no whole second for a v2 one.
+    expect(issues({ nodes, keepalived: { instances: [{ ...instance, version: 3, advertIntervalMs: 200 }] } })).toEqual([]);
+    expect(issues({ nodes, keepalived: { instances: [{ ...instance, advertIntervalMs: 200 }] } })).toEqual([
+      'keepalived.instances.0.advertIntervalMs: VRRPv2 carries the advert interval in whole seconds (1 to 255), so 200 ms cannot be sent as it is: give a multiple of 1000, or keepalived.version: 3 for centiseconds',
+    ]);
+    // A node's own interval goes out on every instance it runs: a v2 one among them needs whole seconds.
+    const v3 = { ...instance, version: 3 as const };
+    expect(issues({ nodes, keepalived: { advertIntervalMsByNode: { 'infra-2': 500 }, instances: [v3] } })).toEqual([]);
+    expect(issues({ nodes, keepalived: { advertIntervalMsByNode: { 'infra-2': 500 }, instances: [v3, { ...instance, vrid: 52, vip: '198.18.0.101' }] } })).toHaveLength(1);
   });
 });

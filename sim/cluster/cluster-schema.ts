@@ -135,12 +135,23 @@ export const ClusterSchema = z
     });
     for (const node of Object.keys(c.keepalived.advertIntervalMsByNode)) known(node, ['keepalived', 'advertIntervalMsByNode', node]);
     const k = c.keepalived;
-    const intervalIssue = (ms: number, path: (string | number)[]): void => {
-      const problem = advertIntervalProblem(k.version, ms);
+    // Each interval against the version of every instance that sends it: an instance's own version and
+    // interval, else keepalived's; a node's own interval goes out on all its instances.
+    const intervalIssue = (version: 2 | 3, ms: number, path: (string | number)[]): void => {
+      const problem = advertIntervalProblem(version, ms);
       if (problem !== undefined) ctx.addIssue({ code: 'custom', path, message: problem });
     };
-    intervalIssue(k.advertIntervalMs, ['keepalived', 'advertIntervalMs']);
-    for (const [node, ms] of Object.entries(k.advertIntervalMsByNode)) intervalIssue(ms, ['keepalived', 'advertIntervalMsByNode', node]);
+    const versions = new Set<2 | 3>(k.instances.length === 0 ? [k.version] : []);
+    let defaultUsedBy: 2 | 3 | undefined = k.instances.length === 0 ? k.version : undefined;
+    k.instances.forEach((inst, i) => {
+      const version = inst.version ?? k.version;
+      versions.add(version);
+      if (inst.advertIntervalMs !== undefined) intervalIssue(version, inst.advertIntervalMs, ['keepalived', 'instances', i, 'advertIntervalMs']);
+      else if (defaultUsedBy !== 2) defaultUsedBy = version;
+    });
+    if (defaultUsedBy !== undefined) intervalIssue(defaultUsedBy, k.advertIntervalMs, ['keepalived', 'advertIntervalMs']);
+    const strictest = versions.has(2) ? 2 : 3;
+    for (const [node, ms] of Object.entries(k.advertIntervalMsByNode)) intervalIssue(strictest, ms, ['keepalived', 'advertIntervalMsByNode', node]);
     const vrids = new Map<number, number>();
     const vips = new Map<string, number>();
     c.keepalived.instances.forEach((inst, i) => {
