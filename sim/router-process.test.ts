@@ -148,3 +148,40 @@ describe('RouterProcess commit interval', () => {
     expect(starts(mixed, [10_000, 20_000, 30_000])).toEqual([0, 20_000, 90_000]);
   });
 });
+
+describe('a reload asked for while a change is handled', () => {
+  /**
+   * The blueprint plugin's reload request comes first, then the same change's dynamic route add. Upstream
+   * (RouterController.HandleRoute: processRoute, then Commit(); RegisterChange runs the reload in its own
+   * goroutine) the add runs before any reload starts, so it is not refused, and the change makes one reload.
+   */
+  const askThenAdd: RouterStrategy = {
+    name: 'dcm-slots',
+    onChange: (_c, _s, ctx) => {
+      ctx.requestReload('blueprint-change');
+      if (ctx.reloadInProgress) ctx.requestReload('reload-in-progress');
+    },
+    render: () => EMPTY,
+    onReloaded: () => {},
+  };
+
+  it('starts after the change: its own work is not refused, and one change makes one reload', () => {
+    const engine = new Engine();
+    const records: OutputRecord[] = [];
+    const router = new RouterProcess(askThenAdd, { load: () => {}, send: () => ({ ok: true, reply: '\n' }) }, engine, (r) => records.push(r), {
+      reloadIntervalMs: 5000,
+      reloadDurationMs: 100,
+      commitIntervalMs: 3_600_000,
+    });
+    router.start();
+    engine.run([upsert(20_000, 1)], (e) => router.onChurn(e as Extract<InputEvent, { type: 'route.upsert' }>), { settleUs: 60_000_000 });
+    const seen = records.filter((r) => r.type === 'reload.request' || r.type === 'reload.start').map((r) => [r.type, r.atUs / 1000, r.type === 'reload.request' ? r.reason : r.n]);
+    // The initial reload at 0, then at 20 s (past the 5 s interval) the change's request and its one reload.
+    expect(seen).toEqual([
+      ['reload.request', 0, 'initial'],
+      ['reload.start', 0, 1],
+      ['reload.request', 20_000, 'blueprint-change'],
+      ['reload.start', 20_000, 2],
+    ]);
+  });
+});

@@ -54,6 +54,10 @@ export class RouterProcess {
   private readonly backlog: ChurnEvent[] = [];
   private readonly admission: RouteAdmission;
   private commitTimer: TimerHandle | null = null;
+  /** A change is being handled (its runtime program included, while it waits). */
+  private inEvent = false;
+  /** The change being handled asked for a reload: the rate limiter hears of it once the change is done. */
+  private reloadAsked = false;
   private readonly intervalUs: number;
   private readonly ctx: StrategyContext;
 
@@ -71,7 +75,7 @@ export class RouterProcess {
       get reloadInProgress() {
         return self.reloading;
       },
-      requestReload: (reason, detail) => this.requestReload(reason, detail),
+      requestReload: (reason, detail) => this.requestReload(reason, detail, this.inEvent),
       armCommitTimer: () => this.armCommitTimer(),
       note: (message) => this.emit({ atUs: this.scheduler.nowUs, type: 'note', message }),
       runtimeError: (detail) => this.emit({ atUs: this.scheduler.nowUs, type: 'runtime.error', detail }),
@@ -95,11 +99,28 @@ export class RouterProcess {
     this.settleCheck();
   }
 
+  /**
+   * One change, handled as RouterController.HandleRoute/HandleEndpoints does: the plugins process it
+   * (dynamic changes, or a note that the state changed), then Commit() registers one reload with the rate
+   * limiter, whose goroutine starts it. A reload asked for while the change is handled therefore starts
+   * after it, never in its middle: the change's own dynamic calls are not refused by it, and one change
+   * never makes two reloads.
+   */
   private handle(e: ChurnEvent): void {
     const change = applyChurn(this.state, this.admission.admit(e));
     if (change === null || !this.synced) return;
+    this.inEvent = true;
     const program = this.strategy.onChange(change, this.state, this.ctx);
     if (program) this.drive(program, undefined);
+    if (!this.busy) this.endEvent();
+  }
+
+  /** The change is handled: Commit(). */
+  private endEvent(): void {
+    this.inEvent = false;
+    if (!this.reloadAsked) return;
+    this.reloadAsked = false;
+    this.registerChange();
   }
 
   /** Runs a runtime program until it finishes or waits; a wait parks later changes in the backlog. */
@@ -109,6 +130,7 @@ export class RouterProcess {
       if (step.done) {
         if (this.busy) {
           this.busy = false;
+          this.endEvent();
           this.drainBacklog();
         }
         return;
@@ -145,9 +167,16 @@ export class RouterProcess {
     else this.emit({ atUs, type: 'runtime.command', line, outcome: 'ok', reply: reply.length > REPLY_KEEP_CHARS ? reply.slice(0, REPLY_KEEP_CHARS) : reply });
   }
 
-  private requestReload(reason: ReloadReason, detail?: string): void {
+  /** A reload request is recorded when made; one made while a change is handled reaches the limiter after it. */
+  private requestReload(reason: ReloadReason, detail?: string, deferred = false): void {
     const atUs = this.scheduler.nowUs;
     this.emit(detail === undefined ? { atUs, type: 'reload.request', reason } : { atUs, type: 'reload.request', reason, detail });
+    if (deferred) this.reloadAsked = true;
+    else this.registerChange();
+  }
+
+  private registerChange(): void {
+    const atUs = this.scheduler.nowUs;
     if (!limiterAbsorbs(this.limiter, atUs, this.intervalUs)) this.act(limiterRequest(this.limiter, atUs, this.intervalUs));
   }
 
