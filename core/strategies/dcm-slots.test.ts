@@ -229,10 +229,79 @@ describe('dcm-slots', () => {
     expect(h.reasons()).toEqual(['no-blueprint-match', 'no-blueprint-match']);
   });
 
-  it('arms the commit timer on successful dynamic changes only', () => {
-    h.apply(eps('a', 1, 2)); // success → arm
-    h.apply(upsert(route('tls', { tls: { termination: 'edge', certificate: 'C' } }))); // fallback → no arm
+  it('arms the commit timer where manager.go defers scheduleRouterReload, failures included', () => {
+    h.apply(eps('a', 1, 2)); // ReplaceRouteEndpoints with configChanged → arm
     expect(h.commitArms).toBe(1);
+    // AddRoute returns before its deferred arm when no blueprint matches (a route with its own certificate).
+    h.apply(upsert(route('tls', { tls: { termination: 'edge', certificate: 'C' } })));
+    expect(h.commitArms).toBe(1);
+    // A blueprint matched: the arm is deferred before findFreeBackendPoolSlot, so pool-exhausted arms too.
+    h.apply(upsert(route('b'))); // slot 1: AddRoute arms, its ReplaceRouteEndpoints([] → []) changes nothing
+    h.apply(upsert(route('c'))); // slot 2
+    h.apply(upsert(route('d'))); // no slot: pool-exhausted, still armed
+    expect(h.reasons()).toEqual(['no-blueprint-match', 'pool-exhausted']);
+    expect(h.commitArms).toBe(4);
+    // RemoveRoute defers it unconditionally, even for a route whose backend HAProxy does not have yet.
+    h.apply(del('d'));
+    expect(h.commitArms).toBe(5);
+  });
+
+  it('ReplaceRouteEndpoints arms when the config changed even if it then runs out of slots', () => {
+    h.apply(eps('a', 1, 2)); // a-2 → _dynamic-pod-1 (arm 1)
+    // a-2 leaves (configChanged: a deletion) and a-3, a-4 arrive with one unused slot: the call fails on
+    // slots after its deferred scheduleRouterReload was set to run.
+    h.apply(eps('a', 1, 3, 4));
+    expect(h.reasons()).toEqual(['dynamic-slots-exhausted']);
+    expect(h.commitArms).toBe(2);
+  });
+});
+
+describe('dcm-slots: a route with a targetPort on a multi-port service', () => {
+  const two = (web: number[], metrics: number[]) => ({
+    at: 0,
+    type: 'endpoints.set' as const,
+    namespace: 'shop',
+    service: 'm',
+    endpoints: [...web.map((i) => ({ ip: `10.0.1.${i}`, port: 8080, portName: 'web' })), ...metrics.map((i) => ({ ip: `10.0.1.${i}`, port: 9090, portName: 'metrics' }))],
+  });
+
+  it('a change on the other port counts its old endpoints as deleted (the old EndpointTable is not filtered): configChanged, the timer armed', () => {
+    const fake = new FakeHaproxy();
+    const h = new Harness(new DcmSlotsStrategy({ maxDynamicServers: 2, blueprintPoolSize: 2 }), fake);
+    h.sync([upsert(route('m', { targetPort: 'web' })), two([1], [1])]);
+    // router.go AddEndpoints hands ReplaceRouteEndpoints the service's whole old table and endpointsForAlias
+    // of the new one: old 10.0.1.1:9090 is not among the new (web only), so it is "deleted". No server
+    // stands for it in this backend: nothing is sent to change, but configChanged arms the commit timer.
+    h.apply(two([1], [2]));
+    expect(h.requests).toEqual([]);
+    expect(h.commitArms).toBe(1);
+    expect(fake.ready('be_http:shop:m')).toEqual(['10.0.1.1:8080']);
+  });
+});
+
+describe('dcm-slots before the initial reload ends', () => {
+  /** A router whose initial reload has started (its config rendered) but not ended. */
+  function reloading() {
+    const fake = new FakeHaproxy();
+    const h = new Harness(new DcmSlotsStrategy({ maxDynamicServers: 2, blueprintPoolSize: 2 }), fake);
+    for (const e of [upsert(route('a')), eps('a', 1)]) h.apply(e);
+    h.requests.length = 0;
+    h.beginReload();
+    return h;
+  }
+
+  it('endpoints no route uses, or a change only to not-ready addresses, do not reach the manager: no reload', () => {
+    const h = reloading();
+    h.apply(eps('lonely', 1, 2)); // no route serves 'lonely'
+    h.apply({ ...eps('a', 1), endpoints: [ep('a', 1), { ...ep('a', 2), ready: false }] }); // table unchanged
+    expect(h.requests).toEqual([]);
+  });
+
+  it('a change a route carries is refused while reloading: one more reload', () => {
+    const h = reloading();
+    h.apply(eps('a', 1, 2));
+    h.apply(upsert(route('b')));
+    expect(h.reasons()).toEqual(['reload-in-progress', 'reload-in-progress']);
   });
 });
 

@@ -81,9 +81,12 @@ export class DcmSlotsStrategy implements RouterStrategy {
       return;
     }
     if (!this.loaded) {
-      // Before the first reload ends HAProxy has no config to change: the initial sync's reload (or the
-      // one running now) must write it.
-      ctx.requestReload(ctx.reloadInProgress ? 'reload-in-progress' : 'initial');
+      // Before the first reload ends HAProxy has no config to change: a change that reaches the manager is
+      // refused (isReloading) and the router reloads again. Only changes through a route reach it: router.go
+      // AddEndpoints returns on an EndpointTable DeepEqual to the old one (not-ready addresses are not in it)
+      // and calls the manager only for the service's routes (DeleteEndpoints likewise).
+      this.syncIndex(change, state);
+      if (this.reachesManager(change)) ctx.requestReload(ctx.reloadInProgress ? 'reload-in-progress' : 'initial');
       return;
     }
     this.watchBlueprintNamespace(change, ctx);
@@ -113,9 +116,33 @@ export class DcmSlotsStrategy implements RouterStrategy {
         }
         if (sameServed(oldServed, newServed)) return;
         if (ctx.reloadInProgress) return this.refuseServiceEndpoints(keys, state, ctx);
+        // DeleteEndpoints → RemoveRouteEndpoints defers scheduleRouterReload before anything can fail.
+        if (change.deleted) ctx.armCommitTimer();
         return this.replaceServiceEndpoints(keys, oldServed, newServed, state, ctx);
       }
     }
+  }
+
+  /** The index before the first reload ends: built from the state at the first change, then kept. */
+  private syncIndex(change: StateChange, state: RouterState): void {
+    if (!this.indexed) {
+      this.index.rebuild(state);
+      this.indexed = true;
+      return;
+    }
+    if (change.kind === 'route.added') this.index.add(change.route);
+    else if (change.kind === 'route.removed') this.index.remove(change.route);
+    else if (change.kind === 'route.modified') {
+      this.index.remove(change.before);
+      this.index.add(change.after);
+    }
+  }
+
+  /** Whether the change reaches the config manager: a route's, or endpoints its routes serve that changed. */
+  private reachesManager(change: StateChange): boolean {
+    if (change.kind !== 'endpoints.changed') return true;
+    if (this.index.routesOfKey(change.key).length === 0) return false;
+    return change.deleted || !sameServed(servedEndpoints(change.service, change.before), servedEndpoints(change.service, change.after));
   }
 
   render(state: RouterState): HaproxyConfig {
@@ -226,6 +253,9 @@ export class DcmSlotsStrategy implements RouterStrategy {
     if (route.namespace === POOL_NAMESPACE) refuse('route-change', `managed pool blueprint route ${routeKey(route)} ignored`);
     const bp = findMatchingBlueprint(route, this.pool.blueprints);
     if (bp === undefined) refuse('no-blueprint-match', `no blueprint found that would match route ${routeKey(route)}`);
+    // manager.go AddRoute defers scheduleRouterReload here, once a blueprint matched: every later failure
+    // (no free slot, a map or backend call) still arms the commit timer.
+    ctx.armCommitTimer();
     const slot = this.pool.findFreeSlot(bp!);
     if (slot === undefined) refuse('pool-exhausted', `no ${POOL_NAMESPACE}:${bp!.route.name} free pool slot available for ${routeKey(route)}`);
 
@@ -241,7 +271,6 @@ export class DcmSlotsStrategy implements RouterStrategy {
       entry.pendingReason = 'runtime-api-error';
       throw e;
     }
-    ctx.armCommitTimer();
 
     const served = servedForRoute(servedEndpoints(route.service, endpointsOf(state, route.namespace, route.service)), preferPortOf(route));
     yield* this.replaceEndpoints(entry, NO_SERVED, served, ctx);
@@ -253,6 +282,8 @@ export class DcmSlotsStrategy implements RouterStrategy {
     const key = routeKey(route);
     if (ctx.reloadInProgress) throw new Fallback('reload-in-progress', `reload in progress, cannot dynamically remove route ${key}`);
     if (route.namespace === POOL_NAMESPACE) throw new Fallback('route-change', `managed pool blueprint route ${key} ignored`);
+    // manager.go RemoveRoute defers scheduleRouterReload here: it arms whatever follows.
+    ctx.armCommitTimer();
     const entry = this.entries.get(key) ?? this.entryOf(route);
     const backend = entry.poolSlot ?? entry.backendName;
     const mapEntries = entry.mapEntries ?? dynamicMapEntries(entry.route, backend, { allowWildcardRoutes: this.opts.allowWildcardRoutes === true });
@@ -273,7 +304,6 @@ export class DcmSlotsStrategy implements RouterStrategy {
     const servers = yield* this.view.serversOf(backend);
     for (const s of servers) s.nextState = 'maint';
     yield* this.view.commit(backend);
-    ctx.armCommitTimer();
     return true;
   }
 
@@ -288,9 +318,10 @@ export class DcmSlotsStrategy implements RouterStrategy {
     for (const key of keys) {
       const route = state.routes.get(key);
       if (route === undefined) continue;
-      // Each route is handed its own port's share of the service (router.go: endpointsForAlias).
+      // Each route is handed its own port's share of the new endpoints (router.go: endpointsForAlias), but the
+      // service's whole old EndpointTable: another port's old endpoints count as deleted (configChanged).
       const port = preferPortOf(route);
-      const ok = yield* this.guard(ctx, this.replaceEndpoints(this.entryOf(route, key), servedForRoute(oldServed, port), servedForRoute(newServed, port), ctx));
+      const ok = yield* this.guard(ctx, this.replaceEndpoints(this.entryOf(route, key), oldServed, servedForRoute(newServed, port), ctx));
       if (!ok) return;
     }
   }
@@ -323,11 +354,12 @@ export class DcmSlotsStrategy implements RouterStrategy {
     }
     const servers = yield* this.view.serversOf(backend);
     const staged = stageEndpointReplace(servers, entry.slotMap, oldServed, newServed, weight);
+    // ReplaceRouteEndpoints defers scheduleRouterReload if configChanged, whatever it then returns.
+    if (staged.changed) ctx.armCommitTimer();
     if (staged.remaining > 0) {
       throw new Fallback('dynamic-slots-exhausted', `no free dynamic server slots for backend ${backend}, ${staged.remaining} endpoint(s) remaining`);
     }
     yield* this.view.commit(backend);
-    if (staged.changed) ctx.armCommitTimer();
     return true;
   }
 
