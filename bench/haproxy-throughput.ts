@@ -13,7 +13,8 @@
  * The two socket targets are driven through live mode's transport (sim/cli/live/socket-transport.ts): one
  * connection per command, one command at a time, reply read to EOF, as the router's client does.
  *
- * One cycle is 18 commands built with core/haproxy/commands.ts, the text the managers send, and leaves the
+ * One cycle is 18 commands built with core/haproxy/commands.ts and encoded by core/haproxy/runtime-codec.ts,
+ * the text the managers send, and leaves the
  * state as it found it, so cycles repeat on an unchanged config: dcm-slots' endpoint and route work on a
  * route backend (show backend, show servers state <be>, set server addr/weight/state ready/state maint,
  * set dynamic-cookie-key, enable dynamic-cookie, show map, add map, show map <file>, del map #ref) and
@@ -31,7 +32,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import * as cmd from '../core/haproxy/commands.ts';
 import type { HaproxyConfig } from '../core/haproxy/config-model.ts';
 import { applyChurn, emptyRouterState } from '../core/router-state.ts';
-import { parseShowMap } from '../core/runtime-client.ts';
+import { decodeReply, encodeCommand } from '../core/haproxy/runtime-codec.ts';
 import { createStrategy } from '../core/strategies/index.ts';
 import { normaliseReply } from '../sim/cli/live/haproxy-state.ts';
 import { freeLoopbackPorts, liveRenderOptions } from '../sim/cli/live/real-haproxy.ts';
@@ -118,31 +119,32 @@ function cycle(i: number, mapPath: string, strict = true): Step[] {
   const key = `^bench-${i}\\.apps\\.example\\.com\\.?(:[0-9]+)?(/.*)?$`;
   const server = `bench-${i}`;
   return [
-    { kind: 'show backend', line: cmd.showBackend() },
-    { kind: 'show servers state', line: cmd.showServersState(be) },
-    { kind: 'set server addr', line: cmd.setServerAddr(be, slot, ip, 8080) },
-    { kind: 'set server weight', line: cmd.setServerWeight(be, slot, '1') },
-    { kind: 'set server state', line: cmd.setServerState(be, slot, 'ready') },
-    { kind: 'set server state', line: cmd.setServerState(be, slot, 'maint') },
-    { kind: 'set dynamic-cookie-key', line: cmd.setDynamicCookieKey(be, `k${i}`) },
-    { kind: 'enable dynamic-cookie', line: cmd.enableDynamicCookie(be) },
-    { kind: 'show map', line: cmd.showMapList() },
-    { kind: 'add map', line: cmd.addMap(mapPath, key, be) },
-    { kind: 'show map <file>', line: cmd.showMap(mapPath) },
+    { kind: 'show backend', line: encodeCommand(cmd.showBackend()) },
+    { kind: 'show servers state', line: encodeCommand(cmd.showServersState(be)) },
+    { kind: 'set server addr', line: encodeCommand(cmd.setServerAddr(be, slot, ip, 8080)) },
+    { kind: 'set server weight', line: encodeCommand(cmd.setServerWeight(be, slot, '1')) },
+    { kind: 'set server state', line: encodeCommand(cmd.setServerState(be, slot, 'ready')) },
+    { kind: 'set server state', line: encodeCommand(cmd.setServerState(be, slot, 'maint')) },
+    { kind: 'set dynamic-cookie-key', line: encodeCommand(cmd.setDynamicCookieKey(be, `k${i}`)) },
+    { kind: 'enable dynamic-cookie', line: encodeCommand(cmd.enableDynamicCookie(be)) },
+    { kind: 'show map', line: encodeCommand(cmd.showMapList()) },
+    { kind: 'add map', line: encodeCommand(cmd.addMap(mapPath, key, be)) },
+    { kind: 'show map <file>', line: encodeCommand(cmd.showMap(mapPath)) },
     {
       kind: 'del map',
       line: (shown) => {
-        const row = parseShowMap(shown).find((r) => r.key === key);
+        const reply = decodeReply(cmd.showMap(mapPath), shown);
+        const row = reply.kind === 'entries' ? reply.entries.find((r) => r.key === key) : undefined;
         if (row === undefined && strict) throw new Error(`the map entry just added is not in show map: ${key}`);
-        return cmd.delMapRef(mapPath, row?.ref ?? '0x0');
+        return encodeCommand(cmd.delMapRef(mapPath, row?.ref ?? '0x0'));
       },
     },
-    { kind: 'add server', line: cmd.addServer(be, server, ip, 8080, 1, ' check inter 5000ms') },
-    { kind: 'set server state', line: cmd.setServerState(be, server, 'ready') },
-    { kind: 'enable health', line: cmd.enableHealth(be, server) },
-    { kind: 'set server state', line: cmd.setServerState(be, server, 'maint') },
-    { kind: 'disable health', line: cmd.disableHealth(be, server) },
-    { kind: 'del server', line: cmd.delServer(be, server) },
+    { kind: 'add server', line: encodeCommand(cmd.addServer(be, server, ip, 8080, ['weight', '1', 'check', 'inter', '5000ms'])) },
+    { kind: 'set server state', line: encodeCommand(cmd.setServerState(be, server, 'ready')) },
+    { kind: 'enable health', line: encodeCommand(cmd.enableHealth(be, server)) },
+    { kind: 'set server state', line: encodeCommand(cmd.setServerState(be, server, 'maint')) },
+    { kind: 'disable health', line: encodeCommand(cmd.disableHealth(be, server)) },
+    { kind: 'del server', line: encodeCommand(cmd.delServer(be, server)) },
   ];
 }
 

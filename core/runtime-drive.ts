@@ -1,3 +1,4 @@
+import type { RuntimeCommand } from './haproxy/commands.ts';
 import type { RuntimeEffect, RuntimeProgram, TransportResult } from './runtime-effect.ts';
 
 /**
@@ -6,14 +7,14 @@ import type { RuntimeEffect, RuntimeProgram, TransportResult } from './runtime-e
  */
 export function driveSync<T>(
   program: RuntimeProgram<T>,
-  answer: (line: string) => TransportResult,
+  answer: (command: RuntimeCommand) => TransportResult,
   trace?: RuntimeEffect[],
 ): T {
   let next = program.next();
   while (!next.done) {
     const effect = next.value;
     trace?.push(effect);
-    next = effect.kind === 'command' ? program.next(answer(effect.line)) : program.next(undefined);
+    next = effect.kind === 'command' ? program.next(answer(effect.command)) : program.next(undefined);
   }
   return next.value;
 }

@@ -1,15 +1,18 @@
+import type { RuntimeCommand, RuntimeReply } from './haproxy/commands.ts';
+
 /**
  * The config manager never touches a socket or a clock. Its work is a generator that yields effects and is
  * resumed with their results: the simulation answers from the mocked HAProxy on the virtual clock, live
- * mode from a real stats socket. The same core code runs in both.
+ * mode from a real stats socket. The same core code runs in both. Commands and replies are typed
+ * (haproxy/commands.ts); their text exists only on a wire (haproxy/runtime-codec.ts).
  */
 export type TransportResult =
-  | { ok: true; reply: string }
+  | { ok: true; reply: RuntimeReply }
   | { ok: false; error: 'refused' | 'reset' | 'timeout' };
 
 export type RuntimeEffect =
-  /** Send one command line to the stats socket (one connection, reply read to EOF). Resumed with a TransportResult. */
-  | { kind: 'command'; line: string }
+  /** Send one command (one connection, reply read to EOF). Resumed with a TransportResult. */
+  | { kind: 'command'; command: RuntimeCommand }
   /** Wait (client backoff between retries). Resumed with undefined. */
   | { kind: 'sleep'; ms: number };
 

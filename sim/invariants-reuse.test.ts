@@ -83,7 +83,7 @@ describe('checkInvariants, reusing passed probes', () => {
       const mock = new MockHaproxy();
       const h = new Harness(createStrategy(RouterSettingsSchema.parse({ strategy })), {
         load: (c) => mock.load(c),
-        send: (line) => ({ ok: true, reply: mock.execute(line) }),
+        send: (command) => mock.send(command),
       });
       const events: ChurnEvent[] = [];
       for (const r of routes) {

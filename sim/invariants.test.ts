@@ -13,7 +13,7 @@ function harness(strategy: 'reload-always' | 'dcm-slots' | 'dcm-add-del', extra:
   const mock = new MockHaproxy();
   const h = new Harness(createStrategy(RouterSettingsSchema.parse({ strategy, ...extra })), {
     load: (c) => mock.load(c),
-    send: (line) => ({ ok: true, reply: mock.execute(line) }),
+    send: (command) => mock.send(command),
   });
   return { mock, h };
 }

@@ -1,3 +1,4 @@
+import { OK } from '../core/haproxy/commands.ts';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import type { InputEvent } from '../core/events.ts';
@@ -24,7 +25,7 @@ function upsert(at: number, i: number): InputEvent {
 function run(requestsMs: number[], intervalMs: number, durationMs: number): number[] {
   const engine = new Engine();
   const records: OutputRecord[] = [];
-  const router = new RouterProcess(reloadOnEveryChange, { load: () => {}, send: () => ({ ok: true, reply: '\n' }) }, engine, (r) => records.push(r), {
+  const router = new RouterProcess(reloadOnEveryChange, { load: () => {}, send: () => ({ ok: true, reply: OK }) }, engine, (r) => records.push(r), {
     reloadIntervalMs: intervalMs,
     reloadDurationMs: durationMs,
     commitIntervalMs: 3_600_000,
@@ -120,7 +121,7 @@ describe('RouterProcess commit interval', () => {
   function starts(strategy: RouterStrategy, requestsMs: number[], extra: (ms: number, i: number) => InputEvent = upsert): number[] {
     const engine = new Engine();
     const records: OutputRecord[] = [];
-    const router = new RouterProcess(strategy, { load: () => {}, send: () => ({ ok: true, reply: '\n' }) }, engine, (r) => records.push(r), {
+    const router = new RouterProcess(strategy, { load: () => {}, send: () => ({ ok: true, reply: OK }) }, engine, (r) => records.push(r), {
       reloadIntervalMs: 5000,
       reloadDurationMs: 1000,
       commitIntervalMs: 60_000,

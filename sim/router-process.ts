@@ -12,16 +12,18 @@ import {
 } from '../core/reload-limiter.ts';
 import { RouteAdmission } from '../core/route-admission.ts';
 import { applyChurn, emptyRouterState, type RouterState } from '../core/router-state.ts';
+import type { RuntimeCommand } from '../core/haproxy/commands.ts';
+import { commandVerb, encodeCommand, encodeReply } from '../core/haproxy/runtime-codec.ts';
 import type { RuntimeProgram, TransportResult } from '../core/runtime-effect.ts';
 import type { RouterStrategy, StrategyContext } from '../core/strategy.ts';
-import { commandVerb, type CommandTally } from './output/command-tally.ts';
+import type { CommandTally } from './output/command-tally.ts';
 import type { OutputRecord } from './output/records.ts';
 import { msToUs, type Scheduler, type TimerHandle } from './scheduler.ts';
 
-/** The HAProxy a router drives: reloaded with a whole config, or changed one command line at a time. */
+/** The HAProxy a router drives: reloaded with a whole config, or changed one command at a time. */
 export interface HaproxyPort {
   load(config: HaproxyConfig): void;
-  send(line: string): TransportResult;
+  send(command: RuntimeCommand): TransportResult;
 }
 
 export interface RouterProcessOptions {
@@ -137,8 +139,8 @@ export class RouterProcess {
       }
       const effect = step.value;
       if (effect.kind === 'command') {
-        input = this.haproxy.send(effect.line);
-        this.recordCommand(effect.line, input);
+        input = this.haproxy.send(effect.command);
+        this.recordCommand(effect.command, input);
       } else {
         this.busy = true;
         this.scheduler.after(msToUs(effect.ms), () => this.drive(program, undefined));
@@ -152,17 +154,19 @@ export class RouterProcess {
     this.settleCheck();
   }
 
-  private recordCommand(line: string, result: TransportResult): void {
+  /** The output log's record of one command attempt: its line and reply as they would cross the wire. */
+  private recordCommand(command: RuntimeCommand, result: TransportResult): void {
     const atUs = this.scheduler.nowUs;
     if (result.ok && this.opts.tally !== undefined) {
-      this.opts.tally.count(atUs, commandVerb(line));
+      this.opts.tally.count(atUs, commandVerb(command));
       return;
     }
+    const line = encodeCommand(command);
     if (!result.ok) {
       this.emit({ atUs, type: 'runtime.command', line, outcome: result.error });
       return;
     }
-    const reply = result.reply;
+    const reply = encodeReply(result.reply, REPLY_KEEP_CHARS);
     if (reply === '\n' || reply === '') this.emit({ atUs, type: 'runtime.command', line, outcome: 'ok' });
     else this.emit({ atUs, type: 'runtime.command', line, outcome: 'ok', reply: reply.length > REPLY_KEEP_CHARS ? reply.slice(0, REPLY_KEEP_CHARS) : reply });
   }

@@ -1,5 +1,6 @@
 import { isChurnEvent, eventSubject, type InputEvent } from '../core/events.ts';
 import type { RouterState } from '../core/router-state.ts';
+import type { RuntimeCommand } from '../core/haproxy/commands.ts';
 import type { TransportResult } from '../core/runtime-effect.ts';
 import { createStrategy } from '../core/strategies/index.ts';
 import { evaluateBudgets } from '../reports/budgets.ts';
@@ -167,14 +168,14 @@ function createCluster(input: RunInput, engine: Engine, streams: RandomStreams, 
 }
 
 /** The stats socket: a direct line to the mock, or one with seeded faults when the settings ask for them. */
-function socketTo(haproxy: MockHaproxy, settings: RunInput['settings'], streams: RandomStreams): (line: string) => TransportResult {
+function socketTo(haproxy: MockHaproxy, settings: RunInput['settings'], streams: RandomStreams): (command: RuntimeCommand) => TransportResult {
   const f = settings.haproxy;
-  if (f.refusedRate + f.resetRate + f.restartRate + f.slowRate === 0) return (line) => ({ ok: true, reply: haproxy.execute(line) });
+  if (f.refusedRate + f.resetRate + f.restartRate + f.slowRate === 0) return (command) => ({ ok: true, reply: haproxy.run(command) });
   const faulty = createFaultyTransport(haproxy, streams.get('haproxy/faults'), {
     rates: { refused: f.refusedRate, reset: f.resetRate, restart: f.restartRate, slow: f.slowRate },
   });
-  return (line) => {
-    const r = faulty.send(line);
+  return (command) => {
+    const r = faulty.send(command);
     return r.ok ? { ok: true, reply: r.reply } : { ok: false, error: r.error };
   };
 }

@@ -1,3 +1,4 @@
+import type { RuntimeCommand } from '../core/haproxy/commands.ts';
 import fc from 'fast-check';
 import seedrandom from 'seedrandom';
 import type { TransportResult } from '../core/runtime-effect.ts';
@@ -50,14 +51,14 @@ function replicas(faultSeed?: number): Real {
   return STRATEGY_NAMES.map((strategy) => {
     const mock = new MockHaproxy();
     const settings = RouterSettingsSchema.parse({ strategy, maxDynamicServers: 2, blueprintPoolSize: 2 });
-    let send = (line: string): TransportResult => ({ ok: true, reply: mock.execute(line) });
+    let send = (command: RuntimeCommand): TransportResult => mock.send(command);
     if (faultSeed !== undefined) {
       // Refused and reset connections (half of the resets after the command ran): the client retries,
       // and whatever still fails falls back to a reload. No restarts: a restarted HAProxy loses runtime
       // changes without the router knowing, which is a real weakness, not something to assert away.
       const rng = seedrandom(String(faultSeed));
       const transport = createFaultyTransport(mock, { next: () => rng() }, { rates: { refused: 0.05, reset: 0.05 } });
-      send = (line) => transport.send(line);
+      send = (command) => transport.send(command);
     }
     const h = new Harness(createStrategy(settings), { load: (c) => mock.load(c), send });
     h.sync([]);

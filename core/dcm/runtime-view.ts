@@ -1,21 +1,8 @@
 import * as cmd from '../haproxy/commands.ts';
-import type { ServerAdminState } from '../haproxy/commands.ts';
+import type { MapEntryRow, RuntimeCommand, ServerAdminState, ServerStateRow } from '../haproxy/commands.ts';
 import type { MapAssociation } from '../haproxy/map-entries.ts';
 import type { RuntimeProgram } from '../runtime-effect.ts';
-import {
-  isAcceptedAddrReply,
-  mapBaseName,
-  NotFoundError,
-  parseShowBackend,
-  checkShowMap,
-  showMapRefs,
-  parseShowMapList,
-  readServersState,
-  retryCommand,
-  runCommand,
-  UnexpectedReplyError,
-  type MapListRow,
-} from '../runtime-client.ts';
+import { mapBaseName, NotFoundError, numberText, retryCommand, runCommand, unexpectedReply } from '../runtime-client.ts';
 
 /**
  * The 2018 manager's client-side caches (client.go Backends/Maps, backend.go server cache with pending
@@ -41,19 +28,24 @@ export interface CachedServer {
   nextState: ServerAdminState | null;
 }
 
-function checkAccepted(line: string, reply: string): void {
-  if (!isAcceptedAddrReply(reply)) throw new UnexpectedReplyError(line, reply);
-}
-
-function newCachedServer(name: string, address: string, weight: number, weightText: string, port: number): CachedServer {
+function newCachedServer(row: ServerStateRow): CachedServer {
+  const { name, address, port, weight } = row;
+  const weightText = numberText(weight);
   return { name, address, port, weight, weightText, nextAddress: address, nextPort: port, nextWeight: weightText, nextState: null };
 }
 
 interface CachedMap {
   readonly file: string;
   dirty: boolean;
-  /** The last `show map <file>` reply, checked (see showMapRefs). */
-  reply: string;
+  /** The entries of the last `show map <file>`. */
+  entries: readonly MapEntryRow[];
+}
+
+const NO_ENTRIES: readonly MapEntryRow[] = [];
+
+/** Backend.Commit's check: each `set server` reply must be one the manager accepts. */
+function checkAccepted(command: RuntimeCommand, reply: cmd.RuntimeReply): void {
+  if (reply.kind !== 'ok') throw unexpectedReply(command, reply);
 }
 
 export class RuntimeView {
@@ -70,21 +62,25 @@ export class RuntimeView {
 
   *findBackend(name: string): RuntimeProgram<void> {
     if (this.backends === null || this.backends.size === 0) {
-      const line = cmd.showBackend();
-      const reply = yield* runCommand(line);
-      this.backends = new Set(parseShowBackend(reply));
+      const command = cmd.showBackend();
+      const reply = yield* runCommand(command);
+      if (reply.kind !== 'backends') throw unexpectedReply(command, reply);
+      this.backends = new Set(reply.names);
     }
-    if (!this.backends.has(name)) throw new NotFoundError(cmd.showBackend(), 'backend', name);
+    if (!this.backends.has(name)) throw new NotFoundError('show backend', 'backend', name);
   }
 
   /** The backend's servers in `show servers state` order, from the cache or freshly read. */
   *serversOf(backend: string): RuntimeProgram<CachedServer[]> {
     const cached = this.servers.get(backend);
     if (cached !== undefined && cached.length > 0) return cached;
-    const line = cmd.showServersState(backend);
-    const r = yield { kind: 'command', line };
-    const reply = r !== undefined && r.ok ? r.reply : yield* retryCommand(line, r);
-    const list = readServersState(reply, line, newCachedServer);
+    const command = cmd.showServersState(backend);
+    const r = yield { kind: 'command', command };
+    const reply = r !== undefined && r.ok ? r.reply : yield* retryCommand(command, r);
+    if (reply.kind !== 'servers') throw unexpectedReply(command, reply);
+    const rows = reply.rows;
+    const list: CachedServer[] = new Array(rows.length);
+    for (let i = 0; i < rows.length; i++) list[i] = newCachedServer(rows[i]!);
     this.servers.set(backend, list);
     return list;
   }
@@ -99,19 +95,19 @@ export class RuntimeView {
     if (list !== undefined) {
       for (const s of list) {
         if (s.nextAddress !== s.address || s.nextPort !== s.port) {
-          const line = cmd.setServerAddr(backend, s.name, s.nextAddress, s.nextPort !== s.port ? s.nextPort : undefined);
-          const r = yield { kind: 'command', line };
-          checkAccepted(line, r !== undefined && r.ok ? r.reply : yield* retryCommand(line, r));
+          const command = cmd.setServerAddr(backend, s.name, s.nextAddress, s.nextPort !== s.port ? s.nextPort : undefined);
+          const r = yield { kind: 'command', command };
+          checkAccepted(command, r !== undefined && r.ok ? r.reply : yield* retryCommand(command, r));
         }
         if (s.nextWeight !== s.weightText) {
-          const line = cmd.setServerWeight(backend, s.name, s.nextWeight);
-          const r = yield { kind: 'command', line };
-          checkAccepted(line, r !== undefined && r.ok ? r.reply : yield* retryCommand(line, r));
+          const command = cmd.setServerWeight(backend, s.name, s.nextWeight);
+          const r = yield { kind: 'command', command };
+          checkAccepted(command, r !== undefined && r.ok ? r.reply : yield* retryCommand(command, r));
         }
         if (s.nextState !== null) {
-          const line = cmd.setServerState(backend, s.name, s.nextState);
-          const r = yield { kind: 'command', line };
-          checkAccepted(line, r !== undefined && r.ok ? r.reply : yield* retryCommand(line, r));
+          const command = cmd.setServerState(backend, s.name, s.nextState);
+          const r = yield { kind: 'command', command };
+          checkAccepted(command, r !== undefined && r.ok ? r.reply : yield* retryCommand(command, r));
         }
       }
     }
@@ -136,10 +132,10 @@ export class RuntimeView {
         if (a.map !== base) continue;
         yield* this.deleteKey(m, a.key);
         if (add) {
-          const line = cmd.addMap(m.file, a.key, a.value);
-          const reply = yield* runCommand(line);
+          const command = cmd.addMap(m.file, a.key, a.value);
+          const reply = yield* runCommand(command);
           m.dirty = true;
-          if (reply.trim().length > 0) throw new UnexpectedReplyError(line, reply);
+          if (reply.kind !== 'ok') throw unexpectedReply(command, reply);
         }
       }
     }
@@ -147,8 +143,10 @@ export class RuntimeView {
 
   private *maps(): RuntimeProgram<CachedMap[]> {
     if (this.mapList === null || this.mapList.length === 0) {
-      const rows: MapListRow[] = parseShowMapList(yield* runCommand(cmd.showMapList()));
-      this.mapList = rows.map((r) => ({ file: r.file, dirty: true, reply: '' }));
+      const command = cmd.showMapList();
+      const reply = yield* runCommand(command);
+      if (reply.kind !== 'maps') throw unexpectedReply(command, reply);
+      this.mapList = reply.maps.map((r) => ({ file: r.file, dirty: true, entries: NO_ENTRIES }));
     }
     return this.mapList;
   }
@@ -156,13 +154,14 @@ export class RuntimeView {
   /** Find every entry with this key (refreshing a dirty map first) and `del map <file> #<ref>` each. */
   private *deleteKey(m: CachedMap, key: string): RuntimeProgram<void> {
     if (m.dirty) {
-      const line = cmd.showMap(m.file);
-      const reply = yield* runCommand(line);
-      checkShowMap(reply, line);
-      m.reply = reply;
+      const command = cmd.showMap(m.file);
+      const reply = yield* runCommand(command);
+      if (reply.kind !== 'entries') throw unexpectedReply(command, reply);
+      m.entries = reply.entries;
       m.dirty = false;
     }
-    const found = showMapRefs(m.reply, key);
+    const found: string[] = [];
+    for (const e of m.entries) if (e.key === key) found.push(e.ref);
     for (const ref of found) {
       // Upstream ignores the reply text of `del map` (only transport errors count).
       yield* runCommand(cmd.delMapRef(m.file, ref));

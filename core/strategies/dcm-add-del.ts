@@ -6,7 +6,7 @@ import { aliasKey, backendNameOf, preferPortOf, servedEndpoints, servedForRoute,
 import { ConfigRenderer } from '../haproxy/config-renderer.ts';
 import { routeKey, type Route } from '../route.ts';
 import { endpointsOf, type RouterState, type StateChange } from '../router-state.ts';
-import { NotFoundError, parseShowBackend, RuntimeApiError, runCommand, UnexpectedReplyError } from '../runtime-client.ts';
+import { NotFoundError, RuntimeApiError, runAccepted, runCommand, unexpectedReply } from '../runtime-client.ts';
 import type { RuntimeProgram } from '../runtime-effect.ts';
 import type { RouterStrategy, StrategyContext } from '../strategy.ts';
 import { sameServed, ServiceIndex } from './service-index.ts';
@@ -266,64 +266,66 @@ export class DcmAddDelStrategy implements RouterStrategy {
     if (newServed.length > 1) {
       const enable = added.slice();
       if (oldServed.length === 1) enable.push(oldServed[0]!);
-      for (const e of enable) yield* this.collect(errors, this.silent(cmd.enableHealth(backend, e.id)));
+      for (const e of enable) yield* this.collect(errors, runAccepted(cmd.enableHealth(backend, e.id)));
     } else if (newServed.length === 1 && oldServed.length !== 1) {
-      yield* this.collect(errors, this.silent(cmd.disableHealth(backend, newServed[0]!.id)));
+      yield* this.collect(errors, runAccepted(cmd.disableHealth(backend, newServed[0]!.id)));
     }
     return { errors, missingBackend: false };
   }
 
   /** DeleteServer: maint first (an error there counts), then `del server` (a refusal is only logged). */
   private *deleteServer(backend: string, e: ServedEndpoint): RuntimeProgram<void> {
-    yield* this.silent(cmd.setServerState(backend, e.id, 'maint'));
-    const line = cmd.delServer(backend, e.id);
-    const reply = yield* runCommand(line);
-    if (reply.trim() !== 'Server deleted.') {
+    yield* runAccepted(cmd.setServerState(backend, e.id, 'maint'));
+    const reply = yield* runCommand(cmd.delServer(backend, e.id));
+    if (reply.kind !== 'ok') {
       // "disabling backend server instead of deleting due to a delete failure": left in maint.
     }
   }
 
   /** AddServer: `add server`, retried once after deleting a leftover server of the same name; then `state ready`. */
   private *addServer(route: Route, backend: string, e: ServedEndpoint): RuntimeProgram<void> {
-    const line = cmd.addServer(backend, e.id, e.ip, e.port, 1, this.serverOptions(route));
-    const reply = (yield* runCommand(line)).trim();
-    if (reply !== 'New server registered.') {
-      if (!reply.includes('Already exists a server ')) throw new UnexpectedReplyError(line, reply);
-      yield* this.expect(cmd.delServer(backend, e.id), 'Server deleted.');
-      yield* this.expect(line, 'New server registered.');
+    const command = cmd.addServer(backend, e.id, e.ip, e.port, this.serverKeywords(route));
+    const reply = yield* runCommand(command);
+    if (reply.kind !== 'ok') {
+      if (reply.kind !== 'refused' || !reply.text.includes('Already exists a server ')) throw unexpectedReply(command, reply);
+      yield* runAccepted(cmd.delServer(backend, e.id));
+      yield* runAccepted(command);
     }
     // weight 1 > 0 → ready (drain only for weight 0).
-    yield* this.silent(cmd.setServerState(backend, e.id, 'ready'));
+    yield* runAccepted(cmd.setServerState(backend, e.id, 'ready'));
   }
 
-  /** innerAddServer's keywords after the weight: reencrypt TLS options, `check inter`, `maxconn`. */
-  private serverOptions(route: Route): string {
-    let s = '';
+  /** innerAddServer's keywords after the address: `weight 1`, reencrypt TLS options, `check inter`, `maxconn`. */
+  private serverKeywords(route: Route): string[] {
+    const k = ['weight', '1'];
     if (route.tls?.termination === 'reencrypt') {
-      s += ' ssl';
-      if (this.opts.disableHttp2 !== true) s += ' alpn h2,http/1.1';
+      k.push('ssl');
+      if (this.opts.disableHttp2 !== true) k.push('alpn', 'h2,http/1.1');
       const defaultCA = this.opts.defaultDestinationCA ?? '';
       const destCA = route.tls.destinationCACertificate ?? '';
-      if (destCA.length === 0 && defaultCA.length > 0) s += ` verifyhost ${route.service}.${route.namespace}.svc`;
-      if (destCA.length > 0) s += ` verify required ca-file ${this.opts.workingDir ?? '/var/lib/haproxy'}/router/cacerts/${aliasKey(route)}.pem`;
-      else if (defaultCA.length > 0) s += ` verify required ca-file ${defaultCA}`;
-      else s += ' verify none';
-      s += ' check-ssl';
+      if (destCA.length === 0 && defaultCA.length > 0) k.push('verifyhost', `${route.service}.${route.namespace}.svc`);
+      if (destCA.length > 0) k.push('verify', 'required', 'ca-file', `${this.opts.workingDir ?? '/var/lib/haproxy'}/router/cacerts/${aliasKey(route)}.pem`);
+      else if (defaultCA.length > 0) k.push('verify', 'required', 'ca-file', defaultCA);
+      else k.push('verify', 'none');
+      k.push('check-ssl');
     }
     const annotated = route.annotations?.[HEALTH_INTERVAL_ANNOTATION];
     const env = this.opts.checkInterval;
     const inter = annotated !== undefined && TIME_SPEC.test(annotated) ? annotated : env !== undefined && TIME_SPEC.test(env) ? env : '5000ms';
-    s += ` check inter ${inter}`;
+    k.push('check', 'inter', inter);
     const maxconn = route.annotations?.[POD_MAXCONN_ANNOTATION];
-    if (maxconn !== undefined && GO_ATOI.test(maxconn)) s += ` maxconn ${maxconn}`;
-    return s;
+    if (maxconn !== undefined && GO_ATOI.test(maxconn)) k.push('maxconn', maxconn);
+    return k;
   }
 
   private *findBackend(name: string): RuntimeProgram<void> {
     if (this.backends === null || this.backends.size === 0) {
-      this.backends = new Set(parseShowBackend(yield* runCommand(cmd.showBackend())));
+      const command = cmd.showBackend();
+      const reply = yield* runCommand(command);
+      if (reply.kind !== 'backends') throw unexpectedReply(command, reply);
+      this.backends = new Set(reply.names);
     }
-    if (!this.backends.has(name)) throw new NotFoundError(cmd.showBackend(), 'backend', name);
+    if (!this.backends.has(name)) throw new NotFoundError('show backend', 'backend', name);
   }
 
   private *collect(errors: string[], step: RuntimeProgram<void>): RuntimeProgram<void> {
@@ -333,16 +335,6 @@ export class DcmAddDelStrategy implements RouterStrategy {
       if (!(e instanceof RuntimeApiError)) throw e;
       errors.push(e.message);
     }
-  }
-
-  private *silent(line: string): RuntimeProgram<void> {
-    const reply = yield* runCommand(line);
-    if (reply.trim().length > 0) throw new UnexpectedReplyError(line, reply);
-  }
-
-  private *expect(line: string, expected: string): RuntimeProgram<void> {
-    const reply = yield* runCommand(line);
-    if (reply.trim() !== expected) throw new UnexpectedReplyError(line, reply);
   }
 }
 

@@ -11,7 +11,7 @@ import { ConfigRenderer } from '../haproxy/config-renderer.ts';
 import type { ReloadReason } from '../reload-reason.ts';
 import { routeKey, type Route } from '../route.ts';
 import { endpointsOf, type RouterState, type StateChange } from '../router-state.ts';
-import { NotFoundError, RuntimeApiError, runCommand, UnexpectedReplyError } from '../runtime-client.ts';
+import { NotFoundError, RuntimeApiError, runAccepted } from '../runtime-client.ts';
 import type { RuntimeProgram } from '../runtime-effect.ts';
 import type { RouterStrategy, StrategyContext } from '../strategy.ts';
 import { sameServed, ServiceIndex } from './service-index.ts';
@@ -265,8 +265,8 @@ export class DcmSlotsStrategy implements RouterStrategy {
     try {
       yield* this.view.applyMapAssociations(entry.mapEntries, true);
       yield* this.view.findBackend(slot!);
-      yield* this.silent(cmd.setDynamicCookieKey(slot!, routingKeyName(route)));
-      yield* this.silent(cmd.enableDynamicCookie(slot!));
+      yield* runAccepted(cmd.setDynamicCookieKey(slot!, routingKeyName(route)));
+      yield* runAccepted(cmd.enableDynamicCookie(slot!));
     } catch (e) {
       entry.pendingReason = 'runtime-api-error';
       throw e;
@@ -369,12 +369,6 @@ export class DcmSlotsStrategy implements RouterStrategy {
       return new Fallback(entry.pendingReason, `${e.message} (route ${routeKey(entry.route)} waits for a reload)`);
     }
     return e;
-  }
-
-  /** Backend.executeCommand: any non-blank reply is an error. */
-  private *silent(line: string): RuntimeProgram<void> {
-    const reply = yield* runCommand(line);
-    if (reply.trim().length > 0) throw new UnexpectedReplyError(line, reply);
   }
 }
 

@@ -1,4 +1,6 @@
+import type { RuntimeCommand } from '../haproxy/commands.ts';
 import type { HaproxyConfig } from '../haproxy/config-model.ts';
+import { decodeReply, encodeCommand } from '../haproxy/runtime-codec.ts';
 import type { TransportResult } from '../runtime-effect.ts';
 
 /**
@@ -52,9 +54,11 @@ export class FakeHaproxy {
     }
   }
 
-  send(line: string): TransportResult {
+  /** It answers text: commands cross as the wire would carry them. */
+  send(command: RuntimeCommand): TransportResult {
+    const line = encodeCommand(command);
     this.commands.push(line);
-    return { ok: true, reply: this.execute(line) };
+    return { ok: true, reply: decodeReply(command, this.execute(line)) };
   }
 
   /** Ready (admin state 0) servers of a backend. */

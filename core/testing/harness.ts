@@ -1,4 +1,5 @@
 import type { ChurnEvent } from '../events.ts';
+import type { RuntimeCommand } from '../haproxy/commands.ts';
 import type { HaproxyConfig } from '../haproxy/config-model.ts';
 import type { ReloadReason } from '../reload-reason.ts';
 import { applyChurn, emptyRouterState, type RouterState } from '../router-state.ts';
@@ -6,10 +7,10 @@ import { driveSync } from '../runtime-drive.ts';
 import type { TransportResult } from '../runtime-effect.ts';
 import type { RouterStrategy, StrategyContext } from '../strategy.ts';
 
-/** What a strategy drives: a whole config on reload, one command line otherwise. */
+/** What a strategy drives: a whole config on reload, one command otherwise. */
 export interface HaproxyPort {
   load(config: HaproxyConfig): void;
-  send(line: string): TransportResult;
+  send(command: RuntimeCommand): TransportResult;
 }
 
 /**
@@ -53,7 +54,7 @@ export class Harness {
     const change = applyChurn(this.state, e);
     if (change === null) return;
     const program = this.strategy.onChange(change, this.state, this.ctx);
-    if (program) driveSync(program, (line) => this.haproxy.send(line));
+    if (program) driveSync(program, (command) => this.haproxy.send(command));
   }
 
   /** Runs a reload now and clears the pending requests. */

@@ -260,9 +260,9 @@ export function setAdminState(s: MockServer, admin: number, nowS: number): void 
   }
 }
 
-/** `srv_check_status srv_check_result srv_check_health srv_check_state srv_agent_state`, as the mock models them. */
-export function checkColumns(s: MockServer): string {
-  return `1 0 ${s.checkHealth} ${checkStateOf(s)} ${s.extras?.agent === true ? AGENT_CONFIGURED_STATE : 0}`;
+/** `srv_agent_state`: configured (not enabled) when `add server` asked for an agent check, else none. */
+export function agentStateOf(s: MockServer): number {
+  return s.extras?.agent === true ? AGENT_CONFIGURED_STATE : 0;
 }
 
 /** srv_agent_state of an agent check configured and not enabled (CHK_ST_CONFIGURED | CHK_ST_AGENT): dynamic servers start so. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { setServerState, setServerWeight, showBackend } from '../../core/haproxy/commands.ts';
 import type { HaproxyConfig } from '../../core/haproxy/config-model.ts';
 import { makeStream } from '../random-streams.ts';
 import { createFaultyTransport, type UniformStream } from './faulty-transport.ts';
@@ -35,14 +36,17 @@ function scripted(values: number[]): UniformStream & { taken: number } {
   return s;
 }
 
-const MAINT = 'set server be/s1 state maint';
+const MAINT = setServerState('be', 's1', 'maint');
+/** A command that changes nothing: weight 1 is the server's weight already. */
+const SAME_WEIGHT = setServerWeight('be', 's1', '1');
+const OK_REPLY = { kind: 'ok', text: '\n' };
 const adminOf = (m: MockHaproxy): number => m.backend('be')!.byName.get('s1')!.adminState;
 
 describe('createFaultyTransport', () => {
   it('passes commands through with the base latency when no fault is configured', () => {
     const m = loaded();
     const t = createFaultyTransport(m, makeStream('t'));
-    expect(t.send('get weight be/s1')).toEqual({ ok: true, reply: '1 (initial 1)\n\n', latencyUs: 200 });
+    expect(t.send(SAME_WEIGHT)).toEqual({ ok: true, reply: OK_REPLY, latencyUs: 200 });
     expect(t.counts).toMatchObject({ sent: 1, refused: 0, reset: 0 });
   });
 
@@ -63,10 +67,10 @@ describe('createFaultyTransport', () => {
     // Reset with v = 0.1 < 0.5: after the command ran (forced maint, 0x01).
     expect(t.send(MAINT)).toMatchObject({ ok: false, error: 'reset' });
     expect(adminOf(m)).toBe(1);
-    expect(t.send('get weight be/s1')).toEqual({ ok: true, reply: '1 (initial 1)\n\n', latencyUs: 1_000_000 });
-    expect(t.send('get weight be/s1')).toEqual({ ok: true, reply: '1 (initial 1)\n\n', latencyUs: 200 });
+    expect(t.send(SAME_WEIGHT)).toEqual({ ok: true, reply: OK_REPLY, latencyUs: 1_000_000 });
+    expect(t.send(SAME_WEIGHT)).toEqual({ ok: true, reply: OK_REPLY, latencyUs: 200 });
     // Restart: the runtime maint is lost, and this connection is refused.
-    expect(t.send('get weight be/s1')).toMatchObject({ ok: false, error: 'refused' });
+    expect(t.send(SAME_WEIGHT)).toMatchObject({ ok: false, error: 'refused' });
     expect(adminOf(m)).toBe(0);
     expect(stream.taken).toBe(12);
     expect(t.counts).toEqual({ sent: 6, refused: 1, reset: 2, resetAfterApply: 1, restarts: 1, slow: 1, timeouts: 0 });
@@ -82,14 +86,14 @@ describe('createFaultyTransport', () => {
   it('is reproducible from the seed', () => {
     const run = () => {
       const t = createFaultyTransport(loaded(), makeStream('seed-7/haproxy'), { rates: { refused: 0.2, reset: 0.2, slow: 0.2 } });
-      return Array.from({ length: 200 }, () => t.send('get weight be/s1'));
+      return Array.from({ length: 200 }, () => t.send(SAME_WEIGHT));
     };
     expect(run()).toEqual(run());
   });
 
   it('injects faults at the configured rate', () => {
     const t = createFaultyTransport(loaded(), makeStream('rate'), { rates: { refused: 0.1 } });
-    for (let i = 0; i < 10_000; i++) t.send('show backend');
+    for (let i = 0; i < 10_000; i++) t.send(showBackend());
     // Binomial(10000, 0.1): mean 1000, sd sqrt(10000 * 0.1 * 0.9) = 30; five sd either side.
     expect(t.counts.refused).toBeGreaterThanOrEqual(850);
     expect(t.counts.refused).toBeLessThanOrEqual(1150);

@@ -1,3 +1,4 @@
+import type { RuntimeCommand } from '../../core/haproxy/commands.ts';
 import type { TransportResult } from '../../core/runtime-effect.ts';
 import type { MockHaproxy } from './mock-haproxy.ts';
 
@@ -55,7 +56,7 @@ export interface FaultCounts {
 }
 
 export interface FaultyTransport {
-  send(line: string): FaultyResult;
+  send(command: RuntimeCommand): FaultyResult;
   /** Restart HAProxy now (an operator action or a scenario step), independent of the rates. */
   restart(): void;
   readonly counts: Readonly<FaultCounts>;
@@ -94,7 +95,7 @@ export function createFaultyTransport(haproxy: MockHaproxy, stream: UniformStrea
   return {
     counts,
     restart,
-    send(line: string): FaultyResult {
+    send(command: RuntimeCommand): FaultyResult {
       counts.sent++;
       const u = stream.next();
       const v = stream.next();
@@ -106,7 +107,7 @@ export function createFaultyTransport(haproxy: MockHaproxy, stream: UniformStrea
         counts.reset++;
         if (v < afterApply) {
           counts.resetAfterApply++;
-          haproxy.execute(line);
+          haproxy.run(command);
         }
         return { ok: false, error: 'reset', latencyUs };
       }
@@ -116,14 +117,14 @@ export function createFaultyTransport(haproxy: MockHaproxy, stream: UniformStrea
       }
       if (u < slowBelow) {
         counts.slow++;
-        const reply = haproxy.execute(line);
+        const reply = haproxy.run(command);
         if (timeoutUs !== undefined && slowLatencyUs > timeoutUs) {
           counts.timeouts++;
           return { ok: false, error: 'timeout', latencyUs: timeoutUs };
         }
         return { ok: true, reply, latencyUs: slowLatencyUs };
       }
-      return { ok: true, reply: haproxy.execute(line), latencyUs };
+      return { ok: true, reply: haproxy.run(command), latencyUs };
     },
   };
 }

@@ -1,9 +1,10 @@
+import { OK, refused, type MapEntryRow, type MapListRow, type RuntimeReply } from '../../core/haproxy/commands.ts';
 import { lookupOf, MapLookup } from './map-lookup.ts';
 import { compileMapRegex, entryCount, isIntValue, parseVersion, versionAfter, type MockMap, type MockMapEntry, type PointerSource } from './map-state.ts';
 
 /**
  * The map commands of HAProxy 2.6's runtime API, with its exact replies (measured on 2.6.12). Every reply
- * ends with the CLI's closing "\n".
+ * ends with the CLI's closing "\n". Those the config managers send answer typed (core/haproxy/commands.ts).
  */
 export interface MapRuntime {
   /** Every map in id order, as `show map` lists it, without building any map's entries. */
@@ -29,14 +30,15 @@ export function listingOf(m: MockMap): MapListing {
   return { id: m.id, path: m.path, cfgFile: m.cfgFile, line: m.line, alsoAt: m.alsoAt, currVer: m.currVer, nextVer: m.nextVer, entryCount: entryCount(m) };
 }
 
-const UNKNOWN_MAP = 'Unknown map identifier. Please use #<id> or <file>.\n\n';
+const UNKNOWN_MAP: RuntimeReply = refused('Unknown map identifier. Please use #<id> or <file>.\n\n');
+const UNKNOWN_MAP_TEXT = 'Unknown map identifier. Please use #<id> or <file>.\n\n';
 const ADD_USAGE = "'add map' expects three parameters (map identifier, key and value) or one parameter (map identifier) and a payload\n\n";
 
 /**
  * `<file>` or `#<id>`. The id is read as HAProxy's strtol reads it, and all of it must be a number: leading
  * blanks and a sign are allowed, and an empty id is 0 (measured on 2.6.12: `#`, `#+0`, `#\ 0` all name map 0).
  */
-function lookupMap(rt: MapRuntime, ref: string | undefined): MockMap | undefined {
+export function lookupMap(rt: MapRuntime, ref: string | undefined): MockMap | undefined {
   if (ref === undefined || ref === '') return undefined;
   if (ref.charCodeAt(0) !== 0x23) return rt.map(ref);
   const rest = ref.slice(1);
@@ -55,27 +57,40 @@ function laterUses(m: MapListing): string {
   return out;
 }
 
-export function showMap(rt: MapRuntime, w: readonly string[]): string {
+export function showMap(rt: MapRuntime, w: readonly string[]): RuntimeReply {
   let at = 2;
   let version: number | undefined;
   if (w[at]?.startsWith('@')) {
     version = parseVersion(w[at]!);
     at++;
   } else if (w[at] === undefined) {
-    let out = '# id (file) description\n';
-    for (const m of rt.mapListing()) {
-      out +=
-        `${m.id} (${m.path}) pattern loaded from file '${m.path}' used by map at file '${m.cfgFile}' line ${m.line}${laterUses(m)}. ` +
-        `curr_ver=${m.currVer} next_ver=${m.nextVer} entry_cnt=${m.entryCount}\n`;
-    }
-    return `${out}\n`;
+    return showMapList(rt);
   }
   const m = lookupMap(rt, w[at]);
   if (m === undefined) return UNKNOWN_MAP;
-  const v = version ?? m.currVer;
-  let out = '';
-  for (const e of m.entries) if (e.version === v) out += `${e.ref} ${e.key} ${e.value}\n`;
-  return `${out}\n`;
+  return showMapEntries(m, version ?? m.currVer);
+}
+
+/** `show map`: every map, in id order. */
+export function showMapList(rt: MapRuntime): RuntimeReply {
+  const maps: MapListRow[] = [];
+  for (const m of rt.mapListing()) {
+    maps.push({
+      id: m.id,
+      file: m.path,
+      description:
+        `pattern loaded from file '${m.path}' used by map at file '${m.cfgFile}' line ${m.line}${laterUses(m)}. ` +
+        `curr_ver=${m.currVer} next_ver=${m.nextVer} entry_cnt=${m.entryCount}`,
+    });
+  }
+  return { kind: 'maps', maps };
+}
+
+/** `show map [@<ver>] <map>`: the entries of one version, in map order. */
+export function showMapEntries(m: MockMap, version: number): RuntimeReply {
+  const entries: MapEntryRow[] = [];
+  for (const e of m.entries) if (e.version === version) entries.push({ ref: e.ref, key: e.key, value: e.value });
+  return { kind: 'entries', entries };
 }
 
 /**
@@ -111,6 +126,14 @@ function addEntry(rt: MapRuntime, m: MockMap, key: string, value: string, versio
   return undefined;
 }
 
+/** `add map <map> <key> <value>` of the current version, as the config managers send it. */
+export function addMapEntry(rt: MapRuntime, mapRef: string, key: string, value: string): RuntimeReply {
+  const m = lookupMap(rt, mapRef);
+  if (m === undefined) return UNKNOWN_MAP;
+  const err = addEntry(rt, m, key, value, m.currVer);
+  return err === undefined ? OK : refused(err);
+}
+
 export function addMap(rt: MapRuntime, w: readonly string[], payload: readonly string[] | undefined): string {
   let at = 2;
   let version: number | undefined;
@@ -125,7 +148,7 @@ export function addMap(rt: MapRuntime, w: readonly string[], payload: readonly s
     return ADD_USAGE;
   }
   const m = lookupMap(rt, mapRef);
-  if (m === undefined) return UNKNOWN_MAP;
+  if (m === undefined) return UNKNOWN_MAP_TEXT;
   if (version !== undefined && versionAfter(version, m.nextVer)) return "Version number in the future, please use 'prepare map' before.\n\n";
   if (payload === undefined) return addEntry(rt, m, w[at + 1]!, w[at + 2]!, version ?? m.currVer) ?? '\n';
   // HAProxy reads the payload as one text: a key runs to the next blank (across line ends, so a line
@@ -148,46 +171,52 @@ export function addMap(rt: MapRuntime, w: readonly string[], payload: readonly s
   return '\n';
 }
 
-function findByRef(m: MockMap, refWord: string): MockMapEntry | undefined {
-  const ref = refWord.slice(1);
+function findByRef(m: MockMap, ref: string): MockMapEntry | undefined {
   for (const e of m.entries) if (e.ref === ref) return e;
   return undefined;
 }
 
 /** `del map <map> <key|#ref>`: a key removes every entry with that key, in every version. */
-export function delMap(rt: MapRuntime, w: readonly string[]): string {
-  if (!w[2] || !w[3]) return 'This command expects two parameters: map identifier and key.\n\n';
+export function delMap(rt: MapRuntime, w: readonly string[]): RuntimeReply {
+  if (!w[2] || !w[3]) return refused('This command expects two parameters: map identifier and key.\n\n');
+  const target = w[3];
+  if (target.charCodeAt(0) === 0x23) return delMapRef(rt, w[2], target.slice(1));
   const m = lookupMap(rt, w[2]);
   if (m === undefined) return UNKNOWN_MAP;
-  const target = w[3];
-  if (target.charCodeAt(0) === 0x23) {
-    const e = findByRef(m, target);
-    if (e === undefined) return 'Key not found.\n\n';
-    m.entries.splice(m.entries.indexOf(e), 1);
-    removed(m, 1);
-    e.removed = true;
-    m.rev++;
-    return '\n';
-  }
   const before = m.entries.length;
   for (const e of m.entries) if (e.key === target) e.removed = true;
   m.entries = m.entries.filter((e) => e.key !== target);
   removed(m, before - m.entries.length);
   m.rev++;
-  return m.entries.length === before ? 'Key not found.\n\n' : '\n';
+  return m.entries.length === before ? KEY_NOT_FOUND : OK;
 }
+
+/** `del map <map> #<ref>`: the one entry with that reference. */
+export function delMapRef(rt: MapRuntime, mapRef: string, ref: string): RuntimeReply {
+  const m = lookupMap(rt, mapRef);
+  if (m === undefined) return UNKNOWN_MAP;
+  const e = findByRef(m, ref);
+  if (e === undefined) return KEY_NOT_FOUND;
+  m.entries.splice(m.entries.indexOf(e), 1);
+  removed(m, 1);
+  e.removed = true;
+  m.rev++;
+  return OK;
+}
+
+const KEY_NOT_FOUND = refused('Key not found.\n\n');
 
 /** `set map <map> <key|#ref> <value>`: a key updates every entry with that key, in every version. */
 export function setMap(rt: MapRuntime, w: readonly string[]): string {
   if (!w[2] || !w[3] || !w[4]) return "'set map' expects three parameters: map identifier, key and value.\n\n";
   const m = lookupMap(rt, w[2]);
-  if (m === undefined) return UNKNOWN_MAP;
+  if (m === undefined) return UNKNOWN_MAP_TEXT;
   const target = w[3];
   const value = w[4];
   // An integer map silently keeps its values when the new one does not parse (measured).
   const accepted = m.values !== 'int' || isIntValue(value);
   if (target.charCodeAt(0) === 0x23) {
-    const e = findByRef(m, target);
+    const e = findByRef(m, target.slice(1));
     if (e === undefined) return 'key or pattern not found.\n\n';
     if (accepted) e.value = value;
     m.rev++;
@@ -214,7 +243,7 @@ export function clearMap(rt: MapRuntime, w: readonly string[]): string {
   }
   if (!w[at]) return 'Missing map identifier.\n\n';
   const m = lookupMap(rt, w[at]);
-  if (m === undefined) return UNKNOWN_MAP;
+  if (m === undefined) return UNKNOWN_MAP_TEXT;
   const v = version ?? m.currVer;
   const before = m.entries.length;
   m.entries = m.entries.filter((e) => e.version !== v);
@@ -226,7 +255,7 @@ export function clearMap(rt: MapRuntime, w: readonly string[]): string {
 
 export function prepareMap(rt: MapRuntime, w: readonly string[]): string {
   const m = lookupMap(rt, w[2]);
-  if (m === undefined) return UNKNOWN_MAP;
+  if (m === undefined) return UNKNOWN_MAP_TEXT;
   m.nextVer = (m.nextVer + 1) >>> 0;
   // A version being prepared is invisible to lookups until its commit: `shape` stays.
   m.rev++;
@@ -238,7 +267,7 @@ export function commitMap(rt: MapRuntime, w: readonly string[]): string {
   if (!w[2]?.startsWith('@')) return 'Missing version number.\n\n';
   if (!w[3]) return 'Missing map identifier.\n\n';
   const m = lookupMap(rt, w[3]);
-  if (m === undefined) return UNKNOWN_MAP;
+  if (m === undefined) return UNKNOWN_MAP_TEXT;
   const v = parseVersion(w[2]);
   if (!versionAfter(v, m.currVer) || versionAfter(v, m.nextVer)) return 'Version number out of range.\n\n';
   m.currVer = v;
@@ -259,7 +288,7 @@ export function commitMap(rt: MapRuntime, w: readonly string[]): string {
 export function getMap(rt: MapRuntime, w: readonly string[]): string {
   if (!w[2] || !w[3]) return 'Missing map identifier and/or key.\n\n';
   const m = lookupMap(rt, w[2]);
-  if (m === undefined) return UNKNOWN_MAP;
+  if (m === undefined) return UNKNOWN_MAP_TEXT;
   let out = '';
   for (const kind of m.kinds) {
     out += `type=${kind.match}, case=sensitive`;

@@ -1,22 +1,48 @@
+import { refused, type RuntimeCommand, type RuntimeReply } from '../../core/haproxy/commands.ts';
 import type { BackendConfig, HaproxyConfig, MapEntry } from '../../core/haproxy/config-model.ts';
+import { decodeReply, encodeCommand, encodeReply, reachesCliVerbatim } from '../../core/haproxy/runtime-codec.ts';
 import type { TransportResult } from '../../core/runtime-effect.ts';
 import { backendFromConfig, type MockBackend, type MockServer } from './backend-state.ts';
 import { usageReply } from './cli-help.ts';
 import { parseCliRequest, plainWords, splitRequests, type CliCommand, type CliSession } from './cli-line.ts';
 import { defaultLayout, defaultMapLayouts, renderedBackendId, UNREFERENCED_MAP_FILES, type CfgLayout, type MapLayout, type MapMatch } from './haproxy-cfg.ts';
-import { addMap, clearMap, commitMap, delMap, getMap, listingOf, prepareMap, setMap, showMap, type MapListing, type MapRuntime } from './map-commands.ts';
+import {
+  addMap,
+  addMapEntry,
+  clearMap,
+  commitMap,
+  delMap,
+  delMapRef,
+  getMap,
+  listingOf,
+  lookupMap,
+  prepareMap,
+  setMap,
+  showMap,
+  showMapEntries,
+  showMapList,
+  type MapListing,
+  type MapRuntime,
+} from './map-commands.ts';
 import { checkMapValues, mapFromLayout, PointerSource, type MockMap } from './map-state.ts';
 import { DEFAULT_PROCESS_INFO, showInfo, showVersion, type ProcessCounters, type ProcessInfo } from './show-info.ts';
 import {
   addServer,
+  addServerTo,
   atoi,
   delServer,
+  delServerFound,
   enableDisableDynamicCookie,
   enableDisableHealth,
   enableDisableServer,
+  findServer,
   getWeight,
+  setAddr,
   setDynamicCookieKey,
+  setHealth,
   setServer,
+  setState,
+  setWeight,
   setWeightCommand,
   showBackend,
   showServersState,
@@ -44,6 +70,9 @@ export interface MockHaproxyOptions {
  * An in-memory HAProxy 2.6 answering its runtime API byte for byte (see docs/fidelity-haproxy.md for what
  * it does not model: health checks, connections, PCRE specifics). `load` is a reload: everything changed at
  * runtime is lost and the state is rebuilt from the config, exactly as a new HAProxy process starts.
+ * Two entry points: `execute` takes the text a client writes on the stats socket and answers HAProxy's
+ * bytes; `run` takes a typed command and answers the typed reply, without text (the simulation's path).
+ * Both reach the same handlers, so `run(c)` is `decodeReply(c, execute(encodeCommand(c)))`.
  */
 export class MockHaproxy implements ServerRuntime, MapRuntime {
   readonly pointers = new PointerSource();
@@ -240,13 +269,13 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
     }
     const commands = parseCliRequest(line);
     if (commands.length === 1) {
-      const reply = this.run(commands[0]!, session);
+      const reply = this.runCli(commands[0]!, session);
       if (reply === undefined) this.quitRequested = true;
       return reply ?? '';
     }
     let out = '';
     for (const c of commands) {
-      const reply = this.run(c, session);
+      const reply = this.runCli(c, session);
       // `quit` ends the session: later commands on the line are not run.
       if (reply === undefined) {
         this.quitRequested = true;
@@ -258,8 +287,60 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
   }
 
   /** A fault-free transport (see faulty-transport.ts for one with faults): the reply, always delivered. */
-  send(line: string): TransportResult {
-    return { ok: true, reply: this.execute(line) };
+  send(command: RuntimeCommand): TransportResult {
+    return { ok: true, reply: this.run(command) };
+  }
+
+  /**
+   * A typed command, executed from its fields. A command whose text the CLI would cut or unescape
+   * differently (see reachesCliVerbatim) is answered as its text is, so the two entry points never differ.
+   */
+  run(c: RuntimeCommand): RuntimeReply {
+    if (!reachesCliVerbatim(c)) return decodeReply(c, this.execute(encodeCommand(c)));
+    // A connection, as `execute` counts one; a typed reply has no bytes, so `show info`'s output byte
+    // count covers text replies only.
+    this.served++;
+    switch (c.kind) {
+      case 'show backend':
+        return showBackend(this);
+      case 'show servers state':
+        return showServersState(this, c.backend);
+      case 'set server addr': {
+        const found = findServer(this, c.backend, c.server, '\n\n');
+        return found.ok ? setAddr(found.srv, c.ip, c.port) : found.reply;
+      }
+      case 'set server state': {
+        const found = findServer(this, c.backend, c.server, '\n\n');
+        return found.ok ? setState(this, found.srv, c.state) : found.reply;
+      }
+      case 'set server weight': {
+        const found = findServer(this, c.backend, c.server, '\n\n');
+        return found.ok ? setWeight(found.be, found.srv, c.weight) : found.reply;
+      }
+      case 'set dynamic-cookie-key':
+        return setDynamicCookieKey(this, c.backend, c.key);
+      case 'enable dynamic-cookie':
+        return enableDisableDynamicCookie(this, c.backend, true);
+      case 'show map list':
+        return showMapList(this);
+      case 'show map': {
+        const m = lookupMap(this, c.file);
+        return m === undefined ? UNKNOWN_MAP : showMapEntries(m, m.currVer);
+      }
+      case 'add map':
+        return addMapEntry(this, c.file, c.key, c.value);
+      case 'del map ref':
+        return delMapRef(this, c.file, c.ref);
+      case 'add server':
+        // `<ip>:<port>` as HAProxy's address parser reads it: a port of 0 maps the client's port.
+        return addServerTo(this, c.backend, c.server, { ok: true, host: c.ip, port: c.port, portMap: c.port === 0 }, c.keywords, 0);
+      case 'del server':
+        return delServerFound(findServer(this, c.backend, c.server, '\n'));
+      case 'enable health':
+        return setHealth(findServer(this, c.backend, c.server, '\n\n'), true);
+      case 'disable health':
+        return setHealth(findServer(this, c.backend, c.server, '\n\n'), false);
+    }
   }
 
   /** The map loaded from the file with this base name (`os_http_be.map`). */
@@ -313,7 +394,7 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
   }
 
   /** The reply, or undefined for `quit` (which closes the connection without a word). */
-  private run(c: CliCommand, session: CliSession): string | undefined {
+  private runCli(c: CliCommand, session: CliSession): string | undefined {
     return this.runWords(c.words, c.payload, session);
   }
 
@@ -324,12 +405,13 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
       return undefined;
     }
     if (w[0] === 'prompt') session.interactive = !session.interactive;
-    const reply = (w[0] === 'prompt' ? '\n' : this.dispatch(w, payload)) ?? usageReply(w.length === 0 ? [''] : w);
+    const answer = w[0] === 'prompt' ? '\n' : this.dispatch(w, payload);
+    const reply = answer === undefined ? usageReply(w.length === 0 ? [''] : w) : typeof answer === 'string' ? answer : encodeReply(answer);
     return session.interactive ? `${reply}> ` : reply;
   }
 
   /** Undefined when the words are no command the mock implements. */
-  private dispatch(w: readonly string[], payload: readonly string[] | undefined): string | undefined {
+  private dispatch(w: readonly string[], payload: readonly string[] | undefined): string | RuntimeReply | undefined {
     switch (w[0]) {
       case 'show':
         if (w[1] === 'backend') return showBackend(this);
@@ -342,7 +424,7 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
         if (w[1] === 'server') return setServer(this, w);
         if (w[1] === 'weight') return setWeightCommand(this, w);
         if (w[1] === 'map') return setMap(this, w);
-        if (w[1] === 'dynamic-cookie-key' && w[2] === 'backend') return setDynamicCookieKey(this, w);
+        if (w[1] === 'dynamic-cookie-key' && w[2] === 'backend') return setDynamicCookieKey(this, w[3], w[4]);
         return undefined;
       case 'get':
         if (w[1] === 'weight') return getWeight(this, w);
@@ -353,7 +435,7 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
         const enable = w[0] === 'enable';
         if (w[1] === 'server') return enableDisableServer(this, w, enable);
         if (w[1] === 'health') return enableDisableHealth(this, w, enable);
-        if (w[1] === 'dynamic-cookie' && w[2] === 'backend') return enableDisableDynamicCookie(this, w, enable);
+        if (w[1] === 'dynamic-cookie' && w[2] === 'backend') return enableDisableDynamicCookie(this, w[3], enable);
         return undefined;
       }
       case 'add':
@@ -387,6 +469,7 @@ export interface PristineMap {
 }
 
 const NO_ENTRIES: readonly MapEntry[] = [];
+const UNKNOWN_MAP = refused('Unknown map identifier. Please use #<id> or <file>.\n\n');
 
 interface Running {
   config: HaproxyConfig;

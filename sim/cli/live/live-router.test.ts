@@ -8,6 +8,7 @@
  * scenario under every strategy. A change to RouterProcess that LiveRouter does not follow fails here, in
  * CI, with no HAProxy needed.
  */
+import type { RuntimeCommand } from '../../../core/haproxy/commands.ts';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -62,7 +63,7 @@ async function live(input: RunInput, rates: Partial<FaultRates>): Promise<Output
       mock.load(next!);
     },
     // A reply that really arrives later (a macrotask), as from a socket.
-    send: (l: string) => new Promise<ReturnType<typeof socket.send>>((resolve) => setImmediate(() => resolve(socket.send(l)))),
+    send: (c: RuntimeCommand) => new Promise<ReturnType<typeof socket.send>>((resolve) => setImmediate(() => resolve(socket.send(c)))),
   };
   const settled = () => void records.push({ atUs: loop.nowUs, type: 'note', message: 'settled' });
   const router = new LiveRouter(createStrategy(input.settings.router), port, loop, (r) => records.push(r), { ...options(input), onSettled: settled });

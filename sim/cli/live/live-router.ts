@@ -11,7 +11,9 @@
  * twins equal record for record.
  */
 import type { ChurnEvent } from '../../../core/events.ts';
+import type { RuntimeCommand } from '../../../core/haproxy/commands.ts';
 import type { HaproxyConfig } from '../../../core/haproxy/config-model.ts';
+import { encodeCommand, encodeReply } from '../../../core/haproxy/runtime-codec.ts';
 import type { ReloadReason } from '../../../core/reload-reason.ts';
 import {
   initialLimiterState,
@@ -29,13 +31,13 @@ import type { OutputRecord } from '../../output/records.ts';
 import { msToUs, type TimerHandle } from '../../scheduler.ts';
 import type { LiveScheduler } from './live-loop.ts';
 
-/** A real HAProxy: reloaded with a whole config, or changed one command line at a time, both awaited. */
+/** A real HAProxy: reloaded with a whole config, or changed one command at a time, both awaited. */
 export interface AsyncHaproxyPort {
   /** Begins a reload onto `config` (the cfg is written now, as the router writes it when a reload starts). */
   beginReload(config: HaproxyConfig): void;
   /** Resolves once the new HAProxy serves the config begun last; rejects if it could not start. */
   finishReload(): Promise<void>;
-  send(line: string): Promise<TransportResult>;
+  send(command: RuntimeCommand): Promise<TransportResult>;
 }
 
 export interface LiveRouterOptions {
@@ -127,8 +129,8 @@ export class LiveRouter {
       }
       const effect = step.value;
       if (effect.kind === 'command') {
-        input = await this.haproxy.send(effect.line);
-        this.recordCommand(effect.line, input);
+        input = await this.haproxy.send(effect.command);
+        this.recordCommand(effect.command, input);
       } else {
         this.busy = true;
         this.scheduler.after(msToUs(effect.ms), () => this.drive(program, undefined));
@@ -142,13 +144,14 @@ export class LiveRouter {
     this.settleCheck();
   }
 
-  private recordCommand(line: string, result: TransportResult): void {
+  private recordCommand(command: RuntimeCommand, result: TransportResult): void {
     const atUs = this.scheduler.nowUs;
+    const line = encodeCommand(command);
     if (!result.ok) {
       this.emit({ atUs, type: 'runtime.command', line, outcome: result.error });
       return;
     }
-    const reply = result.reply;
+    const reply = encodeReply(result.reply);
     if (reply === '\n' || reply === '') this.emit({ atUs, type: 'runtime.command', line, outcome: 'ok' });
     else this.emit({ atUs, type: 'runtime.command', line, outcome: 'ok', reply: reply.length > REPLY_KEEP_CHARS ? reply.slice(0, REPLY_KEEP_CHARS) : reply });
   }

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isChurnEvent, type InputEvent } from '../../../core/events.ts';
 import { applyChurn, emptyRouterState } from '../../../core/router-state.ts';
-import { parseServersState } from '../../../core/runtime-client.ts';
+import { showServersState } from '../../../core/haproxy/commands.ts';
+import { decodeReply } from '../../../core/haproxy/runtime-codec.ts';
 import { createStrategy } from '../../../core/strategies/index.ts';
 import type { StrategyName } from '../../../core/strategy.ts';
 import { Engine } from '../../engine.ts';
@@ -90,7 +91,7 @@ async function simulate(input: RunInput, options: ReturnType<typeof liveRenderOp
   const mock = new MockHaproxy({ layout: (c) => renderHaproxyCfg(c, options).layout, clockS: () => Math.floor(engine.nowUs / 1e6) });
   const sink = new MemorySink();
   const { settings } = input;
-  const router = new RouterProcess(createStrategy(settings.router), { load: (c) => mock.load(c), send: (l) => mock.send(l) }, engine, (r) => sink.record(r), {
+  const router = new RouterProcess(createStrategy(settings.router), { load: (c) => mock.load(c), send: (c) => mock.send(c) }, engine, (r) => sink.record(r), {
     reloadIntervalMs: settings.router.reloadIntervalMs,
     reloadDurationMs: settings.router.reloadDurationMs,
     commitIntervalMs: settings.router.commitIntervalMs,
@@ -107,8 +108,10 @@ async function ask(socket: string, line: string): Promise<string> {
   return r.reply;
 }
 
-function readyServers(showServersState: string, backend: string): string[] {
-  return parseServersState(showServersState)
+function readyServers(reply: string, backend: string): string[] {
+  const decoded = decodeReply(showServersState(''), reply);
+  if (decoded.kind !== 'servers') throw new Error(`not a servers state listing: ${reply}`);
+  return decoded.rows
     // Running (op state 2), not in forced/inherited maint or drain; a used `_dynamic-pod-N` slot keeps its
     // config-maint bit 0x04 (from `disabled`) in HAProxy 2.6 yet serves once set to ready.
     .filter((s) => s.backendName === backend && s.opState === 2 && (s.adminState & 0x1b) === 0)

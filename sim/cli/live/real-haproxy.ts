@@ -23,11 +23,9 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HaproxyConfig } from '../../../core/haproxy/config-model.ts';
-import type { TransportResult } from '../../../core/runtime-effect.ts';
 import { renderHaproxyCfg, writeRenderedCfg, type RenderOptions } from '../../haproxy/haproxy-cfg.ts';
-import type { AsyncHaproxyPort } from './live-router.ts';
 import { makeDirs } from '../write-outputs.ts';
-import { sendCommand } from './socket-transport.ts';
+import { sendCommand, type WireResult } from './socket-transport.ts';
 import { isAlive, signalIfAlive } from './pid.ts';
 
 export interface RealHaproxyOptions {
@@ -76,7 +74,8 @@ export interface ReloadTiming {
   wallMs: number;
 }
 
-export class RealHaproxy implements AsyncHaproxyPort {
+/** A real HAProxy process: reloads awaited, commands sent as text on its stats socket (run-live.ts encodes them). */
+export class RealHaproxy {
   /** PID of the process serving the socket (ours, or the one found there at start). */
   private servingPid: number | null = null;
   /** Processes this object started, by PID; an exited one is removed. */
@@ -103,7 +102,7 @@ export class RealHaproxy implements AsyncHaproxyPort {
     return this.servingPid;
   }
 
-  send(line: string): Promise<TransportResult> {
+  send(line: string): Promise<WireResult> {
     return sendCommand(this.opts.socketPath, line);
   }
 

@@ -12,7 +12,8 @@
  */
 import { isChurnEvent, eventSubject, type InputEvent } from '../../../core/events.ts';
 import type { HaproxyConfig } from '../../../core/haproxy/config-model.ts';
-import { parseShowMap } from '../../../core/runtime-client.ts';
+import { showMap } from '../../../core/haproxy/commands.ts';
+import { decodeReply, encodeCommand } from '../../../core/haproxy/runtime-codec.ts';
 import type { RouterState } from '../../../core/router-state.ts';
 import { createStrategy } from '../../../core/strategies/index.ts';
 import { parseBudget } from '../../../reports/budgets.ts';
@@ -103,13 +104,11 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
   const toMockRefs = (line: string): string => line.replace(/#(0x[0-9a-f]+)/g, (m, ref: string) => (refs.has(ref) ? `#${refs.get(ref)}` : m));
   const learnRefs = (line: string, realReply: string, mockReply: string): void => {
     if (!line.startsWith('show map ')) return;
-    try {
-      const a = parseShowMap(realReply);
-      const b = parseShowMap(mockReply);
-      if (a.length === b.length) a.forEach((row, i) => refs.set(row.ref, b[i]!.ref));
-    } catch {
-      // not a map dump (an error reply): nothing to learn
-    }
+    const command = showMap(line.slice('show map '.length));
+    const a = decodeReply(command, realReply);
+    const b = decodeReply(command, mockReply);
+    // An error reply is no map dump: nothing to learn.
+    if (a.kind === 'entries' && b.kind === 'entries' && a.entries.length === b.entries.length) a.entries.forEach((row, i) => refs.set(row.ref, b.entries[i]!.ref));
   };
   const port: AsyncHaproxyPort = {
     beginReload(config) {
@@ -121,7 +120,8 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
       if (shadowConfig !== null) shadow.load(shadowConfig);
       refs.clear();
     },
-    async send(line) {
+    async send(command) {
+      const line = encodeCommand(command);
       const t0 = performance.now();
       const r = await real.send(line);
       stats.commandWallMs += performance.now() - t0;
@@ -135,7 +135,7 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
         stats.replyMismatches++;
         if (stats.mismatchExamples.length < MISMATCH_EXAMPLES) stats.mismatchExamples.push({ request: line, real: r.reply, mock: mockReply });
       }
-      return r;
+      return { ok: true, reply: decodeReply(command, r.reply) };
     },
   };
 

@@ -3,21 +3,23 @@
  *
  * The transport under the runtime-API client in live mode: one connection per command, as the router's
  * client does (configmanager/haproxy client.go), the reply read to EOF. Socket failures become the
- * TransportResult errors the client's retry logic (core/runtime-client.ts) understands: a missing or
+ * transport errors the client's retry logic (core/runtime-client.ts) understands: a missing or
  * unlistened socket is `refused`, a connection dropped mid-way is `reset`, no EOF within the deadline is
  * `timeout`.
  */
 import { createConnection } from 'node:net';
-import type { TransportResult } from '../../../core/runtime-effect.ts';
+
+/** What crossed the socket: HAProxy's reply bytes, or the connection's fault (decoded by core/haproxy/runtime-codec.ts). */
+export type WireResult = { ok: true; reply: string } | { ok: false; error: 'refused' | 'reset' | 'timeout' };
 
 /** The router client's default per-command deadline is well above this; a healthy HAProxy answers in < 1 ms. */
 export const COMMAND_TIMEOUT_MS = 10_000;
 
-export function sendCommand(socketPath: string, line: string, timeoutMs = COMMAND_TIMEOUT_MS): Promise<TransportResult> {
+export function sendCommand(socketPath: string, line: string, timeoutMs = COMMAND_TIMEOUT_MS): Promise<WireResult> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let settled = false;
-    const finish = (r: TransportResult): void => {
+    const finish = (r: WireResult): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
