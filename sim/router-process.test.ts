@@ -169,7 +169,7 @@ describe('a reload asked for while a change is handled', () => {
   it('starts after the change: its own work is not refused, and one change makes one reload', () => {
     const engine = new Engine();
     const records: OutputRecord[] = [];
-    const router = new RouterProcess(askThenAdd, { load: () => {}, send: () => ({ ok: true, reply: '\n' }) }, engine, (r) => records.push(r), {
+    const router = new RouterProcess(askThenAdd, { load: () => {}, send: () => ({ ok: true, reply: OK }) }, engine, (r) => records.push(r), {
       reloadIntervalMs: 5000,
       reloadDurationMs: 100,
       commitIntervalMs: 3_600_000,
