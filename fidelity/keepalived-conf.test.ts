@@ -118,9 +118,11 @@ vrrp_instance VI_53 {
     expect(conf).toContain('  unicast_src_ip 198.18.0.12\n  unicast_peer {\n    198.18.0.11\n    198.18.0.13\n  }\n');
   });
 
-  test("a misconfigured node's own interval; v2 rounds to whole seconds as the simulator does", () => {
-    // 1.4 s rounds to 1 s (keepalived rounds half up: 1.5 s would be 2 s).
-    const r = resolved({ keepalived: { advertIntervalMs: 1400, advertIntervalMsByNode: { 'infra-3': 2000 }, instances: [{ vip: '198.18.0.100', vrid: 7 }] } });
+  test("a misconfigured node's own interval, in the whole seconds VRRPv2 carries", () => {
+    // A v2 interval that is no whole second (1.4 s, which keepalived would round to 1 s) is refused by the
+    // cluster schema (RFC 3768 §5.3.7: Adver Int in seconds), so only whole seconds reach the conf.
+    expect(() => resolved({ keepalived: { advertIntervalMs: 1400, instances: [{ vip: '198.18.0.100', vrid: 7 }] } })).toThrow(/VRRPv2 carries the advert interval in whole seconds/);
+    const r = resolved({ keepalived: { advertIntervalMs: 1000, advertIntervalMsByNode: { 'infra-3': 2000 }, instances: [{ vip: '198.18.0.100', vrid: 7 }] } });
     expect(renderKeepalivedConf(r, 'infra-1')).toContain('advert_int 1\n');
     expect(renderKeepalivedConf(r, 'infra-3')).toContain('advert_int 2\n');
   });
