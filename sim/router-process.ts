@@ -157,7 +157,8 @@ export class RouterProcess {
   /** The output log's record of one command attempt: its line and reply as they would cross the wire. */
   private recordCommand(command: RuntimeCommand, result: TransportResult): void {
     const atUs = this.scheduler.nowUs;
-    if (result.ok && this.opts.tally !== undefined) {
+    // A refusal is recorded in full like a failed attempt: what HAProxy said is what a reader needs.
+    if (result.ok && result.reply.kind !== 'refused' && this.opts.tally !== undefined) {
       this.opts.tally.count(atUs, commandVerb(command));
       return;
     }

@@ -56,7 +56,8 @@ export type OutputRecord =
   | { atUs: number; type: 'reload.end'; n: number }
   /**
    * One attempt to send a runtime API command line; `reply` is kept when short, for debugging. By default
-   * only attempts the socket did not deliver (outcome other than `ok`); every one with `--trace runtime`.
+   * only attempts the socket did not deliver (outcome other than `ok`) and replies HAProxy refused; every
+   * one with `--trace runtime`.
    */
   | { atUs: number; type: 'runtime.command'; line: string; outcome: RuntimeOutcome; reply?: string }
   /** Successful runtime commands not written one by one, per verb (`set server`: 12), since the last such record; at most one per simulated second. */

@@ -55,18 +55,34 @@ describe('--trace runtime', () => {
     expect(compact.header.trace).toBeUndefined();
     expect(traced.records.filter((r) => r.type === 'runtime.command')).toHaveLength(commands);
     expect(traced.records.some((r) => r.type === 'runtime.counts')).toBe(false);
+    // Compact: the attempts the socket did not deliver and the replies HAProxy refused, in full, in order.
     const failed = traced.records.filter((r) => r.type === 'runtime.command' && r.outcome !== 'ok');
-    expect(compact.records.filter((r) => r.type === 'runtime.command')).toEqual(failed);
+    const inFull = compact.records.filter((r) => r.type === 'runtime.command');
+    expect(inFull.filter((r) => r.outcome !== 'ok')).toEqual(failed);
+    const refusals = inFull.filter((r) => r.outcome === 'ok');
+    expect(refusals.every((r) => r.reply !== undefined && r.reply.trim() !== '')).toBe(true);
+    let at = 0;
+    const tracedCommands = traced.records.filter((r) => r.type === 'runtime.command');
+    for (const r of inFull) {
+      at = tracedCommands.findIndex((t, i) => i >= at && JSON.stringify(t) === JSON.stringify(r));
+      expect(at).toBeGreaterThanOrEqual(0);
+      at++;
+    }
     // Everything else is the same, record for record and in the same order.
     const others = (rs: OutputRecord[]) => rs.filter((r) => r.type !== 'runtime.command' && r.type !== 'runtime.counts');
     expect(others(compact.records)).toEqual(others(traced.records));
     if (commands > failed.length) expect(statSync(compact.path).size).toBeLessThan(statSync(traced.path).size);
   });
 
-  it('has faults to show in the faulty case: failed attempts and runtime errors are in the compact log in full', () => {
-    const compact = written(faulty, {}, {});
-    const failed = compact.records.filter((r) => r.type === 'runtime.command');
-    expect(failed.length).toBeGreaterThan(0);
-    expect(failed.every((r) => r.type === 'runtime.command' && r.outcome !== 'ok' && r.line.length > 0)).toBe(true);
+  it('writes failed attempts in full (a faulty socket), and refusals with HAProxy\'s reply', () => {
+    const faults = written(faulty, {}, {}).records.filter((r) => r.type === 'runtime.command');
+    expect(faults.some((r) => r.outcome !== 'ok')).toBe(true);
+    expect(faults.every((r) => r.line.length > 0)).toBe(true);
+    // dcm-multi-port-routes.yaml: dcm-add-del deletes every port's servers from the first route's backend; HAProxy refuses the other port's.
+    const refusals = written(join(SCENARIOS, 'dcm-multi-port-routes.yaml'), { set: { 'router.strategy': 'dcm-add-del' } }, {}).records.filter(
+      (r) => r.type === 'runtime.command' && r.outcome === 'ok',
+    );
+    expect(refusals.length).toBeGreaterThan(0);
+    expect(refusals.every((r) => r.type === 'runtime.command' && r.reply !== undefined && r.reply.trim() !== '')).toBe(true);
   });
 });
