@@ -32,7 +32,12 @@ describe('parseBudget', () => {
     ['reloads.total <=', /no number after '<='/],
     ['reloads.total <= two', /'two' is not a number/],
     ['reloads.total <= 2 reloads', /is not a number/],
-    ['reloads.totl <= 2', /unknown metric 'reloads.totl'/],
+    // One edit from reloads.total (a quarter of its 13 letters allows 3).
+    ['reloads.totl <= 2', /unknown metric 'reloads.totl' \(did you mean 'reloads.total'\?\)/],
+    // One edit from the failover.p99 alias, two from failover.p95: the nearest is named.
+    ['failover.p999 <= 2', /did you mean 'failover.p99'\?/],
+    ['reloads.requests.pool-exausted == 0', /unknown reload reason 'pool-exausted' \(did you mean 'pool-exhausted'\?\)/],
+    ['nothing.like.it <= 2', /unknown metric 'nothing.like.it'; known:/],
     ['reloads..total <= 2', /not a metric path/],
     ['reloads.total => 2', /'=>' is not an operator/],
     ['reloads.total = 2', /'=' is not an operator/],

@@ -1,3 +1,4 @@
+import { closestName } from '../core/closest-name.ts';
 import { RELOAD_REASONS } from '../core/reload-reason.ts';
 import type { BudgetResult, Report } from './report.ts';
 
@@ -143,11 +144,15 @@ export function parseBudget(text: string, bound?: string): Budget {
 
   const canonical = canonicalMetricPath(path);
   if (canonical === null) {
-    throw new BudgetSyntaxError(whole, `unknown metric '${path}'; known: ${NUMERIC_PATHS.join(', ')}, invariants.violations, reloads.requests.<reason>`);
+    const near = closestName(path, [...knownMetricPaths(), ...Object.keys(ALIASES)]);
+    const hint = near === undefined ? '' : ` (did you mean '${near}'?)`;
+    throw new BudgetSyntaxError(whole, `unknown metric '${path}'${hint}; known: ${NUMERIC_PATHS.join(', ')}, invariants.violations, reloads.requests.<reason>`);
   }
   // Checked here too, not only when judged: a typo in a reason should stop the run before it simulates.
   if (canonical.startsWith(REQUESTS_PREFIX) && !isKnownReason(canonical.slice(REQUESTS_PREFIX.length))) {
-    throw new BudgetSyntaxError(whole, `unknown reload reason '${canonical.slice(REQUESTS_PREFIX.length)}'; known: ${RELOAD_REASONS.join(', ')}`);
+    const reason = canonical.slice(REQUESTS_PREFIX.length);
+    const near = closestName(reason, RELOAD_REASONS);
+    throw new BudgetSyntaxError(whole, `unknown reload reason '${reason}'${near === undefined ? '' : ` (did you mean '${near}'?)`}; known: ${RELOAD_REASONS.join(', ')}`);
   }
   return { path: canonical, op, value, text: `${canonical} ${op} ${value}` };
 }

@@ -1,5 +1,6 @@
 import { isMap, isPair, isScalar, isSeq, type Document, type LineCounter, type Node } from 'yaml';
 import type { z } from 'zod';
+import { closestName } from '../../core/closest-name.ts';
 import { fieldName, type Path } from '../eventlog/field-name.ts';
 import { InputError } from '../eventlog/input-error.ts';
 
@@ -171,23 +172,9 @@ function boundMessage(issue: Extract<Issue, { code: 'too_small' | 'too_big' }>, 
 /** Lists the keys the schema accepts there, and the closest one when the key looks misspelt. */
 function suggestion(key: string, known: readonly string[] | undefined): string {
   if (known === undefined || known.length === 0) return '';
-  const close = known.filter((k) => editDistance(k.toLowerCase(), key.toLowerCase()) <= Math.max(1, Math.floor(k.length / 4)));
-  const hint = close.length > 0 ? ` (did you mean '${close[0]}'?)` : '';
+  const close = closestName(key, known);
+  const hint = close !== undefined ? ` (did you mean '${close}'?)` : '';
   return `${hint}; allowed: ${known.join(', ')}`;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return row[b.length]!;
 }
 
 type JsonSchema = { properties?: Record<string, JsonSchema>; items?: JsonSchema; anyOf?: JsonSchema[]; oneOf?: JsonSchema[]; $ref?: string };
