@@ -33,6 +33,8 @@ describe('routerbench CLI exit codes', () => {
     const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
     expect(report).toMatchObject({ routerbench: 'report', version: 1, reloads: { total: 3, requests: { initial: 1, 'endpoints-change': 2 } }, pass: true });
     expect(existsSync(join(out, 'output.jsonl'))).toBe(true);
+    // Last, where it all went.
+    expect(r.out.trimEnd().split('\n').pop()).toBe(`wrote ${join(out, 'report.json')}, output.jsonl, report.html, summary.md, junit.xml`);
   });
 
   it('1 when a budget breaks, naming it and printing the reproduce line', () => {
@@ -73,6 +75,8 @@ describe('routerbench CLI exit codes', () => {
     const quiet = cli('run', good, good, '--no-progress');
     expect(quiet.code).toBe(0);
     expect(quiet.err).not.toMatch(progress);
+    const many = cli('run', good, good, '--no-progress', '--out', join(dir, 'many'));
+    expect(many.out.trimEnd().split('\n').pop()).toBe(`wrote ${join(dir, 'many', 'summary.md')}, junit.xml and 2 run directories (report.json, output.jsonl, report.html in each)`);
   });
 
   it('2, naming the path, when a path given is missing, a directory or in the way', () => {

@@ -199,6 +199,8 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
   }
   if (opts.json) process.stdout.write(JSON.stringify(single ? reports[0] : reports, null, 2) + '\n');
   else process.stdout.write(renderSummaryTable(reports));
+  // Where the files went (on stderr under --json, whose stdout is the JSON alone).
+  if (opts.out !== undefined) (opts.json ? process.stderr : process.stdout).write(`${wroteLine(opts.out, done.length, done.some((r) => r.timeline !== null))}\n`);
   // A baseline of another seed or strategy compares numbers that were never meant to match: say so.
   for (const o of outcomes) for (const w of o.comparison?.warnings ?? []) process.stderr.write(`${o.report.scenario}: ${w}\n`);
   return outcomes.every(outcomePasses) ? EXIT.pass : EXIT.fail;
@@ -390,4 +392,11 @@ function outOfMemory(err: unknown, files: readonly string[]): InputError | undef
 
 function isScenarioFile(file: string): boolean {
   return /\.ya?ml$/.test(file);
+}
+
+/** `wrote DIR/…`: a run's files, or with several runs the shared ones and the run directories. */
+function wroteLine(out: string, runs: number, html: boolean): string {
+  const each = ['report.json', 'output.jsonl', ...(html ? ['report.html'] : [])];
+  if (runs === 1) return `wrote ${join(out, each[0]!)}, ${[...each.slice(1), 'summary.md', 'junit.xml'].join(', ')}`;
+  return `wrote ${join(out, 'summary.md')}, junit.xml and ${runs} run directories (${each.join(', ')} in each)`;
 }
