@@ -69,7 +69,7 @@ const NUMERIC_PATHS = [
 ] as const;
 
 /** Short forms people write (the issue's own `--tolerance failover.p99=5%`). */
-const ALIASES: Record<string, string> = {
+export const METRIC_ALIASES: Readonly<Record<string, string>> = {
   'failover.p50': 'failover.latencyMs.p50',
   'failover.p95': 'failover.latencyMs.p95',
   'failover.p99': 'failover.latencyMs.p99',
@@ -79,6 +79,12 @@ const ALIASES: Record<string, string> = {
 const REQUESTS_PREFIX = 'reloads.requests.';
 const PATH_RE = /^[A-Za-z][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/;
 const NUMBER_RE = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+/**
+ * A bound as the scenario map form takes it (`"<= 2"`), as a JSON Schema pattern: an operator and a
+ * number, as parseBudget reads them (which also refuses numbers too large to be finite).
+ */
+export const BOUND_PATTERN = `^\\s*(${[...BUDGET_OPS].sort((a, b) => b.length - a.length).join('|')})\\s*${NUMBER_RE.source.slice(1, -1)}\\s*$`;
+
 // The first run of operator characters; checked against BUDGET_OPS so `=>` or `=` get a clear message.
 const OP_RE = /[<>=!]+/;
 
@@ -93,7 +99,7 @@ export function knownMetricPaths(): string[] {
 
 /** The canonical name of a metric path, or null if report.json has no such metric. */
 export function canonicalMetricPath(path: string): string | null {
-  const p = ALIASES[path] ?? path;
+  const p = METRIC_ALIASES[path] ?? path;
   if ((NUMERIC_PATHS as readonly string[]).includes(p) || p === 'invariants.violations') return p;
   if (p.startsWith(REQUESTS_PREFIX) && p.length > REQUESTS_PREFIX.length) {
     const reason = p.slice(REQUESTS_PREFIX.length);
@@ -144,7 +150,7 @@ export function parseBudget(text: string, bound?: string): Budget {
 
   const canonical = canonicalMetricPath(path);
   if (canonical === null) {
-    const near = closestName(path, [...knownMetricPaths(), ...Object.keys(ALIASES)]);
+    const near = closestName(path, [...knownMetricPaths(), ...Object.keys(METRIC_ALIASES)]);
     const hint = near === undefined ? '' : ` (did you mean '${near}'?)`;
     throw new BudgetSyntaxError(whole, `unknown metric '${path}'${hint}; known: ${NUMERIC_PATHS.join(', ')}, invariants.violations, reloads.requests.<reason>`);
   }

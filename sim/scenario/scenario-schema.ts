@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseBudget } from '../../reports/budgets.ts';
+import { BOUND_PATTERN, knownMetricPaths, METRIC_ALIASES, parseBudget } from '../../reports/budgets.ts';
 import { ClusterSchema, type ClusterConfig } from '../cluster/cluster-schema.ts';
 import { InputEventSchema } from '../eventlog/event-schema.ts';
 import { isRouteHost, ROUTE_HOST_MAX_LENGTH } from '../eventlog/route-host.ts';
@@ -144,9 +144,21 @@ export function clusterNodeNames(cluster: ClusterConfig | undefined): string[] |
  * the version the YAML language server validates; zod-only formats (e.g. `starts_with`, already expressed as
  * a `pattern`) are dropped so editors do not flag them.
  */
+/** The schema's identifier: a name, not a place (the file ships in the package as `routerbench/scenario.schema.json`). */
+export const SCENARIO_SCHEMA_ID = 'urn:routerbench:scenario:1';
+
 export function scenarioJsonSchema(): Record<string, unknown> {
   const schema = dropUnknownFormats(z.toJSONSchema(ScenarioSchema, { io: 'input', unrepresentable: 'any', target: 'draft-7' })) as Record<string, unknown>;
+  // Editors check budgets too: metric names (aliases included) and the bound's syntax, as parseBudget does.
+  const properties = schema['properties'] as Record<string, Record<string, unknown>>;
+  properties['budgets'] = {
+    ...properties['budgets'],
+    propertyNames: { enum: [...knownMetricPaths(), ...Object.keys(METRIC_ALIASES)] },
+    additionalProperties: { ...(properties['budgets']!['additionalProperties'] as object), pattern: BOUND_PATTERN },
+  };
   return {
+    $schema: schema['$schema'],
+    $id: SCENARIO_SCHEMA_ID,
     ...schema,
     title: 'routerbench scenario',
     description:
