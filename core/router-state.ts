@@ -1,3 +1,4 @@
+import { inRouterOrder } from './endpoint-order.ts';
 import { sameEndpoints, type Endpoint } from './endpoint.ts';
 import type { ChurnEvent } from './events.ts';
 import { routeKey, serviceKey, type Route } from './route.ts';
@@ -65,8 +66,10 @@ export function applyChurn(state: RouterState, e: ChurnEvent): StateChange | nul
       const key = state.serviceKeys.of(e.namespace, e.service);
       const before = state.endpoints.get(key) ?? NO_ENDPOINTS;
       if (sameEndpoints(before, e.endpoints)) return null;
-      state.endpoints.set(key, e.endpoints);
-      return { kind: 'endpoints.changed', namespace: e.namespace, service: e.service, key, before, after: e.endpoints, deleted: false };
+      // Kept in the router's order (sorted as its informer sorts them), whatever order the event lists.
+      const after = inRouterOrder(e.endpoints);
+      state.endpoints.set(key, after);
+      return { kind: 'endpoints.changed', namespace: e.namespace, service: e.service, key, before, after, deleted: false };
     }
     case 'endpoints.delete': {
       // A change even when there was nothing to delete: the router's DeleteEndpoints marks its state
