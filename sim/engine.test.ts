@@ -8,8 +8,8 @@ describe('Engine', () => {
   it('applies input events before timers due at the same time, and timers in scheduling order', () => {
     const e = new Engine();
     const seen: string[] = [];
-    e.at(5000, () => seen.push('timer-a@5ms'));
-    e.at(5000, () => seen.push('timer-b@5ms'));
+    e.at(5000, () => void seen.push('timer-a@5ms'));
+    e.at(5000, () => void seen.push('timer-b@5ms'));
     e.run([heal(5), heal(5)], (ev) => seen.push(`input@${ev.at}ms`), { settleUs: 0 });
     expect(seen).toEqual(['input@5ms', 'input@5ms', 'timer-a@5ms', 'timer-b@5ms']);
   });

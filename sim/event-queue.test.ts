@@ -8,7 +8,7 @@ describe('EventQueue', () => {
     (times) => {
       const q = new EventQueue();
       const fired: Array<[number, number]> = [];
-      times.forEach((t, i) => q.push(t, () => fired.push([t, i])));
+      times.forEach((t, i) => q.push(t, () => void fired.push([t, i])));
       for (let e = q.pop(); e; e = q.pop()) e.fire();
       const expected = times.map((t, i) => [t, i] as [number, number]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
       expect(fired).toEqual(expected);
@@ -21,7 +21,7 @@ describe('EventQueue', () => {
       const q = new EventQueue();
       const fired: number[] = [];
       items.forEach(([t, cancel], i) => {
-        const e = q.push(t, () => fired.push(i));
+        const e = q.push(t, () => void fired.push(i));
         if (cancel) e.cancelled = true;
       });
       for (let e = q.pop(); e; e = q.pop()) e.fire();

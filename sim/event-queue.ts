@@ -1,3 +1,5 @@
+import type { Step } from './scheduler.ts';
+
 /**
  * A binary min-heap of timers ordered by (time, insertion sequence), so timers due at the same
  * microsecond fire in the order they were scheduled: no tie is left to chance.
@@ -5,7 +7,7 @@
 export interface QueueEntry {
   atUs: number;
   seq: number;
-  fire: () => void;
+  fire: () => Step;
   cancelled: boolean;
 }
 
@@ -17,7 +19,7 @@ export class EventQueue {
     return this.heap.length;
   }
 
-  push(atUs: number, fire: () => void): QueueEntry {
+  push(atUs: number, fire: () => Step): QueueEntry {
     const entry: QueueEntry = { atUs, seq: this.nextSeq++, fire, cancelled: false };
     const h = this.heap;
     h.push(entry);

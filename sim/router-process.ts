@@ -18,12 +18,19 @@ import type { RuntimeProgram, TransportResult } from '../core/runtime-effect.ts'
 import type { RouterStrategy, StrategyContext } from '../core/strategy.ts';
 import type { CommandTally } from './output/command-tally.ts';
 import type { OutputRecord } from './output/records.ts';
-import { msToUs, type Scheduler, type TimerHandle } from './scheduler.ts';
+import { msToUs, type Scheduler, type Step, type TimerHandle } from './scheduler.ts';
 
-/** The HAProxy a router drives: reloaded with a whole config, or changed one command at a time. */
+/**
+ * The HAProxy a router drives: reloaded with a whole config, or changed one command at a time. The mock
+ * answers at once; a real HAProxy answers later (a promise), and the router then waits for it, taking no
+ * other step meanwhile (the engine's `runAsync` awaits the step).
+ */
 export interface HaproxyPort {
-  load(config: HaproxyConfig): void;
-  send(command: RuntimeCommand): TransportResult;
+  /** A reload starts with this config: a real HAProxy's new process starts on it now. */
+  beginReload?(config: HaproxyConfig): void;
+  /** The reload ends: HAProxy runs `config` from now on (once the new process serves, for a real one). */
+  load(config: HaproxyConfig): Step;
+  send(command: RuntimeCommand): TransportResult | Promise<TransportResult>;
 }
 
 export interface RouterProcessOptions {
@@ -92,12 +99,14 @@ export class RouterProcess {
     });
   }
 
-  onChurn(e: ChurnEvent): void {
+  /** A change, handled now; a promise when it waits on a real HAProxy's reply. */
+  onChurn(e: ChurnEvent): Step {
     if (this.busy) {
       this.backlog.push(e);
       return;
     }
-    this.handle(e);
+    const waiting = this.handle(e);
+    if (waiting !== undefined) return waiting.then(() => this.settleCheck());
     this.settleCheck();
   }
 
@@ -108,12 +117,19 @@ export class RouterProcess {
    * after it, never in its middle: the change's own dynamic calls are not refused by it, and one change
    * never makes two reloads.
    */
-  private handle(e: ChurnEvent): void {
+  private handle(e: ChurnEvent): Step {
     const change = applyChurn(this.state, this.admission.admit(e));
     if (change === null || !this.synced) return;
     this.inEvent = true;
     const program = this.strategy.onChange(change, this.state, this.ctx);
-    if (program) this.drive(program, undefined);
+    if (program) {
+      const waiting = this.drive(program, undefined);
+      if (waiting instanceof Promise) {
+        return waiting.then(() => {
+          if (!this.busy) this.endEvent();
+        });
+      }
+    }
     if (!this.busy) this.endEvent();
   }
 
@@ -125,22 +141,34 @@ export class RouterProcess {
     this.registerChange();
   }
 
-  /** Runs a runtime program until it finishes or waits; a wait parks later changes in the backlog. */
-  private drive(program: RuntimeProgram, input: TransportResult | undefined): void {
+  /**
+   * Runs a runtime program until it finishes or waits; a backoff wait parks later changes in the backlog.
+   * A reply that comes later continues the program when it comes (the returned promise); a reply given at
+   * once (the simulation's) keeps it all synchronous, without a promise.
+   */
+  private drive(program: RuntimeProgram, input: TransportResult | undefined): Step {
     for (;;) {
       const step = program.next(input);
       if (step.done) {
         if (this.busy) {
           this.busy = false;
           this.endEvent();
-          this.drainBacklog();
+          return this.drainBacklog();
         }
         return;
       }
       const effect = step.value;
       if (effect.kind === 'command') {
-        input = this.haproxy.send(effect.command);
-        this.recordCommand(effect.command, input);
+        const command = effect.command;
+        const sent = this.haproxy.send(command);
+        if (sent instanceof Promise) {
+          return sent.then((result) => {
+            this.recordCommand(command, result);
+            return this.drive(program, result);
+          });
+        }
+        input = sent;
+        this.recordCommand(command, sent);
       } else {
         this.busy = true;
         this.scheduler.after(msToUs(effect.ms), () => this.drive(program, undefined));
@@ -149,8 +177,11 @@ export class RouterProcess {
     }
   }
 
-  private drainBacklog(): void {
-    while (!this.busy && this.backlog.length > 0) this.handle(this.backlog.shift()!);
+  private drainBacklog(): Step {
+    while (!this.busy && this.backlog.length > 0) {
+      const waiting = this.handle(this.backlog.shift()!);
+      if (waiting !== undefined) return waiting.then(() => this.drainBacklog());
+    }
     this.settleCheck();
   }
 
@@ -198,21 +229,29 @@ export class RouterProcess {
     const n = ++this.reloadCount;
     this.reloading = true;
     this.emit({ atUs: this.scheduler.nowUs, type: 'reload.start', n });
-    // The template is written when the reload starts; later changes wait for the next one.
+    // The template is written when the reload starts; later changes wait for the next one. A real HAProxy
+    // starts its new process now; the step at the end of the reload's duration waits until it serves.
     const config = this.strategy.render(this.state);
+    this.haproxy.beginReload?.(config);
     this.scheduler.after(msToUs(this.opts.reloadDurationMs), () => {
-      this.haproxy.load(config);
-      this.reloading = false;
-      // Everything applied at runtime is now in the config file: the pending commit has nothing left to write.
-      if (this.commitTimer !== null) {
-        this.scheduler.cancel(this.commitTimer);
-        this.commitTimer = null;
-      }
-      this.strategy.onReloaded(this.state);
-      this.emit({ atUs: this.scheduler.nowUs, type: 'reload.end', n });
-      this.act(limiterFinished(this.limiter, this.scheduler.nowUs, this.intervalUs));
-      this.settleCheck();
+      const loading = this.haproxy.load(config);
+      if (loading instanceof Promise) return loading.then(() => this.reloadEnded(n));
+      this.reloadEnded(n);
     });
+  }
+
+  /** HAProxy runs the reload's config. */
+  private reloadEnded(n: number): void {
+    this.reloading = false;
+    // Everything applied at runtime is now in the config file: the pending commit has nothing left to write.
+    if (this.commitTimer !== null) {
+      this.scheduler.cancel(this.commitTimer);
+      this.commitTimer = null;
+    }
+    this.strategy.onReloaded(this.state);
+    this.emit({ atUs: this.scheduler.nowUs, type: 'reload.end', n });
+    this.act(limiterFinished(this.limiter, this.scheduler.nowUs, this.intervalUs));
+    this.settleCheck();
   }
 
   private armCommitTimer(): void {

@@ -6,12 +6,18 @@ export interface TimerHandle {
   cancelled: boolean;
 }
 
+/**
+ * What a step (an input's handling, a timer) returns: nothing when it is done, or a promise of its end when
+ * it waits on a real HAProxy (live mode); the simulation's steps are always done when they return.
+ */
+export type Step = void | Promise<void>;
+
 export interface Scheduler {
   readonly nowUs: number;
   /** Fire `fn` at absolute time `atUs` (not before now). */
-  at(atUs: number, fn: () => void): TimerHandle;
+  at(atUs: number, fn: () => Step): TimerHandle;
   /** Fire `fn` after `delayUs` microseconds. */
-  after(delayUs: number, fn: () => void): TimerHandle;
+  after(delayUs: number, fn: () => Step): TimerHandle;
   cancel(handle: TimerHandle): void;
 }
 

@@ -3,7 +3,7 @@
  *
  * One live run: the same input (scenario or event log, same settings resolution), the same strategy, the
  * same output records and report projection as sim/run.ts, but the HAProxy is a real process reached over
- * its stats socket (real-haproxy.ts) and the schedule is paced against the wall clock (live-loop.ts).
+ * its stats socket (real-haproxy.ts) and the schedule is paced against the wall clock (pacer.ts).
  *
  * A shadow MockHaproxy receives every command and every reload the real one does. Each reply is compared
  * with the mock's (normalised as in the conformance suite), and at the end the real state dumps are
@@ -11,7 +11,6 @@
  * run is also a fidelity check of the mock on the user's own churn.
  */
 import { isChurnEvent, eventSubject, type InputEvent } from '../../../core/events.ts';
-import type { HaproxyConfig } from '../../../core/haproxy/config-model.ts';
 import { showMap } from '../../../core/haproxy/commands.ts';
 import { decodeReply, encodeCommand } from '../../../core/haproxy/runtime-codec.ts';
 import type { RouterState } from '../../../core/router-state.ts';
@@ -26,10 +25,11 @@ import { nullSink, type OutputSink } from '../../output/output-sink.ts';
 import type { OutputRecord } from '../../output/records.ts';
 import type { RunInput } from '../../run-input.ts';
 import { headerOf, judge, withSkippedBudgets } from '../../run.ts';
-import { msToUs } from '../../scheduler.ts';
+import { Engine, type EngineRunResult } from '../../engine.ts';
+import { RouterProcess, type HaproxyPort } from '../../router-process.ts';
+import { msToUs, type Step } from '../../scheduler.ts';
 import { diffStates, dumpState, sameState, type StateDifference } from './haproxy-state.ts';
-import { LiveLoop, type LiveRunResult } from './live-loop.ts';
-import { LiveRouter, type AsyncHaproxyPort } from './live-router.ts';
+import { Pacer } from './pacer.ts';
 import { freeLoopbackPorts, HaproxyReloadRefusedError, RealHaproxy, type ReloadTiming } from './real-haproxy.ts';
 
 export interface LiveOptions {
@@ -86,10 +86,11 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
   };
   const ports = opts.ports ?? (await freeLoopbackPorts());
   const real = new RealHaproxy({ bin: opts.haproxyBin ?? 'haproxy', cfgPath: opts.cfgPath, socketPath: opts.socketPath, ports });
-  const loop = new LiveLoop(opts.speed);
+  const engine = new Engine();
+  const pacer = new Pacer(opts.speed, opts.signal);
   const shadow = new MockHaproxy({
     layout: (c) => renderHaproxyCfg(c, real.renderOptions).layout,
-    clockS: () => Math.floor(loop.nowUs / 1_000_000),
+    clockS: () => Math.floor(engine.nowUs / 1_000_000),
   });
   // Run warnings also go to stderr: they explain why a live run's numbers may differ from `run`'s.
   const warn = (message: string): void => {
@@ -97,7 +98,6 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
     process.stderr.write(`routerbench live: warning: ${message}\n`);
   };
   const stats = { commands: 0, commandWallMs: 0, replyMismatches: 0, mismatchExamples: [] as StateDifference[] };
-  let shadowConfig: HaproxyConfig | null = null;
   // Map entries are addressed by pointer (`del map <file> #<ref>`), taken from a `show map <file>` reply:
   // the real process's pointers are translated to the mock's, row by row of the same dump.
   const refs = new Map<string, string>();
@@ -110,14 +110,13 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
     // An error reply is no map dump: nothing to learn.
     if (a.kind === 'entries' && b.kind === 'entries' && a.entries.length === b.entries.length) a.entries.forEach((row, i) => refs.set(row.ref, b.entries[i]!.ref));
   };
-  const port: AsyncHaproxyPort = {
+  const port: HaproxyPort = {
     beginReload(config) {
-      shadowConfig = config;
       real.beginReload(config);
     },
-    async finishReload() {
+    async load(config) {
       await real.finishReload();
-      if (shadowConfig !== null) shadow.load(shadowConfig);
+      shadow.load(config);
       refs.clear();
     },
     async send(command) {
@@ -159,9 +158,9 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
     // The desired-state invariants of `routerbench run`, checked on the shadow mock: while its replies equal
     // the real ones (checked on every command, reported below) its state is the real HAProxy's.
     const check = (state: RouterState): void => {
-      emit({ atUs: loop.nowUs, type: 'invariant', name: 'haproxy-view', violations: checkInvariants(state, shadow) });
+      emit({ atUs: engine.nowUs, type: 'invariant', name: 'haproxy-view', violations: checkInvariants(state, shadow) });
     };
-    const router = new LiveRouter(createStrategy(settings.router), port, loop, emit, {
+    const router = new RouterProcess(createStrategy(settings.router), port, engine, emit, {
       reloadIntervalMs: settings.router.reloadIntervalMs,
       reloadDurationMs: settings.router.reloadDurationMs,
       commitIntervalMs: settings.router.commitIntervalMs,
@@ -169,25 +168,27 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
       ...(settings.sim.invariants === 'settled' && { onSettled: check }),
     });
     router.start();
-    const onInput = async (e: InputEvent): Promise<void> => {
-      emit({ atUs: loop.nowUs, type: 'input', event: e.type, subject: eventSubject(e) });
-      if (isChurnEvent(e)) await router.onChurn(e);
+    const onInput = (e: InputEvent): Step => {
+      emit({ atUs: engine.nowUs, type: 'input', event: e.type, subject: eventSubject(e) });
+      if (isChurnEvent(e)) return router.onChurn(e);
     };
     // A refused reload ends the run as a verdict: the mock loads any config, so the real process and the
     // shadow part ways there, and the router (mid-reload for ever) has no later step worth comparing.
     let refused: HaproxyReloadRefusedError | null = null;
-    let run: LiveRunResult;
+    let run: EngineRunResult;
+    pacer.start();
     try {
-      run = await loop.run(input.events(), onInput, {
+      run = await engine.runAsync(input.events(), onInput, {
         settleUs: msToUs(settings.sim.settleMs),
         ...(settings.sim.durationMs !== undefined && { durationUs: msToUs(settings.sim.durationMs) }),
-        ...(opts.signal !== undefined && { signal: opts.signal }),
+        pace: pacer.pace,
       });
     } catch (err) {
       if (!(err instanceof HaproxyReloadRefusedError)) throw err;
       refused = err;
-      run = loop.progress();
+      run = engine.progress();
     }
+    const wallMs = pacer.wallMs;
     if (refused === null) {
       // A reload still running at the end: let the real process finish starting, as the mock would not
       // have loaded it either (the run ended before its end step). Keep the shadow at its last load.
@@ -224,8 +225,8 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
     return {
       report,
       live: {
-        wallMs: run.wallMs,
-        maxLagMs: run.maxLagMs,
+        wallMs,
+        maxLagMs: pacer.maxLagMs,
         ...stats,
         reloads: real.reloadTimings,
         stateDifferences,
