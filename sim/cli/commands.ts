@@ -27,6 +27,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'mock-haproxy', term: 'mock-haproxy [options]', summary: 'serve the mocked HAProxy 2.6 runtime API on a unix socket', load: async () => (await import('./mock-haproxy-command.ts')).registerMockHaproxyCommand },
   { name: 'sweep', term: 'sweep [options] <input>', summary: 'run a scenario over a grid of settings × seeds and recommend the smallest settings that meet the budget', load: loadSweep },
   { name: 'merge', term: 'merge [options] <dirs...>', summary: 'combine the outputs of `sweep --shard i/n` into one sweep', load: loadSweep },
+  { name: 'shrink', term: 'shrink [options] <input>', summary: 'cut a failing scenario or event log to a 1-minimal event log that fails the same way', load: async () => (await import('./shrink-command.ts')).registerShrinkCommand },
   { name: 'live', term: 'live [options] <input>', summary: 'replay a scenario or event log against a real HAProxy in real time', load: async () => (await import('./live-command.ts')).registerLiveCommand },
 ];
 

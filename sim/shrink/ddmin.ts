@@ -7,8 +7,11 @@
 export interface DdminOptions {
   /** After every test: tests run so far and the size of the smallest failing sequence known. */
   onProgress?: (p: { tests: number; size: number }) => void;
-  /** Asked before each test; true stops the search with the smallest failing sequence found so far. */
-  shouldStop?: () => boolean;
+  /**
+   * Asked before each test; true stops the search with the smallest failing sequence found so far. It may
+   * be async: a CLI yields to its event loop there so that a signal handler can run between tests.
+   */
+  shouldStop?: () => boolean | Promise<boolean>;
 }
 
 export interface DdminResult<T> {
@@ -33,7 +36,7 @@ export async function ddmin<T>(items: readonly T[], fails: (subset: T[]) => bool
     const key = indices.join(',');
     const known = seen.get(key);
     if (known !== undefined) return known;
-    if (options.shouldStop?.() === true) {
+    if (options.shouldStop !== undefined && (await options.shouldStop())) {
       stopped = true;
       return undefined;
     }
