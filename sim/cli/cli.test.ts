@@ -76,7 +76,7 @@ describe('routerbench CLI exit codes', () => {
     expect(quiet.code).toBe(0);
     expect(quiet.err).not.toMatch(progress);
     const many = cli('run', good, good, '--no-progress', '--out', join(dir, 'many'));
-    expect(many.out.trimEnd().split('\n').pop()).toBe(`wrote ${join(dir, 'many', 'summary.md')}, junit.xml and 2 run directories (report.json, output.jsonl, report.html in each)`);
+    expect(many.out.trimEnd().split('\n').pop()).toBe(`wrote ${join(dir, 'many', 'summary.md')}, junit.xml, index.html and 2 run directories (report.json, output.jsonl, report.html in each)`);
   });
 
   it('2, naming the path, when a path given is missing, a directory or in the way', () => {

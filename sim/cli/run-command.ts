@@ -7,6 +7,7 @@ import { compareWithBaseline, parseTolerance, type Tolerance } from '../../repor
 import { BudgetSyntaxError } from '../../reports/budgets.ts';
 import type { Report } from '../../reports/report.ts';
 import { renderHtmlReport } from '../../reports/render/html.ts';
+import { renderIndexHtml } from '../../reports/render/index-html.ts';
 import { renderJUnit } from '../../reports/render/junit.ts';
 import { renderMarkdownSummary } from '../../reports/render/markdown.ts';
 import { outcomePasses, type ScenarioOutcome } from '../../reports/render/outcome.ts';
@@ -106,7 +107,7 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
     checkOutDir(opts.out);
     // Each run's own directory too: a file standing where one goes.
     if (!single) files.forEach((_, i) => checkOutDir(dirOf(i)!));
-    checkOutputFiles([join(opts.out, 'summary.md'), join(opts.out, 'junit.xml'), ...files.flatMap((_, i) => RUN_FILES.map((f) => join(dirOf(i)!, f)))]);
+    checkOutputFiles([join(opts.out, 'summary.md'), join(opts.out, 'junit.xml'), ...(single ? [] : [join(opts.out, 'index.html')]), ...files.flatMap((_, i) => RUN_FILES.map((f) => join(dirOf(i)!, f)))]);
   }
   const createdDirs: string[] = [];
   let tasks: RunTask[];
@@ -187,6 +188,8 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
   if (opts.out !== undefined) {
     writeFileAtomic(join(opts.out, 'summary.md'), markdown);
     writeFileAtomic(join(opts.out, 'junit.xml'), renderJUnit(outcomes));
+    // Several runs: a page that leads to each one's report.html.
+    if (!single) writeFileAtomic(join(opts.out, 'index.html'), renderIndexHtml(outcomes, names));
   }
   const stepSummary = process.env['GITHUB_STEP_SUMMARY'];
   if (stepSummary) {
@@ -398,5 +401,5 @@ function isScenarioFile(file: string): boolean {
 function wroteLine(out: string, runs: number, html: boolean): string {
   const each = ['report.json', 'output.jsonl', ...(html ? ['report.html'] : [])];
   if (runs === 1) return `wrote ${join(out, each[0]!)}, ${[...each.slice(1), 'summary.md', 'junit.xml'].join(', ')}`;
-  return `wrote ${join(out, 'summary.md')}, junit.xml and ${runs} run directories (${each.join(', ')} in each)`;
+  return `wrote ${join(out, 'summary.md')}, junit.xml, index.html and ${runs} run directories (${each.join(', ')} in each)`;
 }
