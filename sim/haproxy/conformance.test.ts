@@ -1,13 +1,15 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection, createServer, type Server } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HaproxyConfig } from '../../core/haproxy/config-model.ts';
 import { renderHaproxyCfg, writeRenderedCfg, type RenderedCfg } from './haproxy-cfg.ts';
 import { MockHaproxy } from './mock-haproxy.ts';
+import { ask, freePorts, haproxyAvailable } from '../../fidelity/real-haproxy.ts';
 
 /**
  * The mock against a real HAProxy 2.6: the same config, the same transcript of runtime API requests, and
@@ -16,7 +18,6 @@ import { MockHaproxy } from './mock-haproxy.ts';
  * (the real process runs checks; the mock does not).
  */
 
-const haproxyAvailable = spawnSync('haproxy', ['-v']).status === 0;
 const describeReal = haproxyAvailable ? describe : describe.skip;
 if (!haproxyAvailable) console.warn('conformance: `haproxy` is not on PATH, so the real-process comparison is skipped (CI installs it)');
 
@@ -48,35 +49,6 @@ async function listenOnCheckedTargets(): Promise<Server[]> {
   return servers;
 }
 
-/** Ports the OS says are free right now; HAProxy binds them on 127.0.0.1 only. */
-async function freePorts(n: number): Promise<number[]> {
-  const ports: number[] = [];
-  for (let i = 0; i < n; i++) {
-    ports.push(
-      await new Promise<number>((resolve, reject) => {
-        const s = createServer();
-        s.once('error', reject);
-        s.listen(0, '127.0.0.1', () => {
-          const addr = s.address();
-          s.close(() => resolve(typeof addr === 'object' && addr !== null ? addr.port : 0));
-        });
-      }),
-    );
-  }
-  return ports;
-}
-
-function ask(socketPath: string, request: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    const c = createConnection(socketPath);
-    c.on('connect', () => c.write(request.endsWith('\n') ? request : `${request}\n`));
-    c.on('data', (d) => chunks.push(d));
-    c.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    c.on('error', reject);
-  });
-}
-
 async function waitForSocket(socketPath: string, proc: ChildProcess, log: () => string): Promise<void> {
   for (let i = 0; i < 100; i++) {
     if (proc.exitCode !== null) throw new Error(`haproxy exited with ${proc.exitCode}: ${log()}`);
@@ -84,7 +56,7 @@ async function waitForSocket(socketPath: string, proc: ChildProcess, log: () => 
       await ask(socketPath, 'show backend');
       return;
     } catch {
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(50);
     }
   }
   throw new Error(`haproxy did not open its stats socket: ${log()}`);

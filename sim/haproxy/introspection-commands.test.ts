@@ -3,7 +3,7 @@ import { createConnection, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePorts, haproxyAvailable, startHaproxy, type RealHaproxy } from '../testing/real-haproxy.ts';
+import { freePorts, haproxyAvailable, startHaproxy, type RealHaproxy } from '../../fidelity/real-haproxy.ts';
 import { parseHaproxyCfg } from './cfg-parser.ts';
 import { MockHaproxy } from './mock-haproxy.ts';
 import { DEFAULT_PROCESS_INFO } from './show-info.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { freePorts, haproxyAvailable, startHaproxy } from '../testing/real-haproxy.ts';
+import { freePorts, haproxyAvailable, startHaproxy } from '../../fidelity/real-haproxy.ts';
 import { parseHaproxyCfg } from './cfg-parser.ts';
 import { MockHaproxy } from './mock-haproxy.ts';
 

@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createConnection, createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * A real HAProxy 2.6 for conformance tests: started on a cfg already written to disk, asked over its stats
@@ -41,7 +42,7 @@ export async function startHaproxy(cfgPath: string, socketPath: string): Promise
         proc.kill('SIGTERM');
         throw new Error(`haproxy did not open its stats socket: ${stderr}`);
       }
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(50);
     }
   }
   return {
