@@ -7,7 +7,7 @@ import { shellQuote } from '../scenario/load-scenario.ts';
 import type { BaselineCheck } from '../shrink/failure.ts';
 import { sameFailure } from '../shrink/failure.ts';
 import { scenarioYaml } from '../shrink/scenario-yaml.ts';
-import { failureWith, shrinkLog } from '../shrink/shrink-log.ts';
+import { endpointCount, failureWith, shrinkLog } from '../shrink/shrink-log.ts';
 import { baselineFile, readBaseline } from './baseline-files.ts';
 import { eventLogHeader, writeEventLogFile } from './event-log-writer.ts';
 import { EXIT } from './exit-codes.ts';
@@ -38,7 +38,7 @@ export function registerShrinkCommand(program: Command): Command {
   return program
     .command('shrink')
     .description(
-      'cut a failing scenario or event log to a 1-minimal event log that fails the same way (the same budgets failed, invariants violated, metrics regressed from the baseline), by delta debugging over its events; ' +
+      'cut a failing scenario or event log to a 1-minimal event log that fails the same way (the same budgets failed, invariants violated, metrics regressed from the baseline), by delta debugging over its events and the endpoints of each endpoints.set; ' +
         'exit 0 shrunk and written, 2 bad input or the input passes, 3 internal error, 130 stopped by Ctrl-C (the smallest failing log so far is written)',
     )
     .argument('<input>', 'a scenario file (.yaml) or an event log (.jsonl) whose run fails')
@@ -52,7 +52,7 @@ export function registerShrinkCommand(program: Command): Command {
     .option('--baseline <path>', 'compare every run with this baseline report.json (or a directory of <scenario>/report.json); a regressed metric is part of the failure')
     .option('--tolerance <metric=pct>', 'allowed regression for a metric, as for `run --tolerance` (repeatable)', collectList)
     .option('--allow-large', 'shrink an input whose estimated events, memory or output exceed the limits (docs/limits.md)')
-    .option('--no-progress', 'no progress on stderr (runs done, events in the smallest failing log so far)')
+    .option('--no-progress', 'no progress on stderr (runs done, events and endpoints in the smallest failing log so far)')
     .action(async (input: string, opts: ShrinkOptions) => {
       process.exitCode = await shrinkCommand(input, opts);
     });
@@ -89,12 +89,13 @@ export async function shrinkCommand(file: string, opts: ShrinkOptions): Promise<
   try {
     result = await shrinkLog(input, {
       ...(baseline !== undefined && { baseline }),
-      onProgress: ({ runs, events }) => {
+      onProgress: ({ runs, events, endpoints }) => {
         if (!progress) return;
         // On a terminal one line rewritten per run; in a CI log one line per smaller log found.
-        if (tty) process.stderr.write(`\rshrink ${input.name}: ${runs} runs, ${events} events`);
-        else if (events !== shown) process.stderr.write(`shrink ${input.name}: ${runs} runs, ${events} events\n`);
-        shown = events;
+        const size = events * 1_000_000 + endpoints;
+        if (tty) process.stderr.write(`\rshrink ${input.name}: ${runs} runs, ${events} events, ${endpoints} endpoints`);
+        else if (size !== shown) process.stderr.write(`shrink ${input.name}: ${runs} runs, ${events} events, ${endpoints} endpoints\n`);
+        shown = size;
       },
       // The runs are synchronous: yielding to the event loop before each lets Ctrl-C's handler run.
       shouldStop: async () => {
@@ -123,7 +124,7 @@ export async function shrinkCommand(file: string, opts: ShrinkOptions): Promise<
   checkAlone(opts.out, result.failure, baseline);
   const compare = opts.baseline === undefined ? [] : ['--baseline', shellQuote(opts.baseline), ...tolerances.flatMap((t) => ['--tolerance', shellQuote(t.text)])];
   const lines = [
-    `${input.name}: ${result.before} → ${result.events.length} events in ${result.runs} runs${result.stopped ? ' (stopped by SIGINT: the smallest failing log so far, not 1-minimal)' : ''}`,
+    `${input.name}: ${result.before} → ${result.events.length} events, ${result.endpointsBefore} → ${endpointCount(result.events)} endpoints in ${result.runs} runs${result.stopped ? ' (stopped by SIGINT: the smallest failing log so far, not 1-minimal)' : ''}`,
     `failure: ${result.failure.join('; ')}`,
     `wrote ${opts.out}`,
   ];
