@@ -47,7 +47,7 @@ export function registerCompareCommand(program: Command): Command {
     .option('--env <NAME=VALUE>', 'a router environment variable, parsed as the router does, as with run (repeatable)', collectList)
     .option('--router-deployment <file>', 'take router settings from a Deployment manifest, as with run')
     .option('--trace <what>', 'as with run (runtime: every runtime command recorded one by one); compare writes no output log, and its reports are the same either way', collectTrace)
-    .option('--json', 'print the reports as JSON')
+    .option('--json', 'print a JSON list of reports, one per strategy in --strategies order, instead of the table')
     .option('--no-progress', 'no progress output on stderr while a long run replays')
     .option('--explain-settings', "print each strategy's settings, their values and sources, as run does, and exit 0 without running")
     .action((file: string, opts: CompareOptions) => {

@@ -71,16 +71,18 @@ describe('--explain-settings', () => {
   it('run --json: the same as JSON', () => {
     const r = cli('run', SCENARIO, '--explain-settings', '--json');
     expect(r.code, r.err).toBe(0);
-    const e = JSON.parse(r.out) as SettingsExplanation;
-    expect(e.scenario).toBe('route-burst');
-    expect(e.settings.find((s) => s.key === 'router.maxDynamicServers')).toEqual({ key: 'router.maxDynamicServers', value: 2, source: `${SCENARIO}:${lineOf('  maxDynamicServers: 2')}` });
+    // A list even for one input: the same shape as for several.
+    const [e, ...others] = JSON.parse(r.out) as SettingsExplanation[];
+    expect(others).toEqual([]);
+    expect(e!.scenario).toBe('route-burst');
+    expect(e!.settings.find((s) => s.key === 'router.maxDynamicServers')).toEqual({ key: 'router.maxDynamicServers', value: 2, source: `${SCENARIO}:${lineOf('  maxDynamicServers: 2')}` });
   }, 60_000);
 
   it('sweep: a swept key shows the grid values and the grid as its source; compare: the strategy from --strategies', () => {
     const s = cli('sweep', SCENARIO, '--grid', 'router.maxDynamicServers=1..3', '--seeds', '2', '--explain-settings', '--json');
     expect(s.code, s.err).toBe(0);
-    const sweep = JSON.parse(s.out) as SettingsExplanation;
-    expect(sweep.settings.filter((x) => x.key === 'seed' || x.key === 'router.maxDynamicServers')).toEqual([
+    const [sweep] = JSON.parse(s.out) as SettingsExplanation[];
+    expect(sweep!.settings.filter((x) => x.key === 'seed' || x.key === 'router.maxDynamicServers')).toEqual([
       // route-burst's seed is 1: the seeds are 1 and 2.
       { key: 'seed', value: [1, 2], source: '--seeds 2' },
       { key: 'router.maxDynamicServers', value: [1, 2, 3], source: '--grid router.maxDynamicServers' },

@@ -52,9 +52,9 @@ export function renderExplanations(explanations: readonly SettingsExplanation[])
   return blocks.join('\n');
 }
 
-/** `--json`: the one input's explanation, or a list of them. */
+/** `--json`: a list of explanations, one per input (or strategy), whatever their number: one shape to parse. */
 export function explanationsJson(explanations: readonly SettingsExplanation[]): string {
-  return JSON.stringify(explanations.length === 1 ? explanations[0] : explanations, null, 2) + '\n';
+  return JSON.stringify(explanations, null, 2) + '\n';
 }
 
 /** Text as it is (an empty one quoted, so it shows), anything else as JSON. */

@@ -64,7 +64,7 @@ export function registerRunCommand(program: Command): Command {
     .option('--baseline <path>', 'compare with a baseline report.json (or a directory of <scenario>/report.json); regressions fail')
     .option('--tolerance <metric=pct>', "allowed regression for a metric that can fail the comparison: relative, e.g. failover.latencyMs.p99=5%, or absolute, e.g. reloads.total=2 (repeatable)", collectList)
     .option('--trace <what>', TRACE_HELP, collectTrace)
-    .option('--json', 'print the report(s) as JSON instead of the table')
+    .option('--json', 'print a JSON list of reports, one per input in input order (a list even for one input), instead of the table')
     .option('--allow-large', 'run a scenario whose estimated events, memory or output exceed the limits (docs/limits.md)')
     .option('--no-progress', 'no progress output on stderr (a single long run shows events replayed and events/s)')
     .option(
@@ -200,7 +200,8 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
       process.stderr.write(`routerbench: cannot append the summary to $GITHUB_STEP_SUMMARY (${stepSummary}): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
     }
   }
-  if (opts.json) process.stdout.write(JSON.stringify(single ? reports[0] : reports, null, 2) + '\n');
+  // One shape whatever the number of inputs: a list of reports, in input order (docs/commands.md).
+  if (opts.json) process.stdout.write(JSON.stringify(reports, null, 2) + '\n');
   else process.stdout.write(renderSummaryTable(reports));
   // Where the files went (on stderr under --json, whose stdout is the JSON alone).
   if (opts.out !== undefined) (opts.json ? process.stderr : process.stdout).write(`${wroteLine(opts.out, done.length, done.some((r) => r.timeline !== null))}\n`);

@@ -37,17 +37,19 @@ describe('run --baseline', () => {
     // 1 + 4 = 5 reloads against the baseline's 3: a regression, so exit 1.
     const r = cli('run', fourChanges, '--baseline', baseline, '--json', '--out', out);
     expect(r.code).toBe(1);
-    const printed = JSON.parse(r.out) as Report;
-    expect(printed.pass).toBe(false);
-    expect(printed.baseline).toMatchObject({ file: baseline, regressions: 3, pass: false });
-    expect(printed.baseline!.rows.filter((m) => m.verdict === 'regressed').map((m) => m.path)).toEqual(['reloads.total', 'reloads.perHour', 'reloads.requests.endpoints-change']);
+    // A list even for one input (docs/commands.md: one shape whatever the number of inputs).
+    const [printed, ...others] = JSON.parse(r.out) as Report[];
+    expect(others).toEqual([]);
+    expect(printed!.pass).toBe(false);
+    expect(printed!.baseline).toMatchObject({ file: baseline, regressions: 3, pass: false });
+    expect(printed!.baseline!.rows.filter((m) => m.verdict === 'regressed').map((m) => m.path)).toEqual(['reloads.total', 'reloads.perHour', 'reloads.requests.endpoints-change']);
     // The reproduce line compares again; the scenario's own line would pass.
-    expect(printed.reproduce).toMatch(/ --baseline \S*baseline\.json$/);
+    expect(printed!.reproduce).toMatch(/ --baseline \S*baseline\.json$/);
     expect(JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'))).toEqual(printed);
     // Every output carries that line, escaped as each format escapes.
-    const esc = printed.reproduce.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+    const esc = printed!.reproduce.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
     expect(readFileSync(join(out, 'junit.xml'), 'utf8')).toContain(`reproduce: ${esc}\n`);
-    expect(readFileSync(join(out, 'summary.md'), 'utf8')).toContain(`Reproduce: \`${printed.reproduce}\``);
+    expect(readFileSync(join(out, 'summary.md'), 'utf8')).toContain(`Reproduce: \`${printed!.reproduce}\``);
     expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain(`Reproduce: <code>${esc}</code>`);
   });
 
@@ -63,6 +65,20 @@ describe('run --baseline', () => {
     const over = cli('run', fourChanges, '--baseline', baseline, '--tolerance', 'reloads.total=60%');
     expect(over.code).toBe(1);
     expect(over.out).toContain('--tolerance reloads.total=60%');
+  });
+});
+
+describe('run --json has one shape whatever the number of inputs', () => {
+  it('a list of reports in input order: one element for one input, two for two', () => {
+    const one = cli('run', twoChanges, '--json');
+    expect(one.code, one.err).toBe(0);
+    const two = cli('run', twoChanges, fourChanges, '--json');
+    expect(two.code, two.err).toBe(0);
+    // reload-always: the initial reload and one per endpoint change, 10 s apart (past the 5 s interval):
+    // two.jsonl 1 + 2 = 3, four.jsonl 1 + 4 = 5.
+    const totals = (text: string): number[] => (JSON.parse(text) as Report[]).map((r) => r.reloads.total);
+    expect(totals(one.out)).toEqual([3]);
+    expect(totals(two.out)).toEqual([3, 5]);
   });
 });
 
