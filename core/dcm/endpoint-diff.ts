@@ -83,6 +83,15 @@ export function stageEndpointReplace(
   return { changed, remaining: modified.remaining };
 }
 
+/**
+ * Whether an old endpoint's ID is missing from the new list: ReplaceRouteEndpoints sets configChanged for it
+ * while diffing, before it lists the backend's servers. (Only asked when that listing failed.)
+ */
+export function deletesAny(oldEndpoints: readonly ServedEndpoint[], newEndpoints: readonly ServedEndpoint[]): boolean {
+  const ids = new Set(newEndpoints.map((e) => e.id));
+  return oldEndpoints.some((e) => !ids.has(e.id));
+}
+
 /** Up to this many IDs, sets are arrays searched in place: no Map or Set per change in the common case. */
 const SMALL = 16;
 

@@ -254,6 +254,23 @@ describe('dcm-slots', () => {
     expect(h.reasons()).toEqual(['dynamic-slots-exhausted']);
     expect(h.commitArms).toBe(2);
   });
+
+  it('ReplaceRouteEndpoints arms when listing the servers fails after a deletion, not after an addition alone', () => {
+    // manager.go ReplaceRouteEndpoints: the loop over oldEndpoints sets configChanged for an old ID missing
+    // from the new list, then `backend.Servers()` runs; its error returns through the deferred
+    // `if configChanged { scheduleRouterReload() }`. An added endpoint sets configChanged only in the loops
+    // after the listing, so a failed listing then arms nothing.
+    h.sync([upsert(route('a')), eps('a', 1, 2)]); // the reload empties the server cache: the next replace lists
+    const send = fake.send.bind(fake);
+    fake.send = (c) => (c.kind === 'show servers state' ? { ok: false, error: 'timeout' } : send(c));
+    h.apply(eps('a', 1)); // a-2 deleted; show servers state times out (no retry for a timeout)
+    expect(h.commitArms).toBe(1);
+    expect(h.reasons()).toEqual(['runtime-api-error']);
+    h.reload();
+    h.apply(eps('a', 1, 3)); // a-3 added only: the listing fails before anything sets configChanged
+    expect(h.commitArms).toBe(1);
+    expect(h.reasons()).toEqual(['runtime-api-error']);
+  });
 });
 
 describe('dcm-slots: a route with a targetPort on a multi-port service', () => {

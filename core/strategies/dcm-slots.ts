@@ -1,8 +1,8 @@
 import type { Endpoint } from '../endpoint.ts';
 import { findMatchingBlueprint, POOL_NAMESPACE } from '../dcm/blueprints.ts';
-import { stageEndpointReplace } from '../dcm/endpoint-diff.ts';
+import { deletesAny, stageEndpointReplace } from '../dcm/endpoint-diff.ts';
 import { BlueprintPool } from '../dcm/pool.ts';
-import { RuntimeView } from '../dcm/runtime-view.ts';
+import { RuntimeView, type CachedServer } from '../dcm/runtime-view.ts';
 import * as cmd from '../haproxy/commands.ts';
 import type { HaproxyConfig } from '../haproxy/config-model.ts';
 import { dynamicMapEntries, type MapAssociation } from '../haproxy/map-entries.ts';
@@ -352,7 +352,15 @@ export class DcmSlotsStrategy implements RouterStrategy {
         throw this.missing(e, entry);
       }
     }
-    const servers = yield* this.view.serversOf(backend);
+    let servers: CachedServer[];
+    try {
+      servers = yield* this.view.serversOf(backend);
+    } catch (e) {
+      // configChanged is set by a deleted old endpoint before backend.Servers() lists anything: a listing
+      // that then fails still arms the commit timer (its deferred check runs on every return).
+      if (deletesAny(oldServed, newServed)) ctx.armCommitTimer();
+      throw e;
+    }
     const staged = stageEndpointReplace(servers, entry.slotMap, oldServed, newServed, weight);
     // ReplaceRouteEndpoints defers scheduleRouterReload if configChanged, whatever it then returns.
     if (staged.changed) ctx.armCommitTimer();
