@@ -61,25 +61,94 @@ export async function writeEventLogToStream(out: Writable, header: string, event
 
 /** Writes a file through a temporary sibling and a rename: on any error nothing is left at `path`. */
 export function writeEventLogFile(path: string, header: string, events: Iterable<InputEvent>): void {
+  const out = openTemporary(path);
+  try {
+    for (const chunk of eventLogChunks(header, events)) writeSync(out.fd, chunk);
+  } catch (err) {
+    abandon(out, err);
+  }
+  commit(out);
+}
+
+/** What Ctrl-C (SIGINT), SIGTERM or SIGHUP does to an interruptible write. */
+export type OnInterrupt =
+  /** End the input there: the events read so far are written and the file committed (a watch has no other end). */
+  | 'keep-what-was-read'
+  /** Nothing is left at the path, not even the temporary file. */
+  | 'discard';
+
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * As writeEventLogFile, but a signal stops it cleanly instead of killing the process with a temporary file left
+ * behind. The writing turns the event loop after each chunk, so the signal's handler runs; a read blocked on an
+ * idle pipe still waits for its writer (kubectl, killed by the same Ctrl-C, closes it). True when interrupted.
+ */
+export async function writeEventLogFileInterruptibly(path: string, header: string, events: Iterable<InputEvent>, onInterrupt: OnInterrupt): Promise<boolean> {
+  let interrupted = false;
+  const stop = (): void => {
+    interrupted = true;
+  };
+  for (const s of STOP_SIGNALS) process.on(s, stop);
+  const out = openTemporary(path);
+  try {
+    for (const chunk of eventLogChunks(header, until(events, () => interrupted))) {
+      writeSync(out.fd, chunk);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (interrupted && onInterrupt === 'discard') break;
+    }
+  } catch (err) {
+    abandon(out, err);
+  } finally {
+    for (const s of STOP_SIGNALS) process.off(s, stop);
+  }
+  if (interrupted && onInterrupt === 'discard') {
+    closeSync(out.fd);
+    rmSync(out.tmp, { force: true });
+    return true;
+  }
+  commit(out);
+  return interrupted;
+}
+
+function* until<T>(items: Iterable<T>, stopped: () => boolean): Generator<T> {
+  for (const item of items) {
+    yield item;
+    if (stopped()) return;
+  }
+}
+
+interface Temporary {
+  fd: number;
+  tmp: string;
+  path: string;
+}
+
+function openTemporary(path: string): Temporary {
   prepareDestination(path);
   const tmp = `${path}.tmp-${process.pid}`;
-  let fd: number;
   try {
-    fd = openSync(tmp, 'w');
+    return { fd: openSync(tmp, 'w'), tmp, path };
   } catch (err) {
     throw aboutDestination(err, tmp, path);
   }
+}
+
+function commit(out: Temporary): void {
   try {
-    for (const chunk of eventLogChunks(header, events)) writeSync(fd, chunk);
-    closeSync(fd);
-    renameSync(tmp, path);
+    closeSync(out.fd);
+    renameSync(out.tmp, out.path);
   } catch (err) {
-    try {
-      closeSync(fd);
-    } catch {
-      // already closed
-    }
-    rmSync(tmp, { force: true });
-    throw aboutDestination(err, tmp, path);
+    abandon(out, err);
   }
+}
+
+function abandon(out: Temporary, err: unknown): never {
+  try {
+    closeSync(out.fd);
+  } catch {
+    // already closed
+  }
+  rmSync(out.tmp, { force: true });
+  throw aboutDestination(err, out.tmp, out.path);
 }

@@ -9,3 +9,6 @@ export const EXIT = {
   /** A bug in routerbench. */
   internal: 3,
 } as const;
+
+/** Stopped by Ctrl-C, SIGTERM or SIGHUP, as a shell reports a process ended by SIGINT (128 + 2). */
+export const EXIT_INTERRUPTED = 130;

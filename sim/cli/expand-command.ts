@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 import { InputError } from '../eventlog/input-error.ts';
 import { checkSize } from '../load-input.ts';
 import { loadScenario } from '../scenario/load-scenario.ts';
-import { eventLogHeader, writeEventLogFile, writeEventLogToStream } from './event-log-writer.ts';
+import { eventLogHeader, writeEventLogFileInterruptibly, writeEventLogToStream } from './event-log-writer.ts';
+import { EXIT_INTERRUPTED } from './exit-codes.ts';
 import { collectSet, parseSeed } from './scenario-options.ts';
 
 interface ExpandOptions {
@@ -24,7 +25,7 @@ export function registerExpandCommand(program: Command): Command {
     .argument('<scenario>', 'scenario file (.yaml)')
     .option('--seed <n>', 'run seed (overrides the scenario)', parseSeed)
     .option('--set <key=value>', 'override a setting by its dotted key (repeatable)', collectSet)
-    .option('-o, --output <file>', 'write to a file (atomically) instead of stdout')
+    .option('-o, --output <file>', 'write to a file (atomically) instead of stdout; Ctrl-C leaves nothing there (exit 130)')
     .option('--allow-large', 'expand a scenario whose estimated events or output exceed the limits (docs/limits.md)')
     .action(async (scenario: string, opts: ExpandOptions) => {
       const overrides: { seed?: number; set?: Record<string, string> } = {};
@@ -43,7 +44,9 @@ export function registerExpandCommand(program: Command): Command {
         ...(input.cluster !== undefined && { cluster: input.cluster }),
         budgets: input.budgets,
       });
-      if (opts.output !== undefined) writeEventLogFile(opts.output, header, input.events());
-      else await writeEventLogToStream(process.stdout, header, input.events());
+      if (opts.output !== undefined) {
+        // Half a scenario's log is no log of it: Ctrl-C leaves nothing behind.
+        if (await writeEventLogFileInterruptibly(opts.output, header, input.events(), 'discard')) process.exitCode = EXIT_INTERRUPTED;
+      } else await writeEventLogToStream(process.stdout, header, input.events());
     });
 }

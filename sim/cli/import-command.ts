@@ -5,7 +5,8 @@ import { InputError } from '../eventlog/input-error.ts';
 import { escapeControl, excerpt } from '../eventlog/excerpt.ts';
 import { firstBadByte } from '../eventlog/utf8.ts';
 import { importWatch, type ImportOptions, type ImportStats } from '../import/import-watch.ts';
-import { eventLogHeader, writeEventLogFile, writeEventLogToStream } from './event-log-writer.ts';
+import { eventLogHeader, writeEventLogFileInterruptibly, writeEventLogToStream } from './event-log-writer.ts';
+import { EXIT_INTERRUPTED } from './exit-codes.ts';
 import { importSummary } from '../import/import-summary.ts';
 
 interface ImportCliOptions {
@@ -26,7 +27,7 @@ export function registerImportCommand(program: Command): Command {
     .command('import')
     .description('turn a Kubernetes watch stream (kubectl get routes,endpoints -A --watch -o json --output-watch-events) into a v1 event log')
     .argument('[input]', 'watch output file; stdin when omitted or "-"')
-    .option('-o, --output <file>', 'write to a file (atomically) instead of stdout')
+    .option('-o, --output <file>', 'write to a file (atomically) instead of stdout; Ctrl-C ends the input and writes what was read (exit 0 from stdin, 130 from a file)')
     .option('--strict', 'reject the input at the first malformed or unsupported object instead of skipping it')
     .option('--spacing-ms <n>', 'space events this many ms apart instead of using the objects\u2019 timestamps', parseNonNegative)
     .option('--start <time>', 'the instant that becomes time 0 (ISO 8601); default the first event\u2019s time', parseInstant)
@@ -44,9 +45,16 @@ export function registerImportCommand(program: Command): Command {
         process.stderr.write(`${escapeControl(file)}:${p.line}:${p.column}: ${p.field ? `field '${excerpt(p.field, 200)}': ` : ''}${excerpt(p.message)} (skipped)\n`);
       }, stats);
       const header = eventLogHeader({ source: 'kubernetes-watch', input: file });
-      if (opts.output !== undefined) writeEventLogFile(opts.output, header, events);
-      else await writeEventLogToStream(process.stdout, header, events);
-      process.stderr.write(importSummary(stats) + '\n');
+      if (opts.output === undefined) {
+        await writeEventLogToStream(process.stdout, header, events);
+        process.stderr.write(importSummary(stats) + '\n');
+        return;
+      }
+      // Ctrl-C is how a watch ends: what was read is written either way. From stdin that is the whole input
+      // (exit 0); from a file it is the file's first part only, so the exit code says interrupted.
+      const interrupted = await writeEventLogFileInterruptibly(opts.output, header, events, 'keep-what-was-read');
+      process.stderr.write(importSummary(stats) + (interrupted ? ' (interrupted: the input read so far is written)' : '') + '\n');
+      if (interrupted && file !== '<stdin>') process.exitCode = EXIT_INTERRUPTED;
     });
 }
 

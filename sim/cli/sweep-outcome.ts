@@ -3,7 +3,7 @@ import { renderSweepHtml } from '../../reports/render/sweep-html.ts';
 import { formatNumber } from '../../reports/render/escape.ts';
 import type { SweepJson, SweepResult } from '../sweep/outputs.ts';
 import { describePoint } from '../sweep/plan.ts';
-import { EXIT } from './exit-codes.ts';
+import { EXIT, EXIT_INTERRUPTED } from './exit-codes.ts';
 import { checkOutDir, checkOutputFiles, writeFileAtomic } from './write-outputs.ts';
 
 /*
@@ -11,8 +11,8 @@ import { checkOutDir, checkOutputFiles, writeFileAtomic } from './write-outputs.
  * the outcome it prints and its exit code.
  */
 
-/** Exit code of a sweep stopped with Ctrl-C (128 + SIGINT), after it wrote the finished rows. */
-export const EXIT_INTERRUPTED = 130;
+/** A sweep stopped with Ctrl-C exits with it, after it wrote the finished rows. */
+export { EXIT_INTERRUPTED };
 
 /** What a sweep (or a merge) writes in its --out directory. */
 export const SWEEP_FILES = ['runs.csv', 'runs.json', 'sweep.json', 'sweep.html'] as const;

@@ -326,6 +326,31 @@ describe('hostile watch streams', () => {
     expect(() => [...events]).toThrow(new InputError('watch.json', 'an object longer than 1000 characters starts here, past the limit for one object (docs/limits.md; ROUTERBENCH_MAX_IMPORT_OBJECT_BYTES raises it)', 2, undefined, 3));
   });
 
+  test('endless text with no object and no line break (/dev/zero) is refused at the object limit instead of read forever', () => {
+    // 50 chunks of 200 NUL characters: 10,000 characters, ten times the 1,000-character limit standing in for
+    // 64 MiB. NUL is not JSON whitespace, so it is stray text from line 1, column 1 on.
+    const chunks = Array.from({ length: 50 }, () => '\u0000'.repeat(200));
+    let read = 0;
+    const counted = (function* () {
+      for (const c of chunks) {
+        read++;
+        yield c;
+      }
+    })();
+    expect(() => [...importWatch(counted, { file: 'zero', maxObjectChars: 1000 })]).toThrow(
+      new InputError('zero', 'not a watch stream: more than 1000 characters from here hold no JSON object and no line break (a binary file?)', 1, undefined, 1),
+    );
+    // The 1,001st character is in the sixth chunk: nothing past it is read.
+    expect(read).toBe(6);
+  });
+
+  test('stray lines shorter than the limit are each a problem, however many there are', () => {
+    const problems: unknown[] = [];
+    const text = 'x'.repeat(600) + '\n' + 'y'.repeat(600) + '\n';
+    expect([...importWatch([text], { file: 'w', maxObjectChars: 1000 }, (p) => problems.push(p))]).toEqual([]);
+    expect(problems).toHaveLength(2);
+  });
+
   test('an object within the limit still imports', () => {
     const text = kubectl([route('ADDED', 'front', '2026-11-29T10:00:01Z')]);
     expect([...importWatch([text], { file: 'watch.json', maxObjectChars: text.length })]).toHaveLength(1);

@@ -5,7 +5,7 @@ import { InputEventSchema } from '../eventlog/event-schema.ts';
 import { fieldName } from '../eventlog/field-name.ts';
 import { InputError } from '../eventlog/input-error.ts';
 import { limit } from '../limits.ts';
-import { isStray, JsonObjectSplitter, ObjectTooLarge } from './json-stream.ts';
+import { isStray, JsonObjectSplitter, ObjectTooLarge, StrayTooLong } from './json-stream.ts';
 import {
   endpointsFromObject,
   type EventBody,
@@ -199,6 +199,15 @@ export function importWatch(
         try {
           return splitter.push(chunk);
         } catch (err) {
+          if (err instanceof StrayTooLong) {
+            throw new InputError(
+              options.file,
+              `not a watch stream: more than ${err.maxChars} characters from here hold no JSON object and no line break (a binary file?)`,
+              err.line,
+              undefined,
+              err.column,
+            );
+          }
           if (!(err instanceof ObjectTooLarge)) throw err;
           // Not a problem to skip: finding the object's end would mean holding it all.
           throw new InputError(

@@ -29,6 +29,20 @@ export class ObjectTooLarge extends Error {
   }
 }
 
+/**
+ * Thrown when text that is no JSON object runs past the same limit without a line break (`/dev/zero`, a binary
+ * file): it cannot be a watch stream, and reading on would never yield an object nor end.
+ */
+export class StrayTooLong extends Error {
+  constructor(
+    readonly line: number,
+    readonly column: number,
+    readonly maxChars: number,
+  ) {
+    super(`more than ${maxChars} characters of text that is no JSON object, without a line break`);
+  }
+}
+
 export class JsonObjectSplitter {
   /** `maxObjectChars`: the longest object kept (an unfinished one longer than it throws ObjectTooLarge). */
   constructor(private readonly maxObjectChars = Number.MAX_SAFE_INTEGER) {}
@@ -43,6 +57,7 @@ export class JsonObjectSplitter {
   private line = 1;
   private column = 1;
   private stray: StrayText | undefined;
+  private strayChars = 0;
 
   /** Objects completed by this chunk, and any text found between objects (reported as a problem). */
   push(chunk: string): Array<JsonChunk | StrayText> {
@@ -76,6 +91,7 @@ export class JsonObjectSplitter {
       } else if (!/\s/.test(c)) {
         if (this.stray === undefined) this.stray = { kind: 'stray', text: '', line: this.line, column: this.column };
         if (this.stray.text.length < 80) this.stray.text += c;
+        if (++this.strayChars > this.maxObjectChars) throw new StrayTooLong(this.stray.line, this.stray.column, this.maxObjectChars);
       } else if (this.stray !== undefined && c === '\n') {
         this.flushStray(out);
       }
@@ -108,6 +124,7 @@ export class JsonObjectSplitter {
   private flushStray(out: Array<JsonChunk | StrayText>): void {
     if (this.stray !== undefined) out.push(this.stray);
     this.stray = undefined;
+    this.strayChars = 0;
   }
 }
 
