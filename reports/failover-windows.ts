@@ -23,6 +23,7 @@ import type { ClusterConfig } from '../sim/cluster/cluster-schema.ts';
  *   by MDI; with preempt_delay D it accepts them until D after the first, which lands within MDI (else its
  *   timer fired first), so the last accepted lands before MDI + D and its timer fires by 2 · MDI + D.
  * - router.recover, script.recover: the check passes within rise · interval, then as a recovery.
+ * - preempt_delay D: the longest of the instances' and of any joiner's own (node.join preemptDelayMs).
  * - settle: after a node takes the VIP, the time for a rival master or the old one to hear its first advert
  *   and yield (one interval, a lost advert aside, plus net).
  */
@@ -35,7 +36,7 @@ export interface FailoverWindows {
   settleUs: number;
 }
 
-export function failoverWindows(c: ClusterConfig): FailoverWindows {
+export function failoverWindows(c: ClusterConfig, joinerPreemptDelayMs = 0): FailoverWindows {
   const k = c.keepalived;
   const ipf = c.ipfailover;
   // Each instance's version and interval (its own, else the section's), and any node's own interval.
@@ -62,6 +63,8 @@ export function failoverWindows(c: ClusterConfig): FailoverWindows {
     if (ipf.watchPort !== 0) fallUs = riseUs = Math.max(1, Math.floor(ipf.checkIntervalMs / 1000)) * 1_000_000;
     delayUs = parsePreemption(ipf.preemption).preemptDelayMs * 1000;
   } else {
+    // A node that joined with its own preempt_delay (its vrrp.membership record says so) may wait longer.
+    delayUs = joinerPreemptDelayMs * 1000;
     for (const inst of k.instances) {
       delayUs = Math.max(delayUs, inst.preemptDelayMs * 1000);
       for (const t of inst.track) {

@@ -1,7 +1,8 @@
 import type { OutputRecord } from '../sim/output/records.ts';
 import { quantile } from './quantile.ts';
 import { ipToUint32 } from '../core/vrrp/instance-spec.ts';
-import type { FailoverWindows } from './failover-windows.ts';
+import type { ClusterConfig } from '../sim/cluster/cluster-schema.ts';
+import { failoverWindows, type FailoverWindows } from './failover-windows.ts';
 import type { FailoverIncident, FailoverOwner, Report } from './report.ts';
 
 /**
@@ -31,7 +32,8 @@ import type { FailoverIncident, FailoverOwner, Report } from './report.ts';
  * - splitBrainMs: summed over VIPs, time with two or more live masters.
  * - flaps: MASTER → BACKUP transitions.
  * - owners: each VIP's live masters at the end.
- * Without windows (no cluster section known) nothing is dropped for lateness.
+ * Without windows (no cluster section known) nothing is dropped for lateness. A joiner's own preempt_delay
+ * (its vrrp.membership record) widens the windows from then on, its own preemption's included.
  */
 const TAKEOVER_FAULTS = new Set(['node.fail', 'node.shutdown', 'node.leave', 'node.stall', 'router.fail', 'script.fail', 'link.down']);
 const RECOVERIES = new Set(['node.recover', 'router.recover', 'script.recover', 'link.up', 'node.join']);
@@ -90,7 +92,9 @@ function windowFor(w: FailoverWindows, fault: string): number {
   }
 }
 
-export function createFailoverProjection(windows: FailoverWindows = NO_WINDOWS): { add(r: OutputRecord): void; result(endUs: number): Report['failover'] } {
+export function createFailoverProjection(cluster?: ClusterConfig): { add(r: OutputRecord): void; result(endUs: number): Report['failover'] } {
+  let windows: FailoverWindows = cluster === undefined ? NO_WINDOWS : failoverWindows(cluster);
+  let joinerDelayMs = 0;
   const vips = new Map<string, VipAcc>();
   const live = new Map<string, boolean>();
   const routerDown = new Set<string>();
@@ -320,6 +324,15 @@ export function createFailoverProjection(windows: FailoverWindows = NO_WINDOWS):
                 openIncident({ kind: 'preempt', atUs: r.atUs, fault: r.event, vip, oldMaster: [...v.masters].sort()[0] ?? null, excluded: new Set(v.masters), wanted: r.subject, untilUs, claims: [], claimedAtUs: -1 });
               }
           }
+          return;
+        }
+        case 'vrrp.membership': {
+          if (r.change !== 'join' || cluster === undefined || (r.preemptDelayMs ?? 0) <= joinerDelayMs) return;
+          joinerDelayMs = r.preemptDelayMs!;
+          windows = failoverWindows(cluster, joinerDelayMs);
+          // The join's own preemption was opened by its input record, just before, with the narrower window.
+          for (const list of open.values())
+            for (const inc of list) if (inc.fault === 'node.join' && inc.wanted === r.node && inc.atUs === r.atUs) inc.untilUs = r.atUs + windows.preemptUs;
           return;
         }
         case 'vrrp.exposure': {

@@ -1,6 +1,5 @@
 import type { OutputHeader, OutputRecord } from '../sim/output/records.ts';
 import { createFailoverProjection } from './failover.ts';
-import { failoverWindows } from './failover-windows.ts';
 import { createReloadsProjection } from './reloads-projection.ts';
 import { WARNINGS_LISTED, type Report, type ReportWarning } from './report.ts';
 
@@ -12,7 +11,7 @@ export function createReportProjection(header: OutputHeader) {
   const reloads = createReloadsProjection();
   // The windows need the cluster's timers; a header without its cluster section drops nothing for lateness.
   const cluster = header.cluster;
-  const failover = createFailoverProjection(cluster === undefined ? undefined : failoverWindows(cluster));
+  const failover = createFailoverProjection(cluster);
   let commands = 0;
   let errors = 0;
   let checked = 0;

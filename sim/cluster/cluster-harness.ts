@@ -1,6 +1,5 @@
 import { eventSubject, type InputEvent } from '../../core/events.ts';
 import { createFailoverProjection } from '../../reports/failover.ts';
-import { failoverWindows } from '../../reports/failover-windows.ts';
 import type { Report } from '../../reports/report.ts';
 import { Engine } from '../engine.ts';
 import type { OutputRecord } from '../output/records.ts';
@@ -21,7 +20,7 @@ export function runCluster(
   const engine = new Engine();
   const records: OutputRecord[] = [];
   const config = ClusterSchema.parse(cluster);
-  const failover = createFailoverProjection(failoverWindows(config));
+  const failover = createFailoverProjection(config);
   const emit = (r: OutputRecord): void => {
     if (opts.keepRecords !== false) records.push(r);
     failover.add(r);

@@ -132,7 +132,16 @@ export class ClusterSim {
     if (owner !== undefined) return warn(`the address is node '${owner.name}''s; not joined`);
     if (this.resolved.instances.some((spec) => vipsOf(spec).includes(ip))) return warn('the address is one of the cluster\'s virtual IPs; not joined');
     const node = w.addNode(name, ip, own);
-    this.emit({ atUs: now, type: 'vrrp.membership', node: name, change: 'join', ip });
+    this.emit({
+      atUs: now,
+      type: 'vrrp.membership',
+      node: name,
+      change: 'join',
+      ip,
+      ...(own.priority !== undefined && { priority: own.priority }),
+      ...(own.preempt !== undefined && { preempt: own.preempt }),
+      ...(own.preemptDelayMs !== undefined && { preemptDelayMs: own.preemptDelayMs }),
+    });
     if (this.resolved.unicast) {
       node.peers = w.nodes.filter((n) => n.member && n !== node).map((n) => n.id);
       let vips = 0;

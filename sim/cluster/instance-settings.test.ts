@@ -108,6 +108,22 @@ describe('a joining node with its own priority and preemption', () => {
     expect(InputEventSchema.safeParse({ ...joins[1], preempt: 'no' }).success).toBe(false);
   });
 
+  test("the join record carries the joiner's own settings, and its preempt_delay widens the report's window", () => {
+    const join = { at: 9_000, type: 'node.join' as const, node: 'infra-3', ip: '198.18.0.13', priority: 200, preemptDelayMs: 20_000 };
+    const r = runCluster(base, [join], { durationMs: 40_000 });
+    expect(r.records.find((x) => x.type === 'vrrp.membership')).toEqual({ atUs: 9_000_000, type: 'vrrp.membership', node: 'infra-3', change: 'join', ip: '198.18.0.13', priority: 200, preemptDelayMs: 20_000 });
+    // infra-1 (150) is master from 3 s + Skew(150) = 3.414062 s (µs, rounded down), advertising every 1 s.
+    // infra-3 hears its first lower advert at 9.414062 s and, with preempt_delay 20 s, accepts them until
+    // 29.414062 s (exclusive; keepalived's vrrp_backup: a lower advert resets the down timer while the delay
+    // runs): the last accepted is at 28.414062 s, and its down timer fires Master_Down_Interval(200) =
+    // 3 s + (256 − 200)/256 s later.
+    const takeoverUs = 3 * 1_000_000 + skewUs(2, 150, 1_000_000) + 25 * 1_000_000 + 3 * 1_000_000 + skewUs(2, 200, 1_000_000);
+    expect(r.records.find((x) => x.type === 'vrrp.state' && x.node === 'infra-3' && x.to === 'MASTER')?.atUs).toBe(takeoverUs);
+    // The cluster's own window for a preemption is 2 · MDI(1) + net = 7.99 s, which the takeover 22.6 s after
+    // the join exceeds; with the joiner's 20 s it is 27.99 s: one preemption, counted from the join.
+    expect(r.failover.list).toEqual([{ atMs: 9_000, fault: 'node.join', vip: V2, vrid: 51, oldMaster: 'infra-1', newMaster: 'infra-3', latencyMs: (takeoverUs - 9_000_000) / 1000 }]);
+  });
+
   test('without its own settings a joiner gets the default priority (100) and stays backup to 150', () => {
     const r = runCluster(base, [{ at: 9_000, type: 'node.join', node: 'infra-3', ip: '198.18.0.13' }], { durationMs: 15_000 });
     expect(mastersAt(r.records, V2)).toEqual(['infra-1']);

@@ -92,6 +92,7 @@ describe('readOutputLog', () => {
       { atUs: 63, type: 'vrrp.garp', node: 'a', vrid: 51, vip: '10.0.0.1', reason: 'repeat' },
       { atUs: 64, type: 'vrrp.node', node: 'a', live: false, cause: 'node.fail' },
       { atUs: 65, type: 'vrrp.membership', node: 'b', change: 'join', ip: '10.0.0.2' },
+      { atUs: 65, type: 'vrrp.membership', node: 'c', change: 'join', ip: '10.0.0.3', priority: 200, preempt: true, preemptDelayMs: 1500 },
       { atUs: 66, type: 'vrrp.membership', node: 'b', change: 'peers-updated' },
       { atUs: 67, type: 'vrrp.exposure', node: 'b', open: true, vips: 1 },
       { atUs: 68, type: 'vrrp.stats', advertsSent: 1, packetsSent: 2, deliveries: 3, dropped: 0 },

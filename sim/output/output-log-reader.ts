@@ -63,6 +63,9 @@ export const RecordSchema = z.discriminatedUnion('type', [
     node: z.string(),
     change: z.enum(['join', 'leave', 'peers-updated']),
     ip: z.string().optional(),
+    priority: z.number().int().min(1).max(255).optional(),
+    preempt: z.boolean().optional(),
+    preemptDelayMs: z.number().int().min(0).optional(),
   }),
   z.strictObject({ atUs: time, type: z.literal('vrrp.exposure'), node: z.string(), open: z.boolean(), vips: count }),
   z.strictObject({

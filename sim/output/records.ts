@@ -75,8 +75,12 @@ export type OutputRecord =
   | { atUs: number; type: 'vrrp.garp'; node: string; vrid: number; vip: string; reason?: VrrpGarpReason }
   /** A node's keepalived can (live) or cannot (crashed, stopped, stalled, left) act; a stalled master still believes it is master. */
   | { atUs: number; type: 'vrrp.node'; node: string; live: boolean; cause: string }
-  /** Membership: a node joined or left, or the others' unicast peer lists were regenerated to match. */
-  | { atUs: number; type: 'vrrp.membership'; node: string; change: 'join' | 'leave' | 'peers-updated'; ip?: string }
+  /**
+   * Membership: a node joined or left, or the others' unicast peer lists were regenerated to match. A join
+   * carries the joiner's own `priority`, `preempt` and `preemptDelayMs` when its node.join event set them
+   * (written since 2026-12-01; where absent, the instances' settings in the header apply).
+   */
+  | { atUs: number; type: 'vrrp.membership'; node: string; change: 'join' | 'leave' | 'peers-updated'; ip?: string; priority?: number; preempt?: boolean; preemptDelayMs?: number }
   /** Unicast exposure: `node` runs `vips` instances whose masters cannot send to it (open) until the peers are regenerated (closed). */
   | { atUs: number; type: 'vrrp.exposure'; node: string; open: boolean; vips: number }
   | {
