@@ -38,7 +38,7 @@ export function registerShrinkCommand(program: Command): Command {
   return program
     .command('shrink')
     .description(
-      'cut a failing scenario or event log to a 1-minimal event log that fails the same way (the same budgets failed, invariants violated, metrics regressed from the baseline), by delta debugging over its events and the endpoints of each endpoints.set; ' +
+      'cut a failing scenario or event log to a 1-minimal event log that fails the same way (the same budgets failed, invariants violated, metrics regressed from the baseline), by delta debugging over its events, then inside them (endpoints, optional route and cluster-event fields, times pulled together); ' +
         'exit 0 shrunk and written, 2 bad input or the input passes, 3 internal error, 130 stopped by Ctrl-C (the smallest failing log so far is written)',
     )
     .argument('<input>', 'a scenario file (.yaml) or an event log (.jsonl) whose run fails')

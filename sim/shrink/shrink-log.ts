@@ -2,8 +2,12 @@ import type { InputEvent } from '../../core/events.ts';
 import { InputError } from '../eventlog/input-error.ts';
 import { runOne } from '../run.ts';
 import type { RunInput } from '../run-input.ts';
+import { cutEndpoints } from './cut-endpoints.ts';
 import { ddmin } from './ddmin.ts';
 import { failureOf, sameFailure, type BaselineCheck } from './failure.ts';
+import type { PassResult, Probe } from './probe.ts';
+import { pullTimesTogether } from './pull-times.ts';
+import { simplifyEvents } from './simplify-events.ts';
 
 export interface ShrinkOptions {
   baseline?: BaselineCheck;
@@ -43,10 +47,12 @@ export function endpointCount(events: readonly InputEvent[]): number {
 
 /**
  * The input's events cut to a log that fails the same way: same budgets failed, same invariants violated,
- * same metrics regressed (settings, seed, budgets and cluster as given). First whole events by ddmin, then
- * the endpoints of each `endpoints.set` by ddmin in turn, again until neither removes anything: the result
- * is 1-minimal in its events and in each event's endpoints. A log the run refuses as input (an event for
- * what the cut removed, where that is an error) counts as not failing.
+ * same metrics regressed (settings, seed, budgets and cluster as given). Rounds of: whole events by ddmin,
+ * then what is inside them (the endpoints of each `endpoints.set` by ddmin, the optional parts of each
+ * event, sim/shrink/simpler-forms.ts), then the gaps between its instants pulled together; until a round
+ * changes nothing after its ddmin, so the result is 1-minimal in its events and in each event's endpoints,
+ * and no optional part of an event nor a millisecond of a gap can go. A log the run refuses as input (an
+ * event for what the cut removed, where that is an error) counts as not failing.
  */
 export async function shrinkLog(input: RunInput, options: ShrinkOptions = {}): Promise<ShrinkResult> {
   const all = [...input.events()];
@@ -67,48 +73,33 @@ export async function shrinkLog(input: RunInput, options: ShrinkOptions = {}): P
     options.onProgress?.({ runs, events: best.length, endpoints: endpointCount(best) });
     return same;
   };
+  const probe: Probe = { fails, shouldStop: () => options.shouldStop?.() ?? false };
   const stop = options.shouldStop === undefined ? {} : { shouldStop: options.shouldStop };
   let current = all;
   let stopped = false;
-  for (;;) {
+  rounds: for (;;) {
     const whole = await ddmin(current, fails, stop);
     current = whole.items;
     if (whole.stopped) {
       stopped = true;
       break;
     }
-    const inner = await shrinkEndpoints(current, fails, stop);
-    current = inner.events;
-    if (inner.stopped) {
-      stopped = true;
-      break;
+    let changed = false;
+    for (const pass of INNER_PASSES) {
+      const r = await pass(current, probe);
+      current = r.events;
+      changed ||= r.changed;
+      if (r.stopped) {
+        stopped = true;
+        break rounds;
+      }
     }
-    // Fewer endpoints can make whole events removable that were not: the loop ends, since each round that
-    // changed something removed at least one endpoint.
-    if (!inner.changed) break;
+    // Less inside the events can make whole events removable that were not. The rounds end: each one that
+    // changed something removed an endpoint or an optional part, shortened a stall or a gap, and none adds.
+    if (!changed) break;
   }
   return { failed: true, failure, before: all.length, endpointsBefore: endpointCount(all), events: current, runs, stopped };
 }
 
-/** Each `endpoints.set` in turn, its endpoints cut by ddmin with the rest of the log as it stands. */
-async function shrinkEndpoints(
-  events: InputEvent[],
-  fails: (events: InputEvent[]) => boolean,
-  stop: { shouldStop?: () => boolean | Promise<boolean> },
-): Promise<{ events: InputEvent[]; changed: boolean; stopped: boolean }> {
-  let current = events;
-  let changed = false;
-  for (let i = 0; i < current.length; i++) {
-    const e = current[i]!;
-    if (e.type !== 'endpoints.set' || e.endpoints.length === 0) continue;
-    const base = current;
-    const withEndpoints = (endpoints: typeof e.endpoints): InputEvent[] => base.map((x, j) => (j === i ? { ...e, endpoints } : x));
-    const r = await ddmin(e.endpoints, (endpoints) => fails(withEndpoints(endpoints)), stop);
-    if (r.items.length < e.endpoints.length) {
-      current = withEndpoints(r.items);
-      changed = true;
-    }
-    if (r.stopped) return { events: current, changed, stopped: true };
-  }
-  return { events: current, changed, stopped: false };
-}
+/** Inside the events, in this order: endpoints, then optional parts, then times. */
+const INNER_PASSES: ReadonlyArray<(events: InputEvent[], probe: Probe) => Promise<PassResult>> = [cutEndpoints, simplifyEvents, pullTimesTogether];
