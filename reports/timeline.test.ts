@@ -50,6 +50,8 @@ test('a long busy run stays bounded: buckets widen, markers are capped', () => {
   const t = projectTimeline(records);
   expect(t.inputsPerBucket.length).toBeLessThanOrEqual(MAX_BUCKETS + 1);
   expect(t.inputsPerBucket.reduce((a, b) => a + b, 0)).toBe(100_000);
+  // router.fail is a fault: every one counted in the density buckets, though only MAX_MARKERS are kept.
+  expect(t.faultsPerBucket.reduce((a, b) => a + b, 0)).toBe(100_000);
   expect(t.markers).toHaveLength(MAX_MARKERS);
   expect(t.markersDropped).toBe(100_000 - MAX_MARKERS);
 });

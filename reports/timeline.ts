@@ -1,11 +1,12 @@
 import type { InputEventType } from '../core/events.ts';
 import type { OutputRecord } from '../sim/output/records.ts';
+import { createReloadRateProjection, type ReloadRate } from './reload-rate.ts';
 
 /**
  * The timeline of a run for report.html: a bounded projection of the output log (a 10-million-event run
  * still yields a small page). Counts go into time buckets whose width doubles whenever there would be more
- * than MAX_BUCKETS; individual markers (faults, reloads, VIP master changes) are kept up to a cap and the
- * rest counted.
+ * than MAX_BUCKETS; individual markers (faults, reloads) are kept up to a cap per kind and the rest
+ * counted, so a day of back-to-back reloads cannot crowd out its faults.
  */
 export interface TimelineMarker {
   atMs: number;
@@ -25,17 +26,21 @@ export interface MasterSegment {
 export interface Timeline {
   simulatedMs: number;
   bucketMs: number;
-  /** Per bucket: input events applied, reloads started. */
+  /** Per bucket: input events applied, reloads started, faults (the inputs FAULT_EVENTS lists). */
   inputsPerBucket: number[];
   reloadsPerBucket: number[];
+  faultsPerBucket: number[];
   markers: TimelineMarker[];
   markersDropped: number;
   /** The first MAX_VIPS VIPs to change state; the number of further VIPs not shown. */
   vips: Array<{ vip: string; segments: MasterSegment[] }>;
   vipsDropped: number;
+  /** Reloads per reason over time, in minute-based buckets (reports/reload-rate.ts). */
+  reloadRate: ReloadRate;
 }
 
 export const MAX_BUCKETS = 240;
+/** Markers kept per kind (faults, reloads). */
 export const MAX_MARKERS = 2000;
 export const MAX_VIPS = 24;
 const FAULT_EVENTS: ReadonlySet<InputEventType> = new Set<InputEventType>([
@@ -86,7 +91,10 @@ class Buckets {
 export function createTimelineProjection() {
   const inputs = new Buckets();
   const reloads = new Buckets();
+  const faults = new Buckets();
+  const rate = createReloadRateProjection();
   const markers: TimelineMarker[] = [];
+  const kept = { fault: 0, reload: 0 };
   let markersDropped = 0;
   const openReloads = new Map<number, TimelineMarker>();
   const vips = new Map<string, { masters: Set<string>; segments: MasterSegment[]; sinceMs: number }>();
@@ -94,18 +102,24 @@ export function createTimelineProjection() {
   let lastMs = 0;
 
   const mark = (m: TimelineMarker): void => {
-    if (markers.length < MAX_MARKERS) markers.push(m);
-    else markersDropped++;
+    if (kept[m.kind] < MAX_MARKERS) {
+      kept[m.kind]++;
+      markers.push(m);
+    } else markersDropped++;
   };
 
   return {
     add(r: OutputRecord): void {
       const atMs = r.atUs / 1000;
       lastMs = Math.max(lastMs, atMs);
+      rate.add(r);
       switch (r.type) {
         case 'input':
           inputs.add(atMs);
-          if (FAULT_EVENTS.has(r.event)) mark({ atMs, kind: 'fault', label: r.subject === '' ? r.event : `${r.event} ${r.subject}` });
+          if (FAULT_EVENTS.has(r.event)) {
+            faults.add(atMs);
+            mark({ atMs, kind: 'fault', label: r.subject === '' ? r.event : `${r.event} ${r.subject}` });
+          }
           break;
         case 'reload.start': {
           reloads.add(atMs);
@@ -149,13 +163,14 @@ export function createTimelineProjection() {
     },
     result(): Timeline {
       const simulatedMs = lastMs;
-      const bucketMs = Math.max(inputs.widthMs, reloads.widthMs);
+      const bucketMs = Math.max(inputs.widthMs, reloads.widthMs, faults.widthMs);
       const n = Math.floor(simulatedMs / bucketMs) + 1;
       return {
         simulatedMs,
         bucketMs,
         inputsPerBucket: inputs.at(bucketMs, n),
         reloadsPerBucket: reloads.at(bucketMs, n),
+        faultsPerBucket: faults.at(bucketMs, n),
         markers,
         markersDropped,
         vips: [...vips.entries()].map(([vip, v]) => {
@@ -164,6 +179,7 @@ export function createTimelineProjection() {
           return { vip, segments: [...v.segments.filter((s) => s.toMs > s.fromMs), last] };
         }),
         vipsDropped: droppedVips.size,
+        reloadRate: rate.result(),
       };
     },
   };

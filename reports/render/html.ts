@@ -6,11 +6,15 @@ import type { Timeline } from '../timeline.ts';
 import { escapeHtml as h, formatDelta, formatNumber, jsonForScript, warningWhen } from './escape.ts';
 import { outcomePasses, type ScenarioOutcome } from './outcome.ts';
 import { pageHead } from './page-head.ts';
+import { DENSITY_THRESHOLD, REPORT_PAGE_SCRIPT, reportCharts, type ReportCharts } from './report-charts.ts';
+
+export { histogram } from './report-charts.ts';
 
 /**
  * report.html: one self-contained page (no network: chart.js is inlined and a CSP forbids fetching) with
- * the verdict, budgets, baseline comparison, reloads by reason, a timeline of faults, reloads and VIP
- * masters, and charts of reloads over time and the failover latency distribution. Everything taken from
+ * the verdict, budgets, baseline comparison, reloads by reason, and the charts of reports/render/report-charts.ts
+ * (reload rate by reason, failover latency, a timeline of faults, reloads and VIP masters), each only when it
+ * has something to show (docs/report.md says what each one draws). Everything taken from
  * the input is escaped: HTML text through escapeHtml, chart data as script-safe JSON (charts draw text on
  * a canvas, never as HTML).
  */
@@ -32,22 +36,15 @@ export function renderHtmlReport(outcome: ScenarioOutcome, timeline: Timeline): 
   const r = outcome.report;
   const ok = outcomePasses(outcome);
   const latencies = r.failover.list.map((i) => i.latencyMs).filter((x): x is number => x !== null);
-  const data = {
-    simulatedMs: timeline.simulatedMs,
-    bucketMs: timeline.bucketMs,
-    inputsPerBucket: timeline.inputsPerBucket,
-    reloadsPerBucket: timeline.reloadsPerBucket,
-    markers: timeline.markers,
-    vips: timeline.vips,
-    latencyHistogram: histogram(latencies),
-  };
+  const charts = reportCharts(latencies, timeline);
   const title = `routerbench: ${r.scenario}`;
+  const timelineRows = charts.timeline?.rows.length ?? 0;
   return `${pageHead(title, {
     maxWidthPx: 1100,
     cellPadding: '.25rem .6rem',
     css: `.verdict { display: inline-block; padding: .1rem .6rem; border-radius: .3rem; color: #fff; font-weight: 600; }
 .pass { background: #1f883d; } .fail { background: #cf222e; }
-.chart { position: relative; height: 320px; margin: .5rem 0 1.5rem; } .chart.tall { height: ${Math.max(200, 60 + 34 * (timeline.vips.length + 2))}px; }`,
+.chart { position: relative; height: 340px; margin: .5rem 0 1.5rem; } .chart.tall { height: ${Math.max(200, 110 + 34 * timelineRows)}px; }`,
   })}
 <body>
 <h1>${h(r.scenario)} <span class="verdict ${ok ? 'pass' : 'fail'}">${ok ? 'PASS' : 'FAIL'}</span></h1>
@@ -57,26 +54,52 @@ ${budgetsTable(outcome)}
 ${violationsTable(outcome)}
 ${warningsList(outcome)}
 ${baselineTable(outcome)}
-<h2>Reloads over time</h2>
-<div class="chart"><canvas id="reloads-chart" aria-label="Reloads and input events over time"></canvas></div>
-<h2>Failover latency distribution</h2>
-${latencies.length === 0 ? '<p class="muted">No failover took place in this run.</p>' : ''}
-<div class="chart"><canvas id="latency-chart" aria-label="Failover latency histogram"></canvas></div>
-<h2>Timeline: faults, reloads and VIP masters</h2>
-${timeline.markersDropped > 0 ? `<p class="muted">${timeline.markersDropped} further markers not shown.</p>` : ''}
-${timeline.vipsDropped > 0 ? `<p class="muted">${timeline.vipsDropped} further VIPs not shown (the first ${timeline.vips.length} are).</p>` : ''}
-<div class="chart tall"><canvas id="timeline-chart" aria-label="Timeline"></canvas></div>
+${rateSection(charts)}
+${latencySection(charts, timeline)}
+${timelineSection(charts, timeline)}
 ${reasonsTable(outcome)}
 ${faultsTable(timeline)}
 ${failoverFigures(outcome)}
 ${incidentsTable(outcome)}
 ${ownersTable(outcome)}
-<script type="application/json" id="routerbench-data">${jsonForScript(data)}</script>
+<script type="application/json" id="routerbench-data">${jsonForScript(charts)}</script>
 <script>${chartJsBundle()}</script>
-<script>${PAGE_SCRIPT}</script>
+<script>${REPORT_PAGE_SCRIPT}</script>
 </body>
 </html>
 `;
+}
+
+function rateSection(c: ReportCharts): string {
+  if (c.rate === null) return '';
+  return `<h2>Reloads over time</h2>
+<p class="muted">Each reload counted once, under the reason of the first request it served; the dashed line is the input events applied.</p>
+<div class="chart"><canvas id="reloads-chart" role="img" aria-label="Reloads per minute by reason, and input events per minute, over simulated time"></canvas></div>`;
+}
+
+/** A run with a VRRP cluster but no takeover says so; a run without one has no failover section at all. */
+function latencySection(c: ReportCharts, t: Timeline): string {
+  if (c.latency !== null) {
+    return `<h2>Failover latency distribution</h2>
+<div class="chart"><canvas id="latency-chart" role="img" aria-label="Failover latency histogram"></canvas></div>`;
+  }
+  return t.vips.length > 0 ? '<h2>Failover latency distribution</h2>\n<p class="muted">No failover took place in this run.</p>' : '';
+}
+
+function timelineSection(c: ReportCharts, t: Timeline): string {
+  const tl = c.timeline;
+  if (tl === null) return '';
+  const notes: string[] = [];
+  for (const row of tl.markerRows) {
+    if (row.mode === 'density') {
+      const what = row.kind === 'reload' ? 'reloads' : 'faults';
+      notes.push(`${formatNumber(row.total)} ${what}, more than ${DENSITY_THRESHOLD}: the ${what} row shows how many fall in each ${row.bucket} bucket, darker for more (at most ${formatNumber(row.max)}).`);
+    }
+  }
+  if (t.vipsDropped > 0) notes.push(`${t.vipsDropped} further VIPs not shown (the first ${t.vips.length} are).`);
+  return `<h2>Timeline: faults, reloads and VIP masters</h2>
+${notes.map((n) => `<p class="muted">${h(n)}</p>`).join('\n')}
+<div class="chart tall"><canvas id="timeline-chart" role="img" aria-label="Timeline of faults, reloads and VIP masters"></canvas></div>`;
 }
 
 /** The invariant violations, each naming the route, what should serve it and what did; the first 500. */
@@ -171,89 +194,3 @@ function incidentsTable(o: ScenarioOutcome): string {
     .join('\n');
   return `<h2>Failover incidents</h2>\n<table><thead><tr><th>Time (s)</th><th>Fault</th><th>VIP</th><th>VRID</th><th>Old master</th><th>New master</th><th>Latency (ms)</th></tr></thead><tbody>\n${rows}\n</tbody></table>`;
 }
-
-/** Latency histogram with about 10 bins of a round width (or one bin when all latencies are equal). */
-export function histogram(values: readonly number[]): { binMs: number; fromMs: number; counts: number[] } {
-  if (values.length === 0) return { binMs: 1000, fromMs: 0, counts: [] };
-  const min = Math.min(...values);
-  const max = Math.max(...values);
-  const span = max - min;
-  const raw = span === 0 ? 1 : span / 10;
-  const pow = 10 ** Math.floor(Math.log10(raw));
-  const binMs = [1, 2, 5, 10].map((m) => m * pow).find((w) => w >= raw)!;
-  const fromMs = Math.floor(min / binMs) * binMs;
-  const counts = new Array<number>(Math.floor((max - fromMs) / binMs) + 1).fill(0);
-  for (const v of values) counts[Math.floor((v - fromMs) / binMs)]!++;
-  return { binMs, fromMs, counts };
-}
-
-/** Runs in the page: builds the three charts from the embedded JSON. No animation, so they draw at once. */
-const PAGE_SCRIPT = `
-(function () {
-  var data = JSON.parse(document.getElementById('routerbench-data').textContent);
-  Chart.defaults.animation = false;
-  Chart.defaults.maintainAspectRatio = false;
-  var secs = function (ms) { return Math.round(ms / 10) / 100; };
-  var labels = data.reloadsPerBucket.map(function (_, i) { return secs(i * data.bucketMs); });
-  new Chart(document.getElementById('reloads-chart'), {
-    data: {
-      labels: labels,
-      datasets: [
-        { type: 'bar', label: 'reloads started', data: data.reloadsPerBucket, backgroundColor: '#cf222e', yAxisID: 'y' },
-        { type: 'line', label: 'input events', data: data.inputsPerBucket, borderColor: '#0969da', pointRadius: 0, yAxisID: 'y2' }
-      ]
-    },
-    options: { scales: {
-      x: { title: { display: true, text: 'simulated time (s), buckets of ' + secs(data.bucketMs) + ' s' } },
-      y: { beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: 'reloads' } },
-      y2: { beginAtZero: true, ticks: { precision: 0 }, position: 'right', grid: { drawOnChartArea: false }, title: { display: true, text: 'input events' } }
-    } }
-  });
-  var hist = data.latencyHistogram;
-  new Chart(document.getElementById('latency-chart'), {
-    type: 'bar',
-    data: {
-      labels: hist.counts.map(function (_, i) { var a = hist.fromMs + i * hist.binMs; return a + '–' + (a + hist.binMs) + ' ms'; }),
-      datasets: [{ label: 'failover incidents', data: hist.counts, backgroundColor: '#8250df' }]
-    },
-    options: { scales: { y: { beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: 'incidents' } },
-      x: { title: { display: true, text: 'fault to new master\\u2019s first GARP' } } } }
-  });
-  var rows = ['faults', 'reloads'].concat(data.vips.map(function (v) { return 'VIP ' + v.vip; }));
-  var minW = Math.max(data.simulatedMs / 400, 1);
-  var palette = ['#1f883d', '#0969da', '#bf8700', '#8250df', '#1b7c83', '#953800', '#6e7781'];
-  var byNode = {};
-  var sets = [];
-  function dataset(label, color) { var d = { label: label, data: [], backgroundColor: color, grouped: false, categoryPercentage: 0.9, barPercentage: 0.8 }; sets.push(d); return d; }
-  var faults = dataset('faults', '#cf222e'), reloads = dataset('reloads', '#fb8f44');
-  var none = dataset('no master', '#ffebe9'), split = dataset('split brain', '#a40e26');
-  data.markers.forEach(function (m) {
-    var end = m.kind === 'reload' && m.endMs != null ? Math.max(m.endMs, m.atMs + minW) : m.atMs + minW;
-    (m.kind === 'fault' ? faults : reloads).data.push({ x: [secs(m.atMs), secs(end)], y: m.kind === 'fault' ? 'faults' : 'reloads', note: m.label });
-  });
-  data.vips.forEach(function (v) {
-    v.segments.forEach(function (s) {
-      var target;
-      if (s.masters.length === 0) target = none;
-      else if (s.masters.length > 1) target = split;
-      else {
-        var n = s.masters[0];
-        if (!byNode[n]) byNode[n] = dataset('master ' + n, palette[Object.keys(byNode).length % palette.length]);
-        target = byNode[n];
-      }
-      target.data.push({ x: [secs(s.fromMs), secs(Math.max(s.toMs, s.fromMs + minW))], y: 'VIP ' + v.vip, note: s.masters.join(' + ') || 'no master' });
-    });
-  });
-  new Chart(document.getElementById('timeline-chart'), {
-    type: 'bar',
-    data: { labels: rows, datasets: sets },
-    options: {
-      indexAxis: 'y',
-      plugins: { tooltip: { callbacks: { label: function (c) { var r = c.raw; return (r.note || c.dataset.label) + ': ' + r.x[0] + '–' + r.x[1] + ' s'; } } } },
-      scales: { x: { type: 'linear', min: 0, max: secs(Math.max(data.simulatedMs, 1)), title: { display: true, text: 'simulated time (s)' } },
-                y: { type: 'category', labels: rows } }
-    }
-  });
-  window.routerbenchChartsReady = true;
-})();
-`;
