@@ -12,7 +12,7 @@ const CHROMIUM = '/usr/bin/chromium';
 const HOSTILE = '</script><script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">';
 
 /** A 5 × 2 grid over 3 seeds: reloads fall with the pool (6 − pool, floored at 2) plus the seed's jitter. */
-function fixture(name = 'route-burst'): SweepPageInput {
+function fixture(name = 'route-burst', budgets = ['reloads.total <= 3']): SweepPageInput {
   const grid = [
     { key: 'router.blueprintPoolSize', spec: '0..4', values: [0, 1, 2, 3, 4] },
     { key: 'router.maxDynamicServers', spec: '1,2', values: [1, 2] },
@@ -33,7 +33,7 @@ function fixture(name = 'route-burst'): SweepPageInput {
       }
     }
   }
-  const def = { grid, seeds, budgets: ['reloads.total <= 3'], statistic: { kind: 'quantile', q: 0.95 } as const, ciLevel: 0.95, cost: { perBackendBytes: 11000, perServerBytes: 6700 } };
+  const def = { grid, seeds, budgets, statistic: { kind: 'quantile', q: 0.95 } as const, ciLevel: 0.95, cost: { perBackendBytes: 11000, perServerBytes: 6700 } };
   const s = summarizeSweep(def, rows);
   return {
     definition: { ...def, scenario: { path: 'x.yaml', name } },
@@ -89,6 +89,35 @@ describe('sweep.html (static checks)', () => {
     expect(html).toContain('<code>--env ROUTER_MAX_DYNAMIC_SERVERS=2</code>');
     expect(html).toContain('<code>router.maxDynamicServers=2</code>');
     expect(html.includes('<script>window.__pwned')).toBe(false);
+  });
+
+  test('with one axis the series has no label of its own: each chart names it (never "reloads.total" on the memory chart)', () => {
+    const input = fixture();
+    input.definition.grid = [input.definition.grid[0]!];
+    const d = sweepChartData(input);
+    expect(d.series.map((s) => s.label)).toEqual(['']);
+    const html = renderSweepHtml(input);
+    expect(html).toContain("label: s.label || 'MiB pre-allocated'");
+    expect(html).toContain("label: s.label || 'mean reloads'");
+  });
+
+  test('when no point meets the budget: the budgets, escaped, and the closest point highlighted, as stdout names it', () => {
+    // reloads ≥ 2 everywhere (the floor), so `reloads.total <= 1` fails at every point, while
+    // `invariants.violations == 0` holds everywhere: every point meets 1 of 2.
+    const input = fixture('route-burst', ['reloads.total <= 1', 'invariants.violations == 0']);
+    expect(input.verdict).toBe('none-meets-budget');
+    input.definition.budgets = [...input.definition.budgets, HOSTILE];
+    const html = renderSweepHtml(input).replace(chartJsBundle(), '');
+    expect(html).toContain('No point of the grid meets the budget (<code>reloads.total &lt;= 1</code>, <code>invariants.violations == 0</code>, <code>&lt;/script&gt;');
+    // The first in grid order (pool 0, 1 slot) is the closest, highlighted once in the points table.
+    expect(html).toContain('Closest: <code>router.blueprintPoolSize=0</code> <code>router.maxDynamicServers=1</code>, meeting 1 of 2 budgets');
+    expect(html.match(/<tr class="closest">/g)).toHaveLength(1);
+    expect(html).toContain('<tr class="closest"><td>0</td><td>1</td>');
+    expect(html).not.toContain('<script>window.__pwned');
+  });
+
+  test('the points table scrolls within its container', () => {
+    expect(renderSweepHtml(fixture())).toContain('<h2>Points</h2>\n<div class="table-scroll"><table>');
   });
 });
 

@@ -53,7 +53,12 @@ describe('routerbench sweep exit codes', () => {
     expect(r.out).toContain('no point of the grid meets the budget (reloads.total <= 2, reloads.requests.pool-exhausted == 0)');
     const sweep = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8'));
     expect(sweep).toMatchObject({ verdict: 'none-meets-budget', recommendation: null, complete: true });
-    expect(readFileSync(join(out, 'sweep.html'), 'utf8')).toContain('No point of the grid meets the budget.');
+    const html = readFileSync(join(out, 'sweep.html'), 'utf8');
+    expect(html).toContain('No point of the grid meets the budget (<code>reloads.total &lt;= 2</code>, <code>reloads.requests.pool-exhausted == 0</code>): widen the grid.');
+    // Both run out of pool (4 reloads, some asked for as pool-exhausted): neither meets either budget, so the
+    // closest is the first in grid order, on the page as on stdout.
+    expect(r.out).toContain('closest: router.blueprintPoolSize=10:');
+    expect(html).toContain('Closest: <code>router.blueprintPoolSize=10</code>, meeting 0 of 2 budgets');
   }, 120_000);
 
   // One worker runs in this process; a worker per core (at least 2) re-runs the sweep in a child node

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { renderSweepHtml } from '../../reports/render/sweep-html.ts';
 import { formatNumber } from '../../reports/render/escape.ts';
+import { closestPoint } from '../../reports/sweep/closest.ts';
 import type { SweepJson, SweepResult } from '../sweep/outputs.ts';
 import { describePoint } from '../sweep/plan.ts';
 import { EXIT, EXIT_INTERRUPTED } from './exit-codes.ts';
@@ -56,7 +57,7 @@ export function describeOutcome(json: SweepJson, out: string | undefined): strin
     lines.push(`  cost: ${r.cost.slotServers} empty slot servers, ${r.cost.poolBackends} pool backends, about ${formatNumber(r.cost.mib)} MiB`);
   } else if (json.verdict === 'none-meets-budget') {
     lines.push(`no point of the grid meets the budget (${d.budgets.join(', ')}) at the ${d.statistic.kind === 'quantile' ? `p${formatNumber(d.statistic.q * 100)} across seeds` : `${formatNumber(d.statistic.level * 100)}% confidence bound`}: widen the grid`);
-    const closest = [...json.points].sort((a, b) => b.checks.filter((c) => c.pass).length - a.checks.filter((c) => c.pass).length)[0];
+    const closest = closestPoint(json.points);
     if (closest !== undefined) {
       lines.push(`  closest: ${describePoint(closest.settings)}: ${closest.checks.map((c) => `${c.metric} ${c.statistic} = ${formatNumber(c.value)} (${c.pass ? 'meets' : 'misses'} ${c.budget})`).join('; ')}`);
     }
