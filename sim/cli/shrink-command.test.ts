@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { Command } from 'commander';
 import { afterEach, expect, test, vi } from 'vitest';
 import { InputError } from '../eventlog/input-error.ts';
@@ -13,6 +14,7 @@ import { registerShrinkCommand } from './shrink-command.ts';
 const dir = mkdtempSync(join(tmpdir(), 'routerbench-shrink-'));
 const EXAMPLES = join(import.meta.dirname, '..', '..', 'scenarios', 'examples');
 const EXAMPLE = join(EXAMPLES, 'slots-burst.jsonl');
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'routerbench.js');
 
 function program(): Command {
   const p = new Command().exitOverride();
@@ -126,6 +128,48 @@ test('a baseline regression: the shrunk log compared with the same baseline regr
   const baseline = { report: JSON.parse(readFileSync(baselineFile, 'utf8')) as Report, tolerances: [] };
   expect(failureOf(runOne(loadRunInput(out)).report, baseline)).toEqual(failure);
 });
+
+test('Ctrl-C after the first progress line writes the smallest failing log so far and exits 130', async () => {
+  // 20 routes on dcm-slots whose services scale between 2 and 3 pods every 500 ms (within the 5 slots), and
+  // a 21st route whose service is set to 6 pods at once at 52 s (one past them): 4,022 events that take a
+  // few seconds to shrink.
+  const pod = (s: number, i: number): object => ({ ip: `10.128.${s}.${i}`, port: 8080, name: `p${s}-${i}` });
+  const lines: object[] = [{ routerbench: 'eventlog', version: 1, scenario: 'long', settings: { router: { strategy: 'dcm-slots' } }, budgets: ['reloads.requests.dynamic-slots-exhausted <= 0'] }];
+  for (const s of [...Array.from({ length: 20 }, (_, i) => String(i)), 'burst']) lines.push({ at: 0, type: 'route.upsert', route: { namespace: 'shop', name: `r${s}`, host: `r${s}.apps.example.com`, service: `s${s}` } });
+  for (let k = 0; k < 200; k++) {
+    for (let s = 0; s < 20; s++) lines.push({ at: k * 500, type: 'endpoints.set', namespace: 'shop', service: `s${s}`, endpoints: [1, 2, 3].slice(0, 2 + ((k + s) % 2)).map((i) => pod(s, i)) });
+    // The changes keep a reload running 1 s in every 5 (each reload meets changes that ask for the next); at
+    // 52 s none runs (a set refused during one would reload for reload-in-progress instead).
+    if (k === 104) lines.push({ at: k * 500, type: 'endpoints.set', namespace: 'shop', service: 'sburst', endpoints: [1, 2, 3, 4, 5, 6].map((i) => pod(99, i)) });
+  }
+  const log = join(dir, 'long.jsonl');
+  writeFileSync(log, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  const before = lines.length - 1;
+  const failure = failureOf(runOne(loadRunInput(log)).report);
+  expect(failure).toEqual(['budget reloads.requests.dynamic-slots-exhausted <= 0']);
+  const out = join(dir, 'long.min.jsonl');
+  const child = spawn(process.execPath, [BIN, 'shrink', log, '--out', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d));
+  const code = await new Promise<number | null>((resolve) => {
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d;
+      if (stderr.includes('\n') && !child.killed) child.kill('SIGINT');
+    });
+    child.on('exit', (c) => resolve(c));
+  });
+  // stderr is not a terminal: a line per smaller log found, each with the runs, the log last tried and the
+  // smallest failing one. The first comes after the second run (the first is the input's own).
+  expect(stderr).toMatch(/^shrink long: 2 runs, tried \d+ events; smallest failing so far \d+ events, \d+ endpoints\n/);
+  expect(code, stderr).toBe(130);
+  expect(stdout).toContain('(stopped by SIGINT: the smallest failing log so far, not 1-minimal)');
+  const written = loadRunInput(out);
+  const events = [...written.events()];
+  expect(events.length).toBeGreaterThan(0);
+  expect(events.length).toBeLessThanOrEqual(before);
+  expect(failureOf(runOne(written).report)).toEqual(failure);
+}, 60_000);
 
 test('--help documents every option', () => {
   const help = program().commands[0]!.helpInformation();

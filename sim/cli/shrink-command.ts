@@ -52,7 +52,7 @@ export function registerShrinkCommand(program: Command): Command {
     .option('--baseline <path>', 'compare every run with this baseline report.json (or a directory of <scenario>/report.json); a regressed metric is part of the failure')
     .option('--tolerance <metric=pct>', 'allowed regression for a metric, as for `run --tolerance` (repeatable)', collectList)
     .option('--allow-large', 'shrink an input whose estimated events, memory or output exceed the limits (docs/limits.md)')
-    .option('--no-progress', 'no progress on stderr (runs done, events and endpoints in the smallest failing log so far)')
+    .option('--no-progress', 'no progress on stderr (runs done, the events of the log last tried, events and endpoints of the smallest failing log so far)')
     .action(async (input: string, opts: ShrinkOptions) => {
       process.exitCode = await shrinkCommand(input, opts);
     });
@@ -89,12 +89,13 @@ export async function shrinkCommand(file: string, opts: ShrinkOptions): Promise<
   try {
     result = await shrinkLog(input, {
       ...(baseline !== undefined && { baseline }),
-      onProgress: ({ runs, events, endpoints }) => {
+      onProgress: ({ runs, events, endpoints, tried }) => {
         if (!progress) return;
         // On a terminal one line rewritten per run; in a CI log one line per smaller log found.
         const size = events * 1_000_000 + endpoints;
-        if (tty) process.stderr.write(`\rshrink ${input.name}: ${runs} runs, ${events} events, ${endpoints} endpoints`);
-        else if (size !== shown) process.stderr.write(`shrink ${input.name}: ${runs} runs, ${events} events, ${endpoints} endpoints\n`);
+        const line = `shrink ${input.name}: ${runs} runs, tried ${tried} events; smallest failing so far ${events} events, ${endpoints} endpoints`;
+        if (tty) process.stderr.write(`\r${line}\x1b[K`);
+        else if (size !== shown) process.stderr.write(`${line}\n`);
         shown = size;
       },
       // The runs are synchronous: yielding to the event loop before each lets Ctrl-C's handler run.

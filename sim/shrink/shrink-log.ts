@@ -11,8 +11,11 @@ import { simplifyEvents } from './simplify-events.ts';
 
 export interface ShrinkOptions {
   baseline?: BaselineCheck;
-  /** After every run: runs so far, and the events and endpoints of the smallest failing log known. */
-  onProgress?: (p: { runs: number; events: number; endpoints: number }) => void;
+  /**
+   * After every run: runs so far, the events and endpoints of the smallest failing log known, and the events
+   * of the log just run (`tried`).
+   */
+  onProgress?: (p: { runs: number; events: number; endpoints: number; tried: number }) => void;
   /** Asked before each run; true stops with the smallest failing log found so far. */
   shouldStop?: () => boolean | Promise<boolean>;
 }
@@ -70,7 +73,7 @@ export async function shrinkLog(input: RunInput, options: ShrinkOptions = {}): P
       same = false;
     }
     if (same && (events.length < best.length || (events.length === best.length && endpointCount(events) < endpointCount(best)))) best = events;
-    options.onProgress?.({ runs, events: best.length, endpoints: endpointCount(best) });
+    options.onProgress?.({ runs, events: best.length, endpoints: endpointCount(best), tried: events.length });
     return same;
   };
   const probe: Probe = { fails, shouldStop: () => options.shouldStop?.() ?? false };
