@@ -35,12 +35,32 @@ describe("an event log header's settings, seed and budgets", () => {
     ['budgets not a list', { budgets: 'reloads.total<=2' }, 'budgets', /a list of budget strings/],
     ['a budget that is no string', { budgets: ['reloads.total<=2', 5] }, 'budgets[1]', /got 5/],
     ['a budget on an unknown metric', { budgets: ['reloads.count<=2'] }, 'budgets[0]', /unknown metric/],
+    ['warnings not a list', { warnings: 'x' }, 'warnings', /a list of strings/],
+    ['a warning that is no string', { warnings: ['ok', 3] }, 'warnings[1]', /got 3/],
   ];
   test.each(bad)('%s: an input error at line 1 of the log, naming the field', (_, header, field, message) => {
     const file = logWithHeader(header);
     const err = errorOf(file);
     expect({ file: err.file, line: err.line, field: err.field }).toEqual({ file, line: 1, field });
     expect(err.message).toMatch(message);
+  });
+
+  test("the header's warnings come first, then the command line's; a run emits each at time 0", () => {
+    const file = logWithHeader({ warnings: ['ROUTER_X: not modelled'] });
+    expect(loadRunInput(file).warnings).toEqual(['ROUTER_X: not modelled']);
+    expect(loadRunInput(file, { warnings: ['--env Y: ignored'] }).warnings).toEqual(['ROUTER_X: not modelled', '--env Y: ignored']);
+    expect(loadRunInput(logWithHeader({ warnings: [] })).warnings).toBeUndefined();
+  });
+
+  test("the reproduce line repeats an --env string that looks like a number so that --set reads it back as that string", () => {
+    const file = logWithHeader({});
+    const env = { origin: '--env', assignments: [{ key: 'router.blueprintNamespace', value: '007', source: '--env ROUTER_BLUEPRINT_ROUTE_NAMESPACE=007' }] };
+    const input = loadRunInput(file, { layers: [env] });
+    expect(input.settings.router.blueprintNamespace).toBe('007');
+    // Shell-quoted, since a double quote is special to the shell.
+    expect(input.reproduce).toBe(`routerbench run ${file} --seed 1 --set 'router.blueprintNamespace="007"'`);
+    const again = loadRunInput(file, { set: { 'router.blueprintNamespace': '"007"' } });
+    expect(again.settings.router.blueprintNamespace).toBe('007');
   });
 
   test('the command line can stand in for a bad header value', () => {

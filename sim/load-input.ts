@@ -57,7 +57,7 @@ export function loadRunInput(file: string, overrides: InputOverrides = {}): RunI
   const input = SCENARIO_EXTS.has(ext) ? loadScenario(file, overrides) : LOG_EXTS.has(ext) ? loadEventLogInput(file, overrides) : undefined;
   if (input === undefined) throw new InputError(file, `unknown input kind '${ext}': give a scenario (.yaml) or an event log v1 (.jsonl)`);
   if (overrides.allowLarge !== true) checkSize(file, input);
-  if (overrides.warnings !== undefined && overrides.warnings.length > 0) input.warnings = overrides.warnings;
+  if (overrides.warnings !== undefined && overrides.warnings.length > 0) input.warnings = [...(input.warnings ?? []), ...overrides.warnings];
   return input;
 }
 
@@ -112,6 +112,15 @@ function loadEventLogInput(file: string, overrides: InputOverrides): RunInput {
     events: () => readEventLogFile(file),
     reproduce: reproduceCommand(file, settings.seed, overrides),
   };
+  // A log written by `routerbench shrink` carries the warnings of the command line it ran under (`--env`).
+  const warnings = header['warnings'];
+  if (warnings !== undefined) {
+    if (!Array.isArray(warnings)) headerError('warnings', 'warnings must be a list of strings');
+    (warnings as unknown[]).forEach((w, i) => {
+      if (typeof w !== 'string') headerError(`warnings[${i}]`, `a warning is a string, got ${JSON.stringify(w)}`);
+    });
+    if ((warnings as string[]).length > 0) input.warnings = [...(warnings as string[])];
+  }
   if (header['cluster'] !== undefined) {
     const cluster = ClusterSchema.safeParse(header['cluster']);
     if (!cluster.success) {

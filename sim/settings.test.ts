@@ -2,7 +2,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { layerSettings, setLayer, type LayerError } from './settings-layers.ts';
-import { coerceSettingValue } from './settings.ts';
+import { coerceSettingValue, settingText } from './settings.ts';
 
 const fail = (e: LayerError): never => {
   throw new Error(`${e.field}: ${e.message}`);
@@ -21,6 +21,18 @@ describe('--set values', () => {
       const yaml = parse(text) as unknown;
       if (typeof yaml === 'number') expect(coerceSettingValue(text)).toBe(yaml);
     }
+  });
+
+  it('a value in double quotes is the JSON string it spells, and settingText quotes exactly the strings that need it', () => {
+    // A namespace named 007 (ROUTER_BLUEPRINT_ROUTE_NAMESPACE=007): bare, --set reads it as the number 7.
+    expect(coerceSettingValue('007')).toBe(7);
+    expect(coerceSettingValue('"007"')).toBe('007');
+    expect(coerceSettingValue(' "true" ')).toBe('true');
+    // Not a JSON string: the text as it stands.
+    expect(coerceSettingValue('"a')).toBe('"a');
+    expect(coerceSettingValue('"a"b"')).toBe('"a"b"');
+    for (const v of ['007', 'true', '1e3', 'shop', '', '"x"', 5, false]) expect(coerceSettingValue(settingText(v))).toEqual(v);
+    expect([settingText('007'), settingText('shop'), settingText(5)]).toEqual(['"007"', 'shop', '5']);
   });
 
   it('leave text that is no number as text', () => {

@@ -89,11 +89,28 @@ export function defaultSettings(): Settings {
  */
 const NUMBER = /^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
 
-/** `--set` values arrive as text: numbers and booleans become themselves, the rest stays a string. */
+/**
+ * `--set` values arrive as text: numbers and booleans become themselves, the rest stays a string. A value in
+ * double quotes is the JSON string it spells (`"007"` is the string 007, which bare would be the number 7):
+ * the reproduce line writes a string that would read otherwise so.
+ */
 export function coerceSettingValue(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   const t = value.trim();
+  if (t.length >= 2 && t.startsWith('"') && t.endsWith('"')) {
+    try {
+      const s: unknown = JSON.parse(t);
+      if (typeof s === 'string') return s;
+    } catch {
+      // not a JSON string: the text as it stands
+    }
+  }
   if (NUMBER.test(t)) return Number(t);
   if (t === 'true' || t === 'false') return t === 'true';
   return value;
+}
+
+/** A setting's value as `--set` text that reads back as the same value: a string that would not, quoted. */
+export function settingText(value: unknown): string {
+  return typeof value === 'string' && coerceSettingValue(value) !== value ? JSON.stringify(value) : String(value);
 }

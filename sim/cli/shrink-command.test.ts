@@ -81,6 +81,24 @@ test('a budget from the command line is the failure, and the shrunk log carries 
   expect(failureOf(runOne(loadRunInput(out)).report)).toEqual(['budget runtimeApi.commands <= 3']);
 });
 
+test("--env: the shrunk log's header carries the settings and the warnings, so that it fails alone the same way", async () => {
+  const out = join(dir, 'env.jsonl');
+  const scenario = join(dir, 'env.yaml');
+  // A blueprint namespace named 007 (a string, which bare --set would read as 7), and a name routerbench does
+  // not read: one warning, which the budget warnings.total <= 0 counts.
+  const r = await shrink([EXAMPLE, '--out', out, '--scenario', scenario, '--env', 'ROUTER_BLUEPRINT_ROUTE_NAMESPACE=007', '--env', 'ROUTER_NO_SUCH=1', '--budget', 'warnings.total <= 0']);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain('failure: budget reloads.requests.dynamic-slots-exhausted <= 0; budget warnings.total <= 0\n');
+  expect(r.stdout).toContain("no scenario written: the budget warnings.total <= 0 counts the command line's warnings");
+  expect(existsSync(scenario)).toBe(false);
+  const header = JSON.parse(readFileSync(out, 'utf8').split('\n')[0]!);
+  expect(header.settings.router.blueprintNamespace).toBe('007');
+  expect(header.warnings).toEqual([expect.stringMatching(/^--env ROUTER_NO_SUCH: not a router variable routerbench reads/)]);
+  const alone = runOne(loadRunInput(out)).report;
+  expect(failureOf(alone)).toEqual(['budget reloads.requests.dynamic-slots-exhausted <= 0', 'budget warnings.total <= 0']);
+  expect(alone.warnings.list.map((w) => w.message)).toEqual(header.warnings);
+});
+
 test('an invariant failure: the log shrinks, and the written log alone violates the same invariant', async () => {
   // dcm-add-del's stale EndpointTable (docs/fidelity-config-manager.md): s1's pods deleted and set again
   // before a reload leave its backend empty. s0 and the rest of s1's scaling are noise.

@@ -119,6 +119,8 @@ export async function shrinkCommand(file: string, opts: ShrinkOptions): Promise<
     settings: input.settings,
     ...(input.cluster !== undefined && { cluster: input.cluster }),
     budgets: input.budgets,
+    // What --env and --router-deployment warned about is part of the run (warning records, warnings.total).
+    ...(input.warnings !== undefined && input.warnings.length > 0 && { warnings: input.warnings }),
   });
   writeEventLogFile(opts.out, header, result.events);
   // The written log alone, as `routerbench run` will load it, must fail the same way: checked, not assumed.

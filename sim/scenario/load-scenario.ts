@@ -11,8 +11,8 @@ import { notUtf8 } from '../eventlog/utf8.ts';
 import { expandGenerators } from '../generate/expand.ts';
 import type { GenerateSpec } from '../generate/spec.ts';
 import type { RunInput } from '../run-input.ts';
-import type { Settings } from '../settings.ts';
-import { commandLineSet, inputSettings, type SettingsLayer, type SettingsOverrides } from '../settings-layers.ts';
+import { settingText, type Settings } from '../settings.ts';
+import { flattenLayers, inputSettings, type SettingsLayer, type SettingsOverrides } from '../settings-layers.ts';
 import { inlineEventsOf } from './event-nodes.ts';
 import { mergeByAt } from './merge-events.ts';
 import { clusterNodeNames, ScenarioSchema, scenarioJsonSchema, type ScenarioFile } from './scenario-schema.ts';
@@ -224,9 +224,13 @@ function settingsOf(
 /** `routerbench run <file> --seed N [--set k=v]... [--budget '…']...`: reproduces the run exactly. */
 export function reproduceCommand(file: string, seed: number, overrides: ScenarioOverrides): string {
   const parts = ['routerbench', 'run', shellQuote(file), '--seed', String(seed)];
-  for (const [k, v] of Object.entries(commandLineSet(overrides))) {
+  // A layer's values are typed (an --env string stays a string); --set's are the text as given.
+  const texts: Record<string, string> = {};
+  for (const [k, v] of Object.entries(flattenLayers(overrides.layers ?? []))) texts[k] = settingText(v);
+  for (const [k, v] of Object.entries(overrides.set ?? {})) texts[k] = String(v);
+  for (const [k, text] of Object.entries(texts)) {
     if (k === 'seed') continue;
-    parts.push('--set', shellQuote(`${k}=${String(v)}`));
+    parts.push('--set', shellQuote(`${k}=${text}`));
   }
   for (const b of overrides.budgets ?? []) parts.push('--budget', shellQuote(b));
   return parts.join(' ');
