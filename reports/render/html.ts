@@ -97,7 +97,7 @@ function timelineSection(c: ReportCharts, t: Timeline): string {
     }
   }
   if (t.vipsDropped > 0) notes.push(`${t.vipsDropped} further VIPs not shown (the first ${t.vips.length} are).`);
-  return `<h2>Timeline: faults, reloads and VIP masters</h2>
+  return `<h2>Timeline: ${h(tl.title)}</h2>
 ${notes.map((n) => `<p class="muted">${h(n)}</p>`).join('\n')}
 <div class="chart tall"><canvas id="timeline-chart" role="img" aria-label="Timeline of faults, reloads and VIP masters"></canvas></div>`;
 }

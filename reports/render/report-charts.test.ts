@@ -22,6 +22,7 @@ test('a run without failover has no latency chart, no VIP rows and no VIP legend
   const c = reportCharts([], t);
   expect(c.latency).toBeNull();
   expect(c.timeline?.rows).toEqual(['reloads']);
+  expect(c.timeline?.title).toBe('reloads');
   expect(c.timeline?.vipSets).toEqual([]);
   const noFailover = sampleReport({ failover: { ...sampleReport().failover, incidents: 0, list: [], owners: [] } });
   const page = renderHtmlReport({ report: noFailover }, t).replace(chartJsBundle(), '');
@@ -71,6 +72,7 @@ test('faults keep their own markers when reloads run past the cap', () => {
   records.splice(records.length - 1, 0, { atUs: 2500 * 5_000_000 - 1000, type: 'input', event: 'node.fail', subject: 'infra-1' });
   const c = reportCharts([], projectTimeline(records)).timeline!;
   expect(c.rows).toEqual(['faults', 'reloads']);
+  expect(c.title).toBe('faults and reloads');
   const faults = c.markerRows[0]!;
   expect(faults.mode === 'markers' && faults.markers.map((m) => m.label)).toEqual(['node.fail infra-1']);
 });

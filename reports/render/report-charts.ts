@@ -58,6 +58,8 @@ export type MarkerRow =
   | { kind: TimelineMarker['kind']; mode: 'density'; total: number; bucket: string; max: number; cells: Array<{ from: number; to: number; n: number; alpha: number }> };
 
 export interface TimelineChart {
+  /** What the rows show, e.g. "faults, reloads and VIP masters". */
+  title: string;
   unit: TimeUnit;
   end: number;
   rows: string[];
@@ -155,7 +157,9 @@ export function timelineChart(t: Timeline): TimelineChart | null {
   for (const set of [none, split, ...byNode.values()]) if (set.bars.length > 0) vipSets.push(set);
   const rows = [...markerRows.map((r) => ROW_OF[r.kind]), ...t.vips.map((v) => `VIP ${v.vip}`)];
   if (rows.length === 0) return null;
-  return { unit, end: at(Math.max(t.simulatedMs, 1)), rows, markerRows, vipSets };
+  const parts = [...markerRows.map((r) => ROW_OF[r.kind]), ...(t.vips.length > 0 ? ['VIP masters'] : [])];
+  const title = parts.length === 1 ? parts[0]! : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
+  return { title, unit, end: at(Math.max(t.simulatedMs, 1)), rows, markerRows, vipSets };
 }
 
 /** Latency histogram with about 10 bins of a round width (or one bin when all latencies are equal). */
@@ -254,7 +258,7 @@ export const REPORT_PAGE_SCRIPT = `
       options: {
         indexAxis: 'y',
         plugins: {
-          title: title('Timeline: faults, reloads and who is VRRP master of each VIP'),
+          title: title('Timeline: ' + tl.title + ' over simulated time'),
           legend: { labels: { boxWidth: 14 } },
           tooltip: { callbacks: { label: function (c) { var r = c.raw; return (r.note || c.dataset.label) + ': ' + span(r.x[0], r.x[1], tu); } } }
         },

@@ -4,47 +4,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { summarizeSweep, type SummaryRow } from '../sweep/summary.ts';
 import { chartJsBundle } from './html.ts';
-import { renderSweepHtml, sweepChartData, type SweepPageInput } from './sweep-html.ts';
+import { renderSweepHtml, sweepChartData } from './sweep-html.ts';
+import { fixture, HOSTILE } from './sweep-fixture.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const HOSTILE = '</script><script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">';
-
-/** A 5 × 2 grid over 3 seeds: reloads fall with the pool (6 − pool, floored at 2) plus the seed's jitter. */
-function fixture(name = 'route-burst', budgets = ['reloads.total <= 3']): SweepPageInput {
-  const grid = [
-    { key: 'router.blueprintPoolSize', spec: '0..4', values: [0, 1, 2, 3, 4] },
-    { key: 'router.maxDynamicServers', spec: '1,2', values: [1, 2] },
-  ];
-  const seeds = [1, 2, 3];
-  const rows: SummaryRow[] = [];
-  for (const pool of grid[0]!.values) {
-    for (const slots of grid[1]!.values) {
-      for (const seed of seeds) {
-        const total = Math.max(2, 6 - pool) + (slots === 1 ? 3 : 0) + (seed % 2);
-        rows.push({
-          point: { 'router.blueprintPoolSize': pool, 'router.maxDynamicServers': slots },
-          seed,
-          metrics: { 'reloads.total': total, 'reloads.requests.pool-exhausted': Math.max(0, 4 - pool), 'invariants.violations': 0, 'failover.latencyMs.p99': null },
-          preallocated: { poolBackends: 3 * pool, routeBackends: 10, slotServers: (3 * pool + 10) * slots },
-          pass: total <= 3,
-        });
-      }
-    }
-  }
-  const def = { grid, seeds, budgets, statistic: { kind: 'quantile', q: 0.95 } as const, ciLevel: 0.95, cost: { perBackendBytes: 11000, perServerBytes: 6700 } };
-  const s = summarizeSweep(def, rows);
-  return {
-    definition: { ...def, scenario: { path: 'x.yaml', name } },
-    runs: { expected: rows.length, completed: rows.length },
-    complete: true,
-    verdict: s.verdict,
-    reproduce: `routerbench sweep x.yaml --set 'a=${HOSTILE}'`,
-    points: s.points,
-    recommendation: s.recommendation,
-  };
-}
 
 describe('sweep.html (static checks)', () => {
   test('the fixture recommends the cheapest point meeting the budget', () => {
