@@ -27,6 +27,14 @@ describe('endpoints in the router’s order (EndpointSlice conversion, DefaultEn
     expect(inRouterOrder(list)).toBe(list);
   });
 
+  const octets = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255));
+  test.prop([octets, octets])('IPv4 addresses compare as their four bytes, most significant first', (a, b) => {
+    // net.ParseIP gives ::ffff:a.b.c.d; bytes.Compare then decides at the first octet that differs.
+    const i = a.findIndex((o, k) => o !== b[k]);
+    const want = i < 0 ? 0 : Math.sign(a[i]! - b[i]!);
+    expect(Math.sign(compareIp(a.join('.'), b.join('.')))).toBe(want);
+  });
+
   const ips = fc.uniqueArray(fc.tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }), fc.constantFrom(8080, 9090), fc.boolean()), { minLength: 1, maxLength: 8, selector: ([a, b, p]) => `${a}.${b}:${p}` });
   test.prop([ips, fc.integer({ min: 0, max: 1000 })])('an endpoints.set that only reorders its addresses is no change, and the state holds them sorted', (list, seed) => {
     const eps: Endpoint[] = list.map(([a, b, port, ready]) => ({ ip: `10.${a}.${b}.1`, port, ready }));
