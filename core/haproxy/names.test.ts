@@ -1,6 +1,7 @@
+import { fc, test as propTest } from '@fast-check/vitest';
 import { expect, test } from 'vitest';
 import type { Endpoint } from '../endpoint.ts';
-import { endpointServerName, preferPortOf, servedEndpoints, servedForRoute } from './names.ts';
+import { endpointServerName, preferPortOf, ServedMemo, servedEndpoints, servedForRoute } from './names.ts';
 
 const http = (i: number): Endpoint => ({ ip: `10.0.0.${i}`, port: 8080, name: `web-${i}`, portName: 'http' });
 const https = (i: number): Endpoint => ({ ip: `10.0.0.${i}`, port: 8443, name: `web-${i}`, portName: 'https' });
@@ -37,3 +38,35 @@ test('without a targetPort, or when every endpoint matches, the route shares the
   expect(servedForRoute(mixed, 'http').map((e) => e.id)).toEqual(['pod:web-1:web:http:10.0.0.1:8080', 'pod:web-2:web:http:10.0.0.2:8080']);
   expect(servedForRoute(mixed, 'https').map((e) => e.id)).toEqual(['pod:web-1:web:https:10.0.0.1:8443', 'pod:web-2:web:https:10.0.0.2:8443']);
 });
+
+// Endpoints from a small pool of identities, so that successive lists share endpoints, repeat one (an ID
+// served once), differ only in readiness or in an unset against an empty port name (the same ID, other fields).
+const anyEndpoint = fc.record(
+  {
+    ip: fc.constantFrom('10.0.0.1', '10.0.0.2', 'fd00::1'),
+    port: fc.constantFrom(8080, 8443),
+    name: fc.constantFrom('web-1', 'web-2'),
+    portName: fc.constantFrom('', 'http'),
+    ready: fc.boolean(),
+  },
+  { requiredKeys: ['ip', 'port'] },
+);
+propTest.prop([fc.array(fc.array(anyEndpoint, { maxLength: 20 }), { minLength: 1, maxLength: 8 })])(
+  'ServedMemo serves every list as servedEndpoints does, reusing the entries of endpoints it saw in the list before',
+  (lists) => {
+    const memo = new ServedMemo();
+    let before: readonly ReturnType<typeof servedEndpoints>[number][] = [];
+    for (const list of lists) {
+      const served = memo.of('web', list);
+      expect(served).toEqual(servedEndpoints('web', list));
+      // Asked again about the same list, the memo answers with the same result.
+      expect(memo.of('web', list)).toBe(served);
+      // An entry served before with the same fields is the earlier object (searched for when there were up to 16).
+      for (const e of served) {
+        const old = before.find((b) => b.id === e.id && b.ip === e.ip && b.port === e.port && b.portName === e.portName);
+        if (old !== undefined && before.length <= 16) expect(e).toBe(old);
+      }
+      before = served;
+    }
+  },
+);

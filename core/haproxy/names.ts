@@ -95,6 +95,77 @@ export function servedEndpoints(service: string, endpoints: readonly Endpoint[])
   return out;
 }
 
+/** Up to this many served endpoints, duplicates are looked for pairwise and earlier entries by a scan. */
+const SMALL_TABLE = 16;
+
+/**
+ * servedEndpoints for one service as its endpoints change, one list after the other. An endpoint that was
+ * in the previous list (same address, port, pod and port name) keeps its entry, the same object with the
+ * same ID string: under churn most of a service's endpoints stay from one change to the next, so their IDs
+ * are not concatenated again, and the config manager's diff compares them by identity. The result for the
+ * list last asked about is kept, so the previous change's new list serves as the next change's old one.
+ */
+export class ServedMemo {
+  private endpoints: readonly Endpoint[] | null = null;
+  private served: ServedEndpoint[] = [];
+  /** The endpoint each entry of `served` was made from. */
+  private sources: Endpoint[] = [];
+
+  of(service: string, endpoints: readonly Endpoint[]): readonly ServedEndpoint[] {
+    if (endpoints === this.endpoints) return this.served;
+    const prevServed = this.served;
+    const prevSources = this.sources;
+    const out: ServedEndpoint[] = [];
+    const sources: Endpoint[] = [];
+    let seen: Set<string> | undefined;
+    let cursor = 0;
+    for (const e of endpoints) {
+      if (!isReady(e)) continue;
+      const j = findSame(prevSources, e, cursor);
+      let entry: ServedEndpoint;
+      if (j >= 0) {
+        entry = prevServed[j]!;
+        cursor = j + 1;
+      } else {
+        entry = { id: endpointServerName(service, e), ip: e.ip, port: e.port, portName: e.portName };
+      }
+      if (out.length > 0) {
+        // The first of two endpoints with one ID is served, as plugin.go keeps it.
+        if (out.length < SMALL_TABLE && seen === undefined) {
+          if (hasId(out, entry.id)) continue;
+        } else {
+          seen ??= new Set(out.map((x) => x.id));
+          if (seen.has(entry.id)) continue;
+          seen.add(entry.id);
+        }
+      }
+      out.push(entry);
+      sources.push(e);
+    }
+    this.endpoints = endpoints;
+    this.served = out;
+    this.sources = sources;
+    return out;
+  }
+}
+
+/** The previous entry made from an endpoint identical to `e`: first where the last one matched left off. */
+function findSame(sources: readonly Endpoint[], e: Endpoint, from: number): number {
+  if (from < sources.length && sameIdentity(sources[from]!, e)) return from;
+  if (sources.length > SMALL_TABLE) return -1;
+  for (let i = 0; i < sources.length; i++) if (i !== from && sameIdentity(sources[i]!, e)) return i;
+  return -1;
+}
+
+function sameIdentity(x: Endpoint, y: Endpoint): boolean {
+  return x.ip === y.ip && x.port === y.port && x.name === y.name && x.portName === y.portName;
+}
+
+function hasId(list: readonly ServedEndpoint[], id: string): boolean {
+  for (let i = 0; i < list.length; i++) if (list[i]!.id === id) return true;
+  return false;
+}
+
 /**
  * A route's preferred port (PreferPort upstream): its `targetPort` as text, a number in decimal, or
  * undefined when it names none and takes every port.

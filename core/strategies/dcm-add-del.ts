@@ -98,8 +98,8 @@ export class DcmAddDelStrategy implements RouterStrategy {
         if (this.pool.applyChange(change.before, change.after)) ctx.requestReload('blueprint-change');
         return;
       case 'endpoints.changed':
-        if (change.deleted) return this.removeServiceEndpoints(change.namespace, change.service, change.before, state, ctx);
-        return this.replaceServiceEndpoints(change.namespace, change.service, change.before, change.after, state, ctx);
+        if (change.deleted) return this.removeServiceEndpoints(change.key, change.service, change.before, state, ctx);
+        return this.replaceServiceEndpoints(change.key, change.service, change.before, change.after, state, ctx);
     }
   }
 
@@ -163,17 +163,19 @@ export class DcmAddDelStrategy implements RouterStrategy {
 
   /** dynamicallyReplaceEndpoints: every route of the service in key order, stopping at the first failure. */
   private *replaceServiceEndpoints(
-    namespace: string,
+    serviceKey: string,
     service: string,
     before: readonly Endpoint[],
     after: readonly Endpoint[],
     state: RouterState,
     ctx: StrategyContext,
   ): RuntimeProgram<void> {
-    const keys = this.index.routesOf(namespace, service);
-    if (keys.length === 0) return;
-    const newServed = servedEndpoints(service, after);
-    if (sameServed(servedEndpoints(service, before), newServed)) return;
+    const rec = this.index.recordOf(serviceKey);
+    if (rec === undefined) return;
+    const keys = rec.routes;
+    const oldServed = rec.served.of(service, before);
+    const newServed = rec.served.of(service, after);
+    if (sameServed(oldServed, newServed)) return;
     for (const key of keys) {
       const route = state.routes.get(key);
       if (route === undefined) continue;
@@ -196,9 +198,9 @@ export class DcmAddDelStrategy implements RouterStrategy {
    * every port's: a route with a targetPort is asked to delete servers it never had, which fails and
    * reloads. Stops at the first failure.
    */
-  private *removeServiceEndpoints(namespace: string, service: string, before: readonly Endpoint[], state: RouterState, ctx: StrategyContext): RuntimeProgram<void> {
+  private *removeServiceEndpoints(serviceKey: string, service: string, before: readonly Endpoint[], state: RouterState, ctx: StrategyContext): RuntimeProgram<void> {
     const served = servedEndpoints(service, before);
-    for (const key of this.index.routesOf(namespace, service)) {
+    for (const key of this.index.routesOfKey(serviceKey)) {
       const route = state.routes.get(key);
       if (route === undefined) continue;
       if (ctx.reloadInProgress) {

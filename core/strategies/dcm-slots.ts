@@ -103,10 +103,11 @@ export class DcmSlotsStrategy implements RouterStrategy {
         // A modify is remove + add; both are attempted whatever the first one's outcome (router.go AddRoute).
         return this.modifyRoute(change.before, change.after, state, ctx);
       case 'endpoints.changed': {
-        const keys = this.index.routesOfKey(change.key);
-        if (keys.length === 0) return;
-        const oldServed = servedEndpoints(change.service, change.before);
-        const newServed = servedEndpoints(change.service, change.after);
+        const rec = this.index.recordOf(change.key);
+        if (rec === undefined) return;
+        const keys = rec.routes;
+        const oldServed = rec.served.of(change.service, change.before);
+        const newServed = rec.served.of(change.service, change.after);
         if (change.deleted && oldServed.length === 0) {
           // DeleteEndpoints of endpoints already empty: RemoveRouteEndpoints has nothing to disable, yet it
           // is refused during a reload and arms the commit timer otherwise.
@@ -141,8 +142,9 @@ export class DcmSlotsStrategy implements RouterStrategy {
   /** Whether the change reaches the config manager: a route's, or endpoints its routes serve that changed. */
   private reachesManager(change: StateChange): boolean {
     if (change.kind !== 'endpoints.changed') return true;
-    if (this.index.routesOfKey(change.key).length === 0) return false;
-    return change.deleted || !sameServed(servedEndpoints(change.service, change.before), servedEndpoints(change.service, change.after));
+    const rec = this.index.recordOf(change.key);
+    if (rec === undefined) return false;
+    return change.deleted || !sameServed(rec.served.of(change.service, change.before), rec.served.of(change.service, change.after));
   }
 
   render(state: RouterState): HaproxyConfig {
@@ -272,7 +274,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
       throw e;
     }
 
-    const served = servedForRoute(servedEndpoints(route.service, endpointsOf(state, route.namespace, route.service)), preferPortOf(route));
+    const served = servedForRoute(this.servedNow(route, state), preferPortOf(route));
     yield* this.replaceEndpoints(entry, NO_SERVED, served, ctx);
     return true;
   }
@@ -369,6 +371,13 @@ export class DcmSlotsStrategy implements RouterStrategy {
     }
     yield* this.view.commit(backend);
     return true;
+  }
+
+  /** The route's service's served endpoints as the router has them now. */
+  private servedNow(route: Route, state: RouterState): readonly ServedEndpoint[] {
+    const endpoints = endpointsOf(state, route.namespace, route.service);
+    const rec = this.index.recordOf(state.serviceKeys.of(route.namespace, route.service));
+    return rec === undefined ? servedEndpoints(route.service, endpoints) : rec.served.of(route.service, endpoints);
   }
 
   /** A backend HAProxy does not have yet: the route's earlier failed add already asked for the reload. */

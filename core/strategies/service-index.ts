@@ -1,15 +1,23 @@
 import type { Endpoint } from '../endpoint.ts';
 import { isReady } from '../endpoint.ts';
-import { servedEndpoints, type ServedEndpoint } from '../haproxy/names.ts';
+import { ServedMemo, servedEndpoints, type ServedEndpoint } from '../haproxy/names.ts';
 import { routeKey, serviceKey, type Route } from '../route.ts';
 import type { RouterState } from '../router-state.ts';
 
+/** One service a route uses: its routes' keys, and its served endpoints as last computed. */
+export interface ServiceRecord {
+  /** Route keys, in key order. */
+  readonly routes: string[];
+  readonly served: ServedMemo;
+}
+
 /**
  * Which routes use a service (the router's ServiceAliasAssociations), kept in route-key order because the
- * router visits them in Go map order and we need one deterministic order.
+ * router visits them in Go map order and we need one deterministic order. Each service has one record, so
+ * an endpoint event finds its routes and its served endpoints with one lookup.
  */
 export class ServiceIndex {
-  private readonly byService = new Map<string, string[]>();
+  private readonly byService = new Map<string, ServiceRecord>();
 
   rebuild(state: RouterState): void {
     this.byService.clear();
@@ -19,11 +27,12 @@ export class ServiceIndex {
   add(r: Route): void {
     const k = serviceKey(r.namespace, r.service);
     const key = routeKey(r);
-    const list = this.byService.get(k);
-    if (list === undefined) {
-      this.byService.set(k, [key]);
+    const rec = this.byService.get(k);
+    if (rec === undefined) {
+      this.byService.set(k, { routes: [key], served: new ServedMemo() });
       return;
     }
+    const list = rec.routes;
     let i = list.length;
     while (i > 0 && list[i - 1]! > key) i--;
     if (list[i - 1] !== key) list.splice(i, 0, key);
@@ -31,8 +40,9 @@ export class ServiceIndex {
 
   remove(r: Route): void {
     const k = serviceKey(r.namespace, r.service);
-    const list = this.byService.get(k);
-    if (list === undefined) return;
+    const rec = this.byService.get(k);
+    if (rec === undefined) return;
+    const list = rec.routes;
     const i = list.indexOf(routeKey(r));
     if (i >= 0) list.splice(i, 1);
     if (list.length === 0) this.byService.delete(k);
@@ -44,7 +54,12 @@ export class ServiceIndex {
 
   /** The same, by `serviceKey(namespace, service)`. */
   routesOfKey(key: string): readonly string[] {
-    return this.byService.get(key) ?? EMPTY;
+    return this.byService.get(key)?.routes ?? EMPTY;
+  }
+
+  /** The service's record by `serviceKey(namespace, service)`; undefined when no route uses it. */
+  recordOf(key: string): ServiceRecord | undefined {
+    return this.byService.get(key);
   }
 }
 
