@@ -3,7 +3,7 @@ import { routeKey, serviceKey, type Route } from '../route.ts';
 import type { RouterState, StateChange } from '../router-state.ts';
 import type { BackendConfig, HaproxyConfig, MapEntry } from './config-model.ts';
 import { compareMapLines, MAP_FILES, MAP_WILDCARD, renderedMapEntries } from './map-entries.ts';
-import { aliasKey, backendNameOf } from './names.ts';
+import { aliasKey, backendNameOf, type ServedSource } from './names.ts';
 import { backendShape, backendWithEndpoints, type BackendShape, type RenderOptions } from './render.ts';
 
 /** A fresh full render, as a reload without history writes it (tests, one-off renders). */
@@ -46,6 +46,7 @@ export class ConfigRenderer {
   private readonly manager: 'none' | 'slots' | 'add-del';
   private readonly slots: number;
   private readonly wildcard: boolean;
+  private readonly served: ServedSource | undefined;
   /** The state this renderer has seen whole; another state object means a full render. */
   private synced: RouterState | null = null;
   private readonly rows = new Map<string, Row>();
@@ -73,6 +74,7 @@ export class ConfigRenderer {
     this.manager = opts.manager ?? (opts.maxDynamicServers > 0 ? 'slots' : 'none');
     this.slots = this.manager === 'slots' ? opts.maxDynamicServers : 0;
     this.wildcard = opts.allowWildcardRoutes === true;
+    this.served = opts.served;
   }
 
   /** Every change applied to the state since the last render must be noted before the next render. */
@@ -246,13 +248,13 @@ export class ConfigRenderer {
         entry: { key: e.key, value: e.value },
       })),
       endpoints,
-      backend: backendWithEndpoints(shape, endpoints ?? NO_ENDPOINTS),
+      backend: backendWithEndpoints(shape, endpoints ?? NO_ENDPOINTS, this.served, svc),
     };
   }
 
   private renderServers(row: Row, endpoints: readonly Endpoint[] | undefined): void {
     row.endpoints = endpoints;
-    row.backend = backendWithEndpoints(row.shape, endpoints ?? NO_ENDPOINTS);
+    row.backend = backendWithEndpoints(row.shape, endpoints ?? NO_ENDPOINTS, this.served, row.serviceKey);
   }
 }
 

@@ -102,21 +102,45 @@ const SMALL_TABLE = 16;
  * servedEndpoints for one service as its endpoints change, one list after the other. An endpoint that was
  * in the previous list (same address, port, pod and port name) keeps its entry, the same object with the
  * same ID string: under churn most of a service's endpoints stay from one change to the next, so their IDs
- * are not concatenated again, and the config manager's diff compares them by identity. The result for the
- * list last asked about is kept, so the previous change's new list serves as the next change's old one.
+ * are not concatenated again, and the config manager's diff compares them by identity. The results for the
+ * last two lists asked about are kept: the previous change's new list serves as the next change's old one,
+ * and a backend rendered at the last reload, read by the mocked HAProxy after a change, finds its list too
+ * (its servers are then named by the very strings the manager's diff holds).
  */
 export class ServedMemo {
   private endpoints: readonly Endpoint[] | null = null;
   private served: ServedEndpoint[] = [];
   /** The endpoint each entry of `served` was made from. */
   private sources: Endpoint[] = [];
+  /** The list before: the one a reload rendered is usually the last or the one before it. */
+  private previousEndpoints: readonly Endpoint[] | null = null;
+  private previousServed: ServedEndpoint[] = [];
 
   of(service: string, endpoints: readonly Endpoint[]): readonly ServedEndpoint[] {
     if (endpoints === this.endpoints) return this.served;
+    if (endpoints === this.previousEndpoints) return this.previousServed;
+    const sources: Endpoint[] = [];
+    const out = this.build(service, endpoints, sources);
+    this.previousEndpoints = this.endpoints;
+    this.previousServed = this.served;
+    this.endpoints = endpoints;
+    this.served = out;
+    this.sources = sources;
+    return out;
+  }
+
+  /** The same answer as `of`, without remembering this list: for readers of older lists (a rendered backend). */
+  peek(service: string, endpoints: readonly Endpoint[]): readonly ServedEndpoint[] {
+    if (endpoints === this.endpoints) return this.served;
+    if (endpoints === this.previousEndpoints) return this.previousServed;
+    return this.build(service, endpoints, []);
+  }
+
+  /** The list served for `endpoints`, reusing the last list's entries; each entry's endpoint goes to `sources`. */
+  private build(service: string, endpoints: readonly Endpoint[], sources: Endpoint[]): ServedEndpoint[] {
     const prevServed = this.served;
     const prevSources = this.sources;
     const out: ServedEndpoint[] = [];
-    const sources: Endpoint[] = [];
     let seen: Set<string> | undefined;
     let cursor = 0;
     for (const e of endpoints) {
@@ -142,11 +166,13 @@ export class ServedMemo {
       out.push(entry);
       sources.push(e);
     }
-    this.endpoints = endpoints;
-    this.served = out;
-    this.sources = sources;
     return out;
   }
+}
+
+/** Served endpoints by service, for a renderer that shares them with a config manager (see ServedMemo). */
+export interface ServedSource {
+  servedOf(serviceKey: string, service: string, endpoints: readonly Endpoint[]): readonly ServedEndpoint[];
 }
 
 /** The previous entry made from an endpoint identical to `e`: first where the last one matched left off. */

@@ -1,7 +1,7 @@
 import type { Endpoint } from '../endpoint.ts';
 import type { Route } from '../route.ts';
 import type { Balance, BackendConfig, ServerConfig } from './config-model.ts';
-import { isTrue, md5Hex, preferPortOf, routingKeyName, servedEndpoints, servedForRoute } from './names.ts';
+import { isTrue, md5Hex, preferPortOf, routingKeyName, servedEndpoints, servedForRoute, type ServedEndpoint, type ServedSource } from './names.ts';
 
 /**
  * What a reload writes, modelled on images/router/haproxy/conf/haproxy-config.template: one backend per
@@ -23,6 +23,8 @@ export interface RenderOptions {
   manager?: 'none' | 'slots' | 'add-del';
   /** ROUTER_ALLOW_WILDCARD_ROUTES. */
   allowWildcardRoutes?: boolean;
+  /** Where a config manager keeps each service's served endpoints: servers are then named by its strings. */
+  served?: ServedSource;
 }
 
 /** The template's placeholder address of every dynamic slot (`server-template … 172.4.0.4:8765`). */
@@ -117,8 +119,8 @@ export function backendShape(route: Route, name: string, manager: 'none' | 'slot
  * before anything (the mock, a cfg writer) looks at them. Endpoint lists are never mutated, so holding one
  * is a snapshot.
  */
-export function backendWithEndpoints(shape: BackendShape, endpoints: readonly Endpoint[]): BackendConfig {
-  return new RenderedBackend(shape, endpoints);
+export function backendWithEndpoints(shape: BackendShape, endpoints: readonly Endpoint[], served?: ServedSource, serviceKey = ''): BackendConfig {
+  return new RenderedBackend(shape, endpoints, served, serviceKey);
 }
 
 class RenderedBackend implements BackendConfig {
@@ -131,8 +133,10 @@ class RenderedBackend implements BackendConfig {
   #shape: BackendShape;
   #endpoints: readonly Endpoint[];
   #servers: ServerConfig[] | undefined;
+  #served: ServedSource | undefined;
+  #serviceKey: string;
 
-  constructor(shape: BackendShape, endpoints: readonly Endpoint[]) {
+  constructor(shape: BackendShape, endpoints: readonly Endpoint[], served: ServedSource | undefined, serviceKey: string) {
     this.name = shape.name;
     this.mode = shape.mode;
     this.balance = shape.balance;
@@ -142,16 +146,22 @@ class RenderedBackend implements BackendConfig {
     if (shape.dynamicCookieKey !== undefined) self.dynamicCookieKey = shape.dynamicCookieKey;
     this.#shape = shape;
     this.#endpoints = endpoints;
+    this.#served = served;
+    this.#serviceKey = serviceKey;
   }
 
   get servers(): ServerConfig[] {
-    this.#servers ??= serversOf(this.#shape, this.#endpoints);
+    if (this.#servers === undefined) {
+      const shape = this.#shape;
+      const served = this.#served === undefined ? servedEndpoints(shape.service, this.#endpoints) : this.#served.servedOf(this.#serviceKey, shape.service, this.#endpoints);
+      this.#servers = serversOf(shape, served);
+    }
     return this.#servers;
   }
 }
 
-function serversOf(shape: BackendShape, endpoints: readonly Endpoint[]): ServerConfig[] {
-  const served = servedForRoute(servedEndpoints(shape.service, endpoints), shape.preferPort);
+function serversOf(shape: BackendShape, all: readonly ServedEndpoint[]): ServerConfig[] {
+  const served = servedForRoute(all, shape.preferPort);
   // One service per route: with endpoints it is the single active service unit, whose weight the router
   // reduces to 1 (calculateServiceWeights); without endpoints it has no weight entry and no servers.
   const weight = 1;

@@ -65,7 +65,7 @@ export class DcmAddDelStrategy implements RouterStrategy {
 
   constructor(private readonly opts: DcmAddDelOptions = {}) {
     this.pool = new BlueprintPool(opts.blueprintPoolSize ?? 10, opts.customBlueprints ?? []);
-    this.renderer = new ConfigRenderer({ maxDynamicServers: 0, manager: 'add-del', allowWildcardRoutes: opts.allowWildcardRoutes === true });
+    this.renderer = new ConfigRenderer({ maxDynamicServers: 0, manager: 'add-del', allowWildcardRoutes: opts.allowWildcardRoutes === true, served: this.index });
   }
 
   onChange(change: StateChange, state: RouterState, ctx: StrategyContext): RuntimeProgram | void {

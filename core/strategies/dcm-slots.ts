@@ -70,7 +70,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
   constructor(private readonly opts: DcmSlotsOptions) {
     if (!(opts.maxDynamicServers >= 1)) throw new Error('dcm-slots needs maxDynamicServers >= 1');
     this.pool = new BlueprintPool(opts.blueprintPoolSize, opts.customBlueprints ?? []);
-    this.renderer = new ConfigRenderer({ maxDynamicServers: opts.maxDynamicServers, manager: 'slots', allowWildcardRoutes: opts.allowWildcardRoutes === true });
+    this.renderer = new ConfigRenderer({ maxDynamicServers: opts.maxDynamicServers, manager: 'slots', allowWildcardRoutes: opts.allowWildcardRoutes === true, served: this.index });
   }
 
   onChange(change: StateChange, state: RouterState, ctx: StrategyContext): RuntimeProgram | void {

@@ -1,6 +1,6 @@
 import type { Endpoint } from '../endpoint.ts';
 import { isReady } from '../endpoint.ts';
-import { ServedMemo, servedEndpoints, type ServedEndpoint } from '../haproxy/names.ts';
+import { ServedMemo, servedEndpoints, type ServedEndpoint, type ServedSource } from '../haproxy/names.ts';
 import { routeKey, serviceKey, type Route } from '../route.ts';
 import type { RouterState } from '../router-state.ts';
 
@@ -14,9 +14,10 @@ export interface ServiceRecord {
 /**
  * Which routes use a service (the router's ServiceAliasAssociations), kept in route-key order because the
  * router visits them in Go map order and we need one deterministic order. Each service has one record, so
- * an endpoint event finds its routes and its served endpoints with one lookup.
+ * an endpoint event finds its routes and its served endpoints with one lookup. The strategy's renderer
+ * reads served endpoints from here too (ServedSource), so both name a server with one string.
  */
-export class ServiceIndex {
+export class ServiceIndex implements ServedSource {
   private readonly byService = new Map<string, ServiceRecord>();
 
   rebuild(state: RouterState): void {
@@ -60,6 +61,11 @@ export class ServiceIndex {
   /** The service's record by `serviceKey(namespace, service)`; undefined when no route uses it. */
   recordOf(key: string): ServiceRecord | undefined {
     return this.byService.get(key);
+  }
+
+  servedOf(serviceKey: string, service: string, endpoints: readonly Endpoint[]): readonly ServedEndpoint[] {
+    const rec = this.byService.get(serviceKey);
+    return rec === undefined ? servedEndpoints(service, endpoints) : rec.served.peek(service, endpoints);
   }
 }
 
