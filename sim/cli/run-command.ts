@@ -27,6 +27,7 @@ import { baselineFile, readBaseline } from './baseline-files.ts';
 import { EXIT } from './exit-codes.ts';
 import { explainSettings, explanationsJson, renderExplanations } from './explain-settings.ts';
 import { outputDirNames } from './output-dir-names.ts';
+import { earlierOutputs, removeStale, RUN_FILES, type EarlierOutputs } from './reused-out-dir.ts';
 import { withStderrProgress } from './run-progress.ts';
 import type { TraceName } from '../output/records.ts';
 import { collectList, collectSet, collectTrace, parseSeed, TRACE_HELP } from './scenario-options.ts';
@@ -60,7 +61,7 @@ export function registerRunCommand(program: Command): Command {
     .option('--env <NAME=VALUE>', "a router environment variable, parsed as the router does (ROUTER_MAX_DYNAMIC_SERVERS=3; repeatable)", collectList)
     .option('--router-deployment <file>', 'take router settings from a Deployment manifest (oc get deploy/router-default -o yaml)')
     .option('--budget <expr>', "an extra budget, e.g. 'reloads.total<=2' (repeatable)", collectList)
-    .option('--out <dir>', 'write report.json, output.jsonl, summary.md, junit.xml and report.html here')
+    .option('--out <dir>', 'write report.json, output.jsonl, summary.md, junit.xml and report.html here (several inputs: index.html and a directory per input); a reused directory may hold only an earlier run\'s outputs, which are replaced, the stale ones removed')
     .option('--baseline <path>', 'compare with a baseline report.json (or a directory of <scenario>/report.json); regressions fail')
     .option('--tolerance <metric=pct>', "allowed regression for a metric that can fail the comparison: relative, e.g. failover.latencyMs.p99=5%, or absolute, e.g. reloads.total=2 (repeatable)", collectList)
     .option('--trace <what>', TRACE_HELP, collectTrace)
@@ -109,6 +110,9 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
     if (!single) files.forEach((_, i) => checkOutDir(dirOf(i)!));
     checkOutputFiles([join(opts.out, 'summary.md'), join(opts.out, 'junit.xml'), ...(single ? [] : [join(opts.out, 'index.html')]), ...files.flatMap((_, i) => RUN_FILES.map((f) => join(dirOf(i)!, f)))]);
   }
+  // A reused directory: an earlier run's outputs are replaced, and what it wrote that this run does not is
+  // removed afterwards; anything else in it is refused now, before any run.
+  const earlier: EarlierOutputs | undefined = opts.out === undefined ? undefined : earlierOutputs(opts.out);
   const createdDirs: string[] = [];
   let tasks: RunTask[];
   try {
@@ -190,6 +194,8 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
     writeFileAtomic(join(opts.out, 'junit.xml'), renderJUnit(outcomes));
     // Several runs: a page that leads to each one's report.html.
     if (!single) writeFileAtomic(join(opts.out, 'index.html'), renderIndexHtml(outcomes, names));
+    const html = done[0]!.timeline !== null ? ['report.html'] : [];
+    removeStale(earlier!, new Set(single ? ['output.jsonl', 'report.json', ...html, 'summary.md', 'junit.xml'] : ['summary.md', 'junit.xml', 'index.html', ...names]));
   }
   const stepSummary = process.env['GITHUB_STEP_SUMMARY'];
   if (stepSummary) {
@@ -350,9 +356,6 @@ function loadBaselines(path: string, inputs: readonly RunInput[], names: readonl
     return report === undefined ? undefined : { file, report };
   });
 }
-
-/** The files a run writes in its directory. */
-const RUN_FILES = ['output.jsonl', 'report.json', 'report.html'] as const;
 
 /**
  * The report as the command shows and writes it: with a baseline, the comparison and its verdict, and a

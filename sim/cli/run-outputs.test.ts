@@ -82,6 +82,31 @@ describe('run --json has one shape whatever the number of inputs', () => {
   });
 });
 
+describe('a reused --out keeps no stale files', () => {
+  it("replaces an earlier run's outputs and removes those this run does not write; refuses a foreign file", () => {
+    const out = join(dir, 'reused');
+    // Two inputs first: both headers name the scenario "web", so their directories are web and web-2.
+    expect(cli('run', twoChanges, fourChanges, '--out', out).code).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(['index.html', 'junit.xml', 'summary.md', 'web', 'web-2']);
+    // A kill during a later run would have left a partial log.
+    writeFileSync(join(out, 'output.jsonl.partial'), '{"partial":');
+    // Then one input into the same directory: its files at the top, the earlier layout gone.
+    const one = cli('run', fourChanges, '--out', out);
+    expect(one.code, one.err).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(['junit.xml', 'output.jsonl', 'report.html', 'report.json', 'summary.md']);
+    // reload-always on four.jsonl: 1 + 4 = 5 reloads, the new run's.
+    expect(JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')).reloads.total).toBe(5);
+    // A file of the user's: refused before running (exit 2), naming the directory and the file; nothing changes.
+    writeFileSync(join(out, 'notes.txt'), 'mine\n');
+    const before = readFileSync(join(out, 'report.json'), 'utf8');
+    const refused = cli('run', twoChanges, '--out', out);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain(`routerbench: ${out}: holds 'notes.txt', which routerbench did not write`);
+    expect(readdirSync(out).sort()).toEqual(['junit.xml', 'notes.txt', 'output.jsonl', 'report.html', 'report.json', 'summary.md']);
+    expect(readFileSync(join(out, 'report.json'), 'utf8')).toBe(before);
+  });
+});
+
 describe('run --out refuses what is in the way before running', () => {
   it.each(['report.json', 'output.jsonl', 'summary.md'])('a directory at %s: exit 2 naming it, nothing written', (name) => {
     const out = join(dir, `in-the-way-${name}`);
