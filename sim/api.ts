@@ -25,7 +25,7 @@ export type { Settings } from './settings.ts';
 export type { OutputHeader, OutputRecord } from './output/records.ts';
 export type { Report, BudgetResult, ReportWarning, FailoverIncident, LatencySummaryMs, BaselineSection } from '../reports/report.ts';
 export { evaluateBudgets, parseBudget, knownMetricPaths, metricAt, BudgetSyntaxError, BUILTIN_BUDGETS, type Budget } from '../reports/budgets.ts';
-export { InputError } from './eventlog/input-error.ts';
+export { InputError, InputErrors } from './eventlog/input-error.ts';
 
 export interface RunOptions {
   /** Write the run's output log (v1 JSONL, what `routerbench report` reads) to this file. */

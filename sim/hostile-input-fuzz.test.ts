@@ -7,7 +7,7 @@ import { projectReport } from '../reports/project-report.ts';
 import { writeEventLogFile } from './cli/event-log-writer.ts';
 import { readEventLogFile } from './eventlog/event-log-reader.ts';
 import { MESSAGE_MAX_CHARS } from './eventlog/excerpt.ts';
-import { InputError } from './eventlog/input-error.ts';
+import { InputError, InputErrors, MAX_REPORTED_PROBLEMS } from './eventlog/input-error.ts';
 import { importWatch } from './import/import-watch.ts';
 import { loadRunInput } from './load-input.ts';
 import { readOutputLog } from './output/output-log-reader.ts';
@@ -36,9 +36,15 @@ function refusedOrRead(fn: () => void): void {
     fn();
   } catch (err) {
     if (!(err instanceof InputError)) throw err;
-    // The location and the field come on top of the bounded excerpt of the detail.
-    expect(err.message.length).toBeLessThan(MESSAGE_MAX_CHARS + 600);
-    expect(err.message).not.toMatch(/[\n\r\u0000]/);
+    // One line per problem: several only from InputErrors, and at most MAX_REPORTED_PROBLEMS and a count.
+    const lines = err.message.split('\n');
+    if (lines.length > 1) expect(err).toBeInstanceOf(InputErrors);
+    expect(lines.length).toBeLessThanOrEqual(MAX_REPORTED_PROBLEMS + 1);
+    for (const line of lines) {
+      // The location and the field come on top of the bounded excerpt of the detail.
+      expect(line.length).toBeLessThan(MESSAGE_MAX_CHARS + 600);
+      expect(line).not.toMatch(/[\r\u0000]/);
+    }
   }
 }
 

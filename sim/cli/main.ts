@@ -36,7 +36,8 @@ async function exitCodeFor(err: unknown): Promise<number> {
   // Loaded only now: the error classes' modules are not needed on the way to a verdict.
   const [{ InputError }, { BudgetSyntaxError }, { CfgParseError }] = await Promise.all([import('../eventlog/input-error.ts'), import('../../reports/budgets.ts'), import('../haproxy/cfg-parser.ts')]);
   if (err instanceof InputError || err instanceof BudgetSyntaxError || err instanceof CfgParseError) {
-    process.stderr.write(`routerbench: ${err.message}\n`);
+    // Several problems (InputErrors) are a line each, each prefixed, so that each reads (and annotates) alone.
+    process.stderr.write(err.message.split('\n').map((line) => `routerbench: ${line}\n`).join(''));
     return EXIT.input;
   }
   const pathError = userPathError(err);

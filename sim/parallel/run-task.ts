@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { createTimelineProjection, type Timeline } from '../../reports/timeline.ts';
 import type { Report } from '../../reports/report.ts';
-import { InputError } from '../eventlog/input-error.ts';
+import { InputError, InputErrors } from '../eventlog/input-error.ts';
 import { loadRunInput, type InputOverrides } from '../load-input.ts';
 import { JsonlFileSink, nullSink } from '../output/output-sink.ts';
 import type { TraceName } from '../output/records.ts';
@@ -25,11 +25,19 @@ export function partialLogOf(task: RunTask): string | undefined {
 }
 
 /** The user's input error as data: a class does not survive the thread boundary, its fields do. */
-export type InputErrorData = { ok: false; kind: 'input'; file: string; detail: string; line?: number; field?: string; column?: number };
+export type InputErrorData = { ok: false; kind: 'input'; file: string; detail: string; line?: number; field?: string; column?: number; problems?: InputErrorData[] };
 
 export function inputErrorData(err: InputError): InputErrorData {
   const { file, detail, line, field, column } = err;
-  return { ok: false, kind: 'input', file, detail, line, field, column };
+  const data: InputErrorData = { ok: false, kind: 'input', file, detail, line, field, column };
+  // Several problems at once (InputErrors): each crosses as data too.
+  if (err instanceof InputErrors) data.problems = err.problems.map(inputErrorData);
+  return data;
+}
+
+function inputErrorFrom(r: InputErrorData): InputError {
+  if (r.problems !== undefined) return new InputErrors(r.problems.map(inputErrorFrom));
+  return new InputError(r.file, r.detail, r.line, r.field, r.column);
 }
 
 /** A file the run could not read or write (ENOENT, EACCES, ENOSPC, …): the user's environment, not a bug. */
@@ -71,7 +79,7 @@ export function runTask(task: RunTask, observers: readonly RecordObserver[] = []
 
 /** The error a failed task stands for, rebuilt on this side of the thread boundary. */
 export function taskError(r: Extract<RunTaskResult, { ok: false }>): Error {
-  if (r.kind === 'input') return new InputError(r.file, r.detail, r.line, r.field, r.column);
+  if (r.kind === 'input') return inputErrorFrom(r);
   // An errno error again, so that the CLI reports it as the user's (exit 2), naming the path.
   if (r.kind === 'path') return Object.assign(new Error(r.message), { code: r.code, path: r.path, ...(r.syscall !== undefined && { syscall: r.syscall }) });
   return new Error(r.message);

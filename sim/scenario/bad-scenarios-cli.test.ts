@@ -43,3 +43,19 @@ test('bad scenarios from every stage exit 2 with one located message and write n
   });
   expect(readdirSync(dir).filter((f) => f.startsWith('out-'))).toEqual([]);
 }, 120_000);
+
+test('a scenario with three mistakes: exit 2, a located line for each, nothing written', async () => {
+  const file = join(dir, 'three-mistakes.yaml');
+  // seed's value at line 2 column 7; the unknown key at line 4 column 3; the event type at line 6 column 20
+  // ("  - { at: 0, type: " is 19 characters).
+  writeFileSync(file, ['name: three', 'seed: abc', 'router:', '  maxDynamicServer: 4', 'events:', '  - { at: 0, type: route.upsertt }', ''].join('\n'));
+  const r = await run(['run', file, '--out', join(dir, 'out-three')]);
+  expect(r.code).toBe(2);
+  const lines = r.stderr.trimEnd().split('\n');
+  expect(lines.map((l) => /^routerbench: (.+?):(\d+):(\d+): field '([^']+)'/.exec(l)?.slice(1))).toEqual([
+    [file, '2', '7', 'seed'],
+    [file, '4', '3', 'router.maxDynamicServer'],
+    [file, '6', '20', 'events[0].type'],
+  ]);
+  expect(readdirSync(dir).filter((f) => f.startsWith('out-'))).toEqual([]);
+}, 60_000);

@@ -33,7 +33,8 @@ export const BAD_SCENARIOS: Array<[string, string, number, number, string | unde
   // Aliases that expand without bound ("billion laughs"): the message points at the first alias.
   ['a YAML alias bomb', `a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\nevents: []\n`, 2, 8, undefined, /YAML: Excessive alias count/],
   ['a !!binary scenario name', `name: !!binary aGVsbG8=\nevents: []\n`, 1, 16, 'name', /expected string, got binary data \(a !!binary value\)/],
-  ['a node in two partition groups', `events:\n  - { at: 0, type: network.partition, groups: [[a, b], [b]] }\n`, 2, 57, 'events[0].groups[1][0]', /node 'b' is in groups\[0\] and groups\[1\]; a node is in one group/],
+  // With a cluster of a and b: the duplicate is the file's one mistake (with none, the missing cluster is another).
+  ['a node in two partition groups', `cluster: { nodes: [{ name: a, ip: 10.0.0.1 }, { name: b, ip: 10.0.0.2 }], ipfailover: { virtualIps: 10.0.0.100 } }\nevents:\n  - { at: 0, type: network.partition, groups: [[a, b], [b]] }\n`, 3, 57, 'events[0].groups[1][0]', /node 'b' is in groups\[0\] and groups\[1\]; a node is in one group/],
   // Kubernetes names: a namespace is a DNS-1123 label, an object's name a DNS-1123 subdomain.
   ['a namespace with a slash', `events:\n  - { at: 0, type: route.delete, namespace: "shop/x", name: r }\n`, 2, 45, 'events[0].namespace', /DNS-1123 label .*; got "shop\/x"/],
   ['a service name with a space', `events:\n  - { at: 0, type: endpoints.delete, namespace: a, service: "web shop" }\n`, 2, 61, 'events[0].service', /DNS-1123 subdomain .*; got "web shop"/],

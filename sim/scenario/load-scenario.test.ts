@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { InputEvent } from '../../core/events.ts';
+import { InputErrors, MAX_REPORTED_PROBLEMS } from '../eventlog/input-error.ts';
 import { SimSettingsSchema } from '../settings.ts';
 import { BAD_SCENARIOS as BAD } from './bad-scenarios.ts';
 import { inputErrorOf } from '../testing/input-error-of.ts';
@@ -184,5 +185,62 @@ describe('bad scenario files: one clear error each', () => {
 
   test('parseScenario names the given file', () => {
     expect(errorOf(() => parseScenario('seed: x\n', 'inline.yaml')).message).toMatch(/^inline\.yaml:1:7: field 'seed'/);
+  });
+});
+
+describe('a scenario file with several mistakes: all of them at once', () => {
+  test('three mistakes: each named at its file:line:col and key, in file order, one InputErrors', () => {
+    const file = write(
+      [
+        'name: three', // line 1
+        'seed: abc', // line 2: "seed: " is 6 characters, the value at column 7
+        'router:', // line 3
+        '  maxDynamicServer: 4', // line 4: the key at column 3
+        'events:', // line 5
+        '  - { at: 0, type: route.upsertt }', // line 6: "  - { at: 0, type: " is 19 characters, the type at 20
+      ].join('\n'),
+    );
+    const err = errorOf(() => loadScenario(file));
+    expect(err).toBeInstanceOf(InputErrors);
+    expect((err as InputErrors).problems).toHaveLength(3);
+    const lines = err.message.split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toBe(`${file}:2:7: field 'seed': expected number, got string "abc"`);
+    expect(lines[1]).toMatch(new RegExp(`^${file}:4:3: field 'router.maxDynamicServer': unknown key 'maxDynamicServer' \\(did you mean 'maxDynamicServers'\\?\\)`));
+    expect(lines[2]).toMatch(new RegExp(`^${file}:6:20: field 'events\\[0\\].type': unknown event type "route.upsertt"`));
+    // The error's own fields are the first problem's, as a single InputError's would be.
+    expect({ line: err.line, column: err.column, field: err.field }).toEqual({ line: 2, column: 7, field: 'seed' });
+  });
+
+  test('two bad events in a list and two unknown keys in one mapping are four problems', () => {
+    const file = write(['events:', '  - { at: 0, type: route.delete, namespace: a }', '  - { at: 1, type: nope }', 'budget: {}', 'extra: 1'].join('\n'));
+    const err = errorOf(() => loadScenario(file)) as InputErrors;
+    // route.delete needs a name (line 2, the event's mapping at column 5); "  - { at: 1, type: " is 19
+    // characters (line 3); then each top-level key at column 1.
+    expect(err.problems.map((p) => [p.line, p.column, p.field])).toEqual([
+      [2, 5, 'events[0].name'],
+      [3, 20, 'events[1].type'],
+      [4, 1, 'budget'],
+      [5, 1, 'extra'],
+    ]);
+  });
+
+  test('several YAML syntax errors are each located', () => {
+    // A tab at the start of lines 2 and 4: YAML allows no tab in indentation.
+    const file = write('name: x\n\tseed: 1\nevents: []\n\tsim: {}\n');
+    const err = errorOf(() => loadScenario(file));
+    const located = err.message.split('\n').map((l) => /^[^:]+:(\d+):(\d+): YAML: Tabs are not allowed/.exec(l)?.slice(1, 3).join(':'));
+    expect(located.filter((x) => x !== undefined)).toEqual(['2:1', '4:1']);
+  });
+
+  test(`past ${MAX_REPORTED_PROBLEMS} problems, the first ${MAX_REPORTED_PROBLEMS} and how many more`, () => {
+    // 25 unknown top-level keys k0..k24, one a line.
+    const file = write(Array.from({ length: 25 }, (_, i) => `k${i}: 1`).join('\n') + '\nevents: []\n');
+    const err = errorOf(() => loadScenario(file)) as InputErrors;
+    expect(err.problems).toHaveLength(25);
+    const lines = err.message.split('\n');
+    expect(lines).toHaveLength(MAX_REPORTED_PROBLEMS + 1);
+    expect(lines[MAX_REPORTED_PROBLEMS - 1]).toMatch(new RegExp(`^${file}:20:1: field 'k19': unknown key 'k19'`));
+    expect(lines[MAX_REPORTED_PROBLEMS]).toBe(`${file}: and 5 more problems (the first ${MAX_REPORTED_PROBLEMS} are shown)`);
   });
 });

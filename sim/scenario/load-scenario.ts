@@ -5,7 +5,7 @@ import type { InputEvent } from '../../core/events.ts';
 import { parseBudget } from '../../reports/budgets.ts';
 import type { ClusterConfig } from '../cluster/cluster-schema.ts';
 import { readEventLogFile, readEventLogHeader } from '../eventlog/event-log-reader.ts';
-import { InputError } from '../eventlog/input-error.ts';
+import { InputError, inputErrorOf } from '../eventlog/input-error.ts';
 import { readInputFile } from '../eventlog/regular-file.ts';
 import { notUtf8 } from '../eventlog/utf8.ts';
 import { expandGenerators } from '../generate/expand.ts';
@@ -118,10 +118,14 @@ function validated(text: string, file: string): Validated {
   if (lastValidated !== undefined && lastValidated.text === text) return lastValidated;
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  const yamlError = doc.errors[0];
-  if (yamlError !== undefined) {
-    const pos = lines.linePos(yamlError.pos[0]);
-    throw new InputError(file, yamlErrorMessage(yamlError), pos.line, undefined, pos.col);
+  if (doc.errors.length > 0) {
+    // Every syntax error the parser found, each at its place (it goes on after one where it can).
+    throw inputErrorOf(
+      doc.errors.map((e) => {
+        const pos = lines.linePos(e.pos[0]);
+        return new InputError(file, yamlErrorMessage(e), pos.line, undefined, pos.col);
+      }),
+    );
   }
   let raw: unknown;
   try {

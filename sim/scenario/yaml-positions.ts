@@ -2,7 +2,7 @@ import { isMap, isPair, isScalar, isSeq, type Document, type LineCounter, type N
 import type { z } from 'zod';
 import { closestName } from '../../core/closest-name.ts';
 import { fieldName, type Path } from '../eventlog/field-name.ts';
-import { InputError } from '../eventlog/input-error.ts';
+import { InputError, inputErrorOf } from '../eventlog/input-error.ts';
 
 /**
  * Line and column (1-based) of the node at `path` in a YAML document; with `atKey`, of the mapping key
@@ -63,6 +63,18 @@ export function explainIssue(issue: Issue, root: unknown): Issue {
   return explainIssue({ ...inner, path: [...issue.path, ...inner.path] } as Issue, root);
 }
 
+/**
+ * Every issue that explains a failure: as explainIssue, but a union's fitting branch gives all its issues
+ * (a list of events with two bad events: both), each explained in turn.
+ */
+export function explainIssues(issue: Issue, root: unknown): Issue[] {
+  const first = explainIssue(issue, root);
+  if (issue.code !== 'invalid_union' || first === issue || first.code === 'invalid_value') return [first];
+  const fits = issue.errors.filter((branch) => !branch.some((e) => e.path.length === 0 && e.code === 'invalid_type'));
+  if (fits.length === 0) return [first];
+  return fits[0]!.flatMap((inner) => explainIssues({ ...inner, path: [...issue.path, ...inner.path] } as Issue, root));
+}
+
 function describe(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'a list';
@@ -85,7 +97,10 @@ export function valueAt(root: unknown, path: Path): unknown {
   return v;
 }
 
-/** One readable InputError for the first zod issue, located in the YAML source. */
+/**
+ * One readable InputError for every zod issue, each located in the YAML source (InputErrors when there are
+ * several: all the file's mistakes at once, in file order, up to MAX_REPORTED_PROBLEMS).
+ */
 export function issueToInputError(
   error: z.ZodError,
   root: unknown,
@@ -94,7 +109,14 @@ export function issueToInputError(
   lines: LineCounter,
   jsonSchema?: unknown,
 ): InputError {
-  const issue = explainIssue(error.issues[0]!, root);
+  const problems = error.issues.flatMap((i) => explainIssues(i, root)).flatMap((issue) =>
+    // Each unknown key is a mistake of its own, at its own line.
+    issue.code === 'unrecognized_keys' ? issue.keys.map((key) => locateIssue({ ...issue, keys: [key] }, root, file, doc, lines, jsonSchema)) : [locateIssue(issue, root, file, doc, lines, jsonSchema)],
+  );
+  return inputErrorOf(problems);
+}
+
+function locateIssue(issue: Issue, root: unknown, file: string, doc: Document, lines: LineCounter, jsonSchema: unknown): InputError {
   let path: PropertyKey[] = [...issue.path];
   let atKey = false;
   let message = issue.message;
