@@ -8,7 +8,8 @@
  * ports; see partitionSteps) until `network.heal`, makes a tracked script fail at `script.fail` (each script
  * tests a flag file, created then, removed at `script.recover`), takes the node's carrier away at `link.down`
  * (its bridge port goes down) until `link.up`, rewrites a node's keepalived.conf with the new priority and
- * sends SIGHUP at `keepalived.reload`, and prints, in seconds from the start, every advert
+ * sends SIGHUP at `keepalived.reload` (priority only), kills keepalived at `keepalived.crash` (SIGKILL, the host
+ * runs on) and starts it at `keepalived.restart`, and prints, in seconds from the start, every advert
  * and every burst of gratuitous ARPs seen on the bridge and every VIP added or removed, then each node's last log lines. Other events of the
  * scenario are not applied.
  *
@@ -36,7 +37,7 @@ import { benchCommand, parseBenchArgs } from './lib/cli.ts';
 const cli = parseBenchArgs(
   benchCommand(
     'keepalived-timeline.ts',
-    'a scenario\'s VRRP cluster on real keepalived in network namespaces (needs root, iproute2, keepalived, python3), with its node.join, node.stall, network.partition and network.heal events; other events are not applied',
+    'a scenario\'s VRRP cluster on real keepalived in network namespaces (needs root, iproute2, keepalived, python3), with its node.join, node.stall, network.partition, network.heal, link, script and keepalived.crash/restart/reload (priority) events; other events are not applied',
     'in seconds from the start, every advert and every burst of gratuitous ARPs seen on the bridge and every VIP added or removed; then each node\'s last log lines; exit 2 when real keepalived cannot run here',
   )
     .argument('<scenario>', 'a scenario file with a cluster')
@@ -123,7 +124,13 @@ try {
     ...partitionSteps(events),
     ...events.flatMap((e) =>
       e.type === 'keepalived.reload'
-        ? [{ atS: e.at / 1000, text: `${e.node}: keepalived reloads with priority ${e.priority}`, act: () => cluster.reload(e.node, confOf(e.node, { priority: e.priority })) }]
+        ? e.instances !== undefined
+          ? (() => {
+              throw new Error('keepalived-timeline: a keepalived.reload with new VIP lists is not rendered yet (priority only)');
+            })()
+          : [{ atS: e.at / 1000, text: `${e.node}: keepalived reloads with priority ${e.priority}`, act: () => cluster.reload(e.node, confOf(e.node, { priority: e.priority })) }]
+        : e.type === 'keepalived.crash' || e.type === 'keepalived.restart'
+        ? [{ atS: e.at / 1000, text: `${e.node}: keepalived ${e.type === 'keepalived.crash' ? 'killed (SIGKILL)' : 'restarts'}`, act: () => (e.type === 'keepalived.crash' ? cluster.crash(e.node) : cluster.start(e.node)) }]
         : e.type === 'link.down' || e.type === 'link.up'
         ? [{ atS: e.at / 1000, text: `${e.node}: carrier ${e.type === 'link.down' ? 'lost' : 'back'}`, act: () => (e.type === 'link.down' ? cluster.carrierDown(e.node) : cluster.carrierUp(e.node)) }]
         : e.type === 'script.fail' || e.type === 'script.recover'

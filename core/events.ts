@@ -24,8 +24,17 @@ export type InputEvent =
    * keepalived, told by the kernel, puts its instances in FAULT; `link.up` restores both.
    */
   | { at: number; type: 'link.down' | 'link.up'; node: string }
-  /** The node's keepalived reloads its configuration (SIGHUP) with a new `priority` on every instance. */
-  | { at: number; type: 'keepalived.reload'; node: string; priority: number }
+  /**
+   * The node's keepalived process dies (SIGKILL, OOM kill) while the host runs on: no priority-0 advert, and
+   * nothing removes the VIPs it held, which stay on the interface (stale) until keepalived starts again
+   * (`keepalived.restart`, which removes them first) or the host goes. Distinct from `node.fail`, a host loss.
+   */
+  | { at: number; type: 'keepalived.crash' | 'keepalived.restart'; node: string }
+  /**
+   * The node's keepalived reloads its configuration (SIGHUP): a new base `priority` on every instance, and/or
+   * new `virtual_ipaddress` lists for some of its instances (by `vrid`).
+   */
+  | { at: number; type: 'keepalived.reload'; node: string; priority?: number; instances?: KeepalivedReloadInstance[] }
   /**
    * A node (its keepalived) joins the cluster with this primary IP. Its keepalived.conf may set its own
    * `priority` on every instance (else the instance's or the cluster's default, or ipfailover's draw) and its
@@ -42,6 +51,12 @@ export type InputEvent =
    */
   | { at: number; type: 'network.partition'; groups: string[][]; oneWay?: boolean }
   | { at: number; type: 'network.heal' };
+
+/** One instance's VIPs after a keepalived.reload: the whole new `virtual_ipaddress` list, in order. */
+export interface KeepalivedReloadInstance {
+  vrid: number;
+  vips: string[];
+}
 
 export type InputEventType = InputEvent['type'];
 
@@ -61,6 +76,8 @@ export const INPUT_EVENT_TYPES: readonly InputEventType[] = [
   'script.recover',
   'link.down',
   'link.up',
+  'keepalived.crash',
+  'keepalived.restart',
   'keepalived.reload',
   'node.join',
   'node.leave',

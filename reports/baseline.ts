@@ -41,6 +41,7 @@ const COMPARED: ReadonlyArray<readonly [string, Direction]> = [
   ['failover.vipUnavailableMs', 'lower-is-better'],
   ['failover.blackholeMs', 'lower-is-better'],
   ['failover.splitBrainMs', 'lower-is-better'],
+  ['failover.staleVipMs', 'lower-is-better'],
   ['failover.flaps', 'lower-is-better'],
   ['invariants.violations', 'lower-is-better'],
   ['events', 'neutral'],
@@ -80,11 +81,13 @@ export function compareWithBaseline(report: Report, baseline: Report, tolerances
   if (report.strategy !== baseline.strategy) warnings.push(`baseline used strategy ${baseline.strategy}, this run ${report.strategy}`);
 
   const reasons = [...new Set([...Object.keys(baseline.reloads.requests), ...Object.keys(report.reloads.requests)])].sort();
-  // A baseline made before failover.blackholeMs existed never measured it: not a figure to regress from.
+  // A baseline made before a figure existed never measured it: not a figure to regress from.
   const unmeasured = new Set<string>();
-  if (typeof (baseline.failover as { blackholeMs?: unknown }).blackholeMs !== 'number') {
-    unmeasured.add('failover.blackholeMs');
-    warnings.push('the baseline has no failover.blackholeMs (made before that figure existed); not compared');
+  for (const key of ['blackholeMs', 'staleVipMs'] as const) {
+    if (typeof (baseline.failover as Partial<Record<typeof key, unknown>>)[key] !== 'number') {
+      unmeasured.add(`failover.${key}`);
+      warnings.push(`the baseline has no failover.${key} (made before that figure existed); not compared`);
+    }
   }
   const metrics: Array<readonly [string, Direction]> = [
     ...COMPARED.slice(0, 2),

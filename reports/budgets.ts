@@ -50,6 +50,7 @@ const NUMERIC_PATHS = [
   'failover.latencyMs.max',
   'failover.vipUnavailableMs',
   'failover.blackholeMs',
+  'failover.staleVipMs',
   'failover.splitBrainMs',
   'failover.flaps',
   // VRRP traffic, VIP spread and unicast exposure (all 0 when the run has no cluster).

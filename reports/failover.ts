@@ -30,13 +30,20 @@ import type { FailoverIncident, FailoverOwner, Report } from './report.ts';
  * - blackholeMs: summed over VIPs, time the VIP has live masters but none with a serving router
  *   (router.fail → router.recover on that node): clients reach the VIP and get no answer.
  * - splitBrainMs: summed over VIPs, time with two or more live masters.
+ * - staleVipMs: summed over VIPs, time a VIP held by a live master was also still on the interface of a
+ *   node whose keepalived crashed as its master (keepalived.crash leaves it there; keepalived removes it as it
+ *   starts): two hosts answer ARP for it. The new master's gratuitous ARPs win the neighbours' caches, so
+ *   traffic goes there, but a neighbour that asks again may be answered by the stale copy. Between the crash
+ *   and the takeover the stale copy still takes the traffic (the host and its router run on): that time is
+ *   not vipUnavailableMs (it is blackholeMs if that router is down). A keepalived.crash of a master opens a
+ *   takeover incident like node.fail, and keepalived.restart may preempt like node.recover.
  * - flaps: MASTER → BACKUP transitions.
  * - owners: each VIP's live masters at the end.
  * Without windows (no cluster section known) nothing is dropped for lateness. A joiner's own preempt_delay
  * (its vrrp.membership record) widens the windows from then on, its own preemption's included.
  */
-const TAKEOVER_FAULTS = new Set(['node.fail', 'node.shutdown', 'node.leave', 'node.stall', 'router.fail', 'script.fail', 'link.down']);
-const RECOVERIES = new Set(['node.recover', 'router.recover', 'script.recover', 'link.up', 'node.join']);
+const TAKEOVER_FAULTS = new Set(['node.fail', 'node.shutdown', 'node.leave', 'node.stall', 'router.fail', 'script.fail', 'link.down', 'keepalived.crash']);
+const RECOVERIES = new Set(['node.recover', 'router.recover', 'script.recover', 'link.up', 'node.join', 'keepalived.restart']);
 
 interface VipAcc {
   vrid: number;
@@ -46,6 +53,9 @@ interface VipAcc {
   unavailableUs: number;
   splitUs: number;
   blackholeUs: number;
+  /** Nodes whose crashed keepalived left the VIP on their interface (vrrp.address stale, until removed). */
+  stale: Set<string>;
+  staleUs: number;
 }
 
 interface Claim {
@@ -119,16 +129,20 @@ export function createFailoverProjection(cluster?: ClusterConfig): { add(r: Outp
           k++;
           if (!routerDown.has(m)) serving++;
         }
-      if (k === 0 && v.hadMaster) v.unavailableUs += dt;
+      // With no live master a stale copy still takes the traffic that the neighbours' ARP caches send it.
+      let staleServing = 0;
+      for (const n of v.stale) if (!routerDown.has(n)) staleServing++;
+      if (k === 0 && v.stale.size === 0 && v.hadMaster) v.unavailableUs += dt;
       if (k >= 2) v.splitUs += dt;
-      if (k >= 1 && serving === 0) v.blackholeUs += dt;
+      if (k >= 1 ? serving === 0 : v.stale.size > 0 && staleServing === 0) v.blackholeUs += dt;
+      if (k >= 1 && v.stale.size > 0) v.staleUs += dt;
     }
     v.lastUs = nowUs;
   };
   const vipAcc = (vip: string, vrid: number, atUs: number): VipAcc => {
     let v = vips.get(vip);
     if (!v) {
-      v = { vrid, masters: new Set(), lastUs: atUs, hadMaster: false, unavailableUs: 0, splitUs: 0, blackholeUs: 0 };
+      v = { vrid, masters: new Set(), lastUs: atUs, hadMaster: false, unavailableUs: 0, splitUs: 0, blackholeUs: 0, stale: new Set(), staleUs: 0 };
       vips.set(vip, v);
     }
     return v;
@@ -292,7 +306,7 @@ export function createFailoverProjection(cluster?: ClusterConfig): { add(r: Outp
           const untilUs = r.atUs + windowFor(windows, r.event);
           const wasRouterDown = routerDown.has(r.subject);
           if (r.event === 'router.fail' || r.event === 'router.recover') {
-            for (const v of vips.values()) if (v.masters.has(r.subject)) account(v, r.atUs);
+            for (const v of vips.values()) if (v.masters.has(r.subject) || v.stale.has(r.subject)) account(v, r.atUs);
             if (r.event === 'router.fail') routerDown.add(r.subject);
             else routerDown.delete(r.subject);
           }
@@ -317,12 +331,28 @@ export function createFailoverProjection(cluster?: ClusterConfig): { add(r: Outp
             // Only a node that was down comes back (a recover of a running node changes nothing); a handover
             // from a live master, not the initial election.
             // (script.recover and link.up leave keepalived running: they always open one.)
-            if (r.event === 'router.recover' ? !wasRouterDown : (r.event === 'node.recover' || r.event === 'node.join') && live.get(r.subject) === true) return;
+            if (r.event === 'router.recover' ? !wasRouterDown : (r.event === 'node.recover' || r.event === 'node.join' || r.event === 'keepalived.restart') && live.get(r.subject) === true) return;
             for (const [vip, v] of vips)
               if (v.masters.size > 0 && !v.masters.has(r.subject)) {
                 settleClaims(vip);
                 openIncident({ kind: 'preempt', atUs: r.atUs, fault: r.event, vip, oldMaster: [...v.masters].sort()[0] ?? null, excluded: new Set(v.masters), wanted: r.subject, untilUs, claims: [], claimedAtUs: -1 });
               }
+          }
+          return;
+        }
+        case 'vrrp.address': {
+          const v = vipAcc(r.vip, r.vrid, r.atUs);
+          account(v, r.atUs);
+          if (r.change === 'stale') v.stale.add(r.node);
+          else if (r.change === 'added') {
+            v.masters.add(r.node);
+            v.hadMaster = true;
+          } else {
+            v.stale.delete(r.node);
+            v.masters.delete(r.node);
+            // A VIP a reload took off its master is retired by configuration, not down: not counted unavailable
+            // until a node holds it again.
+            if (r.cause === 'keepalived.reload' && v.masters.size === 0) v.hadMaster = false;
           }
           return;
         }
@@ -356,6 +386,7 @@ export function createFailoverProjection(cluster?: ClusterConfig): { add(r: Outp
       let unavailableUs = 0;
       let splitUs = 0;
       let blackholeUs = 0;
+      let staleUs = 0;
       const mastersByNode: Record<string, number> = {};
       for (const n of [...nodes].sort()) mastersByNode[n] = 0;
       const owners: FailoverOwner[] = [];
@@ -364,6 +395,7 @@ export function createFailoverProjection(cluster?: ClusterConfig): { add(r: Outp
         unavailableUs += v.unavailableUs;
         splitUs += v.splitUs;
         blackholeUs += v.blackholeUs;
+        staleUs += v.staleUs;
         const masters = [...v.masters].filter(isLive).sort();
         for (const m of masters) mastersByNode[m] = (mastersByNode[m] ?? 0) + 1;
         owners.push({ vip, vrid: v.vrid, masters });
@@ -388,6 +420,7 @@ export function createFailoverProjection(cluster?: ClusterConfig): { add(r: Outp
         latencyMs: { p50: quantile(lat, 0.5), p95: quantile(lat, 0.95), p99: quantile(lat, 0.99), max: lat.length ? lat[lat.length - 1]! : null },
         vipUnavailableMs: unavailableUs / 1000,
         blackholeMs: blackholeUs / 1000,
+        staleVipMs: staleUs / 1000,
         splitBrainMs: splitUs / 1000,
         flaps,
         list,

@@ -17,6 +17,7 @@ export function sampleReport(over: Partial<Report> = {}): Report {
       latencyMs: { p50: 3100, p95: 3900, p99: 3990, max: 4000 },
       vipUnavailableMs: 7100,
       blackholeMs: 0,
+      staleVipMs: 0,
       splitBrainMs: 0,
       flaps: 0,
       list: [

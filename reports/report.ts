@@ -100,6 +100,11 @@ export interface Report {
      */
     blackholeMs: number;
     splitBrainMs: number;
+    /**
+     * Time (summed over VIPs) a VIP held by a live master was still also on the interface of a node whose
+     * keepalived crashed as master (a stale copy: two hosts answer ARP for it).
+     */
+    staleVipMs: number;
     /** Times a master was demoted to BACKUP by a higher-priority advert (bounces; one per preemption). */
     flaps: number;
     list: FailoverIncident[];

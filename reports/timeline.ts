@@ -53,6 +53,8 @@ const FAULT_EVENTS: ReadonlySet<InputEventType> = new Set<InputEventType>([
   'script.recover',
   'link.down',
   'link.up',
+  'keepalived.crash',
+  'keepalived.restart',
   'keepalived.reload',
   'network.partition',
   'network.heal',

@@ -164,7 +164,7 @@ function faultsTable(t: Timeline): string {
   return `<h2>Faults</h2>\n<table><thead><tr><th>Time (s)</th><th>Event</th></tr></thead><tbody>\n${rows}\n</tbody></table>`;
 }
 
-/** The outage figures side by side: no master, a master without a router (black hole), two masters. */
+/** The outage figures side by side: no master, a master without a router (black hole), two masters, a stale copy. */
 function failoverFigures(o: ScenarioOutcome): string {
   const f = o.report.failover;
   if ((f.owners ?? []).length === 0) return '';
@@ -173,6 +173,7 @@ function failoverFigures(o: ScenarioOutcome): string {
     row('No live master (failover.vipUnavailableMs)', f.vipUnavailableMs),
     row('Master with no serving router: traffic black-holed (failover.blackholeMs)', f.blackholeMs),
     row('Two or more masters (failover.splitBrainMs)', f.splitBrainMs),
+    row('A stale copy left by a crashed keepalived beside the master (failover.staleVipMs)', f.staleVipMs ?? 0),
   ].join('\n')}\n</tbody></table>`;
 }
 

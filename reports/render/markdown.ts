@@ -33,7 +33,7 @@ function scenarioSection(o: ScenarioOutcome): string[] {
   const out = [
     `### ${ok ? '✅' : '❌'} ${cell(r.scenario)} — ${cell(r.strategy)}, seed ${r.seed}${o.file === undefined ? '' : ` (\`${o.file.replace(/`/g, "'")}\`)`}`,
     '',
-    `${plural(r.events, 'event')}, ${formatNumber(r.simulatedMs / 1000)} s simulated, ${plural(r.reloads.total, 'reload')}, ${failover}${r.failover.blackholeMs > 0 ? `, traffic black-holed ${formatNumber(r.failover.blackholeMs)} ms` : ''}`,
+    `${plural(r.events, 'event')}, ${formatNumber(r.simulatedMs / 1000)} s simulated, ${plural(r.reloads.total, 'reload')}, ${failover}${r.failover.blackholeMs > 0 ? `, traffic black-holed ${formatNumber(r.failover.blackholeMs)} ms` : ''}${(r.failover.staleVipMs ?? 0) > 0 ? `, stale VIP beside its master ${formatNumber(r.failover.staleVipMs)} ms` : ''}`,
     '',
     withBaseline ? '| Metric | Budget | Actual | Δ vs baseline | Verdict |' : '| Metric | Budget | Actual | Verdict |',
     withBaseline ? '|---|---|---:|---:|---|' : '|---|---|---:|---|',

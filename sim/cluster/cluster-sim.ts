@@ -4,6 +4,7 @@ import { Network } from '../network/network.ts';
 import type { OutputRecord } from '../output/records.ts';
 import type { RandomStreams } from '../random-streams.ts';
 import { msToUs, type Scheduler } from '../scheduler.ts';
+import type { NodeRt } from '../vrrp/instance.ts';
 import { VrrpWorld, type VrrpCounters } from '../vrrp/vrrp-world.ts';
 import { vipsOf } from '../../core/vrrp/instance-spec.ts';
 import type { ClusterConfig } from './cluster-schema.ts';
@@ -63,10 +64,17 @@ export class ClusterSim {
     }
     switch (e.type) {
       case 'node.fail':
-        if (node) w.crashNode(node, e.type);
+        if (node) w.clearStale(node, e.type), w.crashNode(node, e.type);
         return;
       case 'node.shutdown':
-        if (node) w.shutdownNode(node, e.type);
+        if (node) w.clearStale(node, e.type), w.shutdownNode(node, e.type);
+        return;
+      case 'keepalived.crash':
+        if (node && !w.crashKeepalived(node, e.type)) this.emit({ atUs: this.scheduler.nowUs, type: 'warning', message: `${e.type}: keepalived is not running on '${e.node}'; ignored` });
+        return;
+      case 'keepalived.restart':
+        if (node?.alive || node?.member === false) this.emit({ atUs: this.scheduler.nowUs, type: 'warning', message: `${e.type}: ${node.alive ? 'keepalived already runs' : 'left the cluster'} on '${e.node}'; ignored` });
+        else if (node) w.startNode(node, e.type);
         return;
       case 'node.recover':
         if (node) w.startNode(node, e.type);
@@ -82,7 +90,7 @@ export class ClusterSim {
         }
         return;
       case 'keepalived.reload':
-        if (node) w.reloadNode(node, e.priority, e.type);
+        if (node) this.reload(node, e);
         return;
       case 'link.down':
       case 'link.up':
@@ -158,10 +166,35 @@ export class ClusterSim {
     w.startNode(node, 'node.join');
   }
 
+  /**
+   * keepalived.reload: a new priority and/or new VIP lists. What the node's keepalived.conf could not say is a
+   * warning and left out: a vrid the node runs no instance of, a VIP that is a node's address or another of
+   * the node's instances' VIP.
+   */
+  private reload(node: NodeRt, e: Extract<InputEvent, { type: 'keepalived.reload' }>): void {
+    const w = this.world;
+    const warn = (message: string): void => this.emit({ atUs: this.scheduler.nowUs, type: 'warning', message: `keepalived.reload ${node.name}: ${message}` });
+    let vips: Map<number, readonly string[]> | undefined;
+    for (const r of e.instances ?? []) {
+      const inst = node.instances.find((i) => i?.spec.vrid === r.vrid);
+      if (inst === undefined) {
+        warn(`the node runs no instance with vrid ${r.vrid}; left out`);
+        continue;
+      }
+      const owner = w.nodes.find((n) => r.vips.includes(n.ip));
+      const other = node.instances.find((i) => i !== undefined && i !== inst && i.vips.some((v) => r.vips.includes(v)));
+      if (owner !== undefined) warn(`vrid ${r.vrid}: ${owner.ip} is node '${owner.name}''s address; left out`);
+      else if (other !== undefined) warn(`vrid ${r.vrid}: ${other.vips.find((v) => r.vips.includes(v))} is a VIP of vrid ${other.spec.vrid}; left out`);
+      else (vips ??= new Map()).set(r.vrid, [...r.vips]);
+    }
+    if (e.priority !== undefined || vips !== undefined) w.reloadNode(node, e.priority, vips, e.type);
+  }
+
   /** A node leaves: keepalived stops gracefully; unicast peers keep sending to it until regenerated. */
   private leave(name: string): void {
     const w = this.world;
     const node = w.byName.get(name)!;
+    w.clearStale(node, 'node.leave');
     w.shutdownNode(node, 'node.leave');
     node.member = false;
     this.emit({ atUs: this.scheduler.nowUs, type: 'vrrp.membership', node: name, change: 'leave' });

@@ -78,7 +78,33 @@ export const InputEventSchema = z.discriminatedUnion('type', [
   scriptEvent('script.recover'),
   nodeEvent('link.down'),
   nodeEvent('link.up'),
-  z.object({ at, type: z.literal('keepalived.reload'), node: name, priority: z.number().int().min(1).max(255) }).strict(),
+  nodeEvent('keepalived.crash'),
+  nodeEvent('keepalived.restart'),
+  z
+    .object({
+      at,
+      type: z.literal('keepalived.reload'),
+      node: name,
+      priority: z.number().int().min(1).max(255).optional(),
+      instances: z
+        .array(z.object({ vrid: z.number().int().min(1).max(255), vips: z.array(z.ipv4()).min(1) }).strict())
+        .min(1)
+        .optional(),
+    })
+    .strict()
+    .superRefine((e, ctx) => {
+      if (e.priority === undefined && e.instances === undefined) ctx.addIssue({ code: 'custom', path: ['priority'], message: 'a reload changes a priority or instances\' VIPs: give priority, instances or both' });
+      const vrids = new Set<number>();
+      e.instances?.forEach((inst, i) => {
+        if (vrids.has(inst.vrid)) ctx.addIssue({ code: 'custom', path: ['instances', i, 'vrid'], message: `vrid ${inst.vrid} is listed twice` });
+        vrids.add(inst.vrid);
+        const seen = new Set<string>();
+        inst.vips.forEach((v, j) => {
+          if (seen.has(v)) ctx.addIssue({ code: 'custom', path: ['instances', i, 'vips', j], message: `${v} is listed twice` });
+          seen.add(v);
+        });
+      });
+    }),
   z
     .object({
       at,

@@ -71,14 +71,27 @@ export function looksValidRecord(raw: unknown): raw is OutputRecord {
       if (typeof r['node'] !== 'string' || !count(r['vrid']) || typeof r['vip'] !== 'string') return false;
       const reason = r['reason'];
       if (reason === undefined) return hasOnly(r, 5) && typed(r, 'vrrp.garp');
-      return (reason === 'master' || reason === 'repeat' || reason === 'lower-prio') && hasOnly(r, 6) && typed(r, 'vrrp.garp');
+      return (reason === 'master' || reason === 'repeat' || reason === 'lower-prio' || reason === 'reload') && hasOnly(r, 6) && typed(r, 'vrrp.garp');
     }
     case 'vrrp.node':
       return typeof r['node'] === 'string' && typeof r['live'] === 'boolean' && typeof r['cause'] === 'string' && hasOnly(r, 5) && typed(r, 'vrrp.node');
     case 'vrrp.membership': {
       const change = r['change'];
       if (typeof r['node'] !== 'string' || (change !== 'join' && change !== 'leave' && change !== 'peers-updated')) return false;
-      return optionalString(r, 'ip', 4) && typed(r, 'vrrp.membership');
+      // A join's own settings (priority 1..255, preempt, preemptDelayMs), each optional.
+      let n = 4;
+      const priority = r['priority'];
+      if (priority !== undefined && !(typeof priority === 'number' && Number.isInteger(priority) && priority >= 1 && priority <= 255 && n++)) return false;
+      const preempt = r['preempt'];
+      if (preempt !== undefined && !(typeof preempt === 'boolean' && n++)) return false;
+      const delay = r['preemptDelayMs'];
+      if (delay !== undefined && !(count(delay) && n++)) return false;
+      return optionalString(r, 'ip', n) && typed(r, 'vrrp.membership');
+    }
+    case 'vrrp.address': {
+      const change = r['change'];
+      if (typeof r['node'] !== 'string' || !count(r['vrid']) || typeof r['vip'] !== 'string' || typeof r['cause'] !== 'string') return false;
+      return (change === 'added' || change === 'removed' || change === 'stale') && hasOnly(r, 7) && typed(r, 'vrrp.address');
     }
     case 'vrrp.exposure':
       return typeof r['node'] === 'string' && typeof r['open'] === 'boolean' && count(r['vips']) && hasOnly(r, 5) && typed(r, 'vrrp.exposure');

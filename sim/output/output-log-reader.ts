@@ -54,9 +54,10 @@ export const RecordSchema = z.discriminatedUnion('type', [
     node: z.string(),
     vrid: count,
     vip: z.string(),
-    reason: z.enum(['master', 'repeat', 'lower-prio']).optional(),
+    reason: z.enum(['master', 'repeat', 'lower-prio', 'reload']).optional(),
   }),
   z.strictObject({ atUs: time, type: z.literal('vrrp.node'), node: z.string(), live: z.boolean(), cause: z.string() }),
+  z.strictObject({ atUs: time, type: z.literal('vrrp.address'), node: z.string(), vrid: count, vip: z.string(), change: z.enum(['added', 'removed', 'stale']), cause: z.string() }),
   z.strictObject({
     atUs: time,
     type: z.literal('vrrp.membership'),

@@ -46,7 +46,8 @@ export type TraceName = (typeof TRACE_NAMES)[number];
 export type RuntimeOutcome = 'ok' | 'refused' | 'reset' | 'timeout';
 
 export type VrrpStateName = 'INIT' | 'BACKUP' | 'MASTER' | 'FAULT';
-export type VrrpGarpReason = 'master' | 'repeat' | 'lower-prio';
+/** `reload`: a master whose VIPs a keepalived.reload changed announces all of them (no takeover). */
+export type VrrpGarpReason = 'master' | 'repeat' | 'lower-prio' | 'reload';
 
 export type OutputRecord =
   /** An input event was applied (subject: `ns/name`, `ns/service` or the node). */
@@ -75,6 +76,13 @@ export type OutputRecord =
   | { atUs: number; type: 'vrrp.garp'; node: string; vrid: number; vip: string; reason?: VrrpGarpReason }
   /** A node's keepalived can (live) or cannot (crashed, stopped, stalled, left) act; a stalled master still believes it is master. */
   | { atUs: number; type: 'vrrp.node'; node: string; live: boolean; cause: string }
+  /**
+   * A VIP put on or taken off a node's interface without a state change: `stale`, left behind by a
+   * keepalived that crashed as master (the host still answers ARP for it; nothing advertises it);
+   * `removed`, gone (keepalived removes it as it starts, a host loss takes it, a reload dropped it);
+   * `added`, a reload gave a master's instance a new VIP.
+   */
+  | { atUs: number; type: 'vrrp.address'; node: string; vrid: number; vip: string; change: 'added' | 'removed' | 'stale'; cause: string }
   /**
    * Membership: a node joined or left, or the others' unicast peer lists were regenerated to match. A join
    * carries the joiner's own `priority`, `preempt` and `preemptDelayMs` when its node.join event set them

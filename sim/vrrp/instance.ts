@@ -31,6 +31,13 @@ export interface NodeRt {
   epoch: number;
   /** Adverts that reached the node while it was stalled: its socket queue (read by releaseHeld). */
   held: HeldAdvert[];
+  /** VIPs a crashed keepalived left on the interface (keepalived.crash of a master), until it starts again. */
+  stale: StaleVip[];
+}
+
+export interface StaleVip {
+  vrid: number;
+  vip: string;
 }
 
 /** An advert queued in a stalled node's socket. */
@@ -61,8 +68,10 @@ export interface InstanceRt {
   node: NodeRt;
   vipIndex: number;
   spec: VrrpInstanceSpec;
-  /** vipsOf(spec), made once. */
+  /** vipsOf(spec), made once; a keepalived.reload may give the node's instance another list. */
   vips: readonly string[];
+  /** Bumped by a reload: the delayed GARP bursts armed before it do not fire. */
+  garpEpoch: number;
   snap: VrrpSnapshot;
   /** snap.context, mutated in place by the fast paths (see core/vrrp/fast-path.ts). */
   ctx: VrrpContext;
@@ -117,6 +126,7 @@ export function newNodeRt(id: number, name: string, ip: string, cluster: Resolve
     peers: null,
     epoch: 0,
     held: [],
+    stale: [],
   };
   primeDoubleFields(node, ['stalledUntilUs']);
   cluster.instances.forEach((spec, vi) => {
@@ -146,6 +156,7 @@ function newInstanceRt(node: NodeRt, vi: number, spec: VrrpInstanceSpec, cluster
     vipIndex: vi,
     spec,
     vips: vipsOf(spec),
+    garpEpoch: 0,
     snap,
     ctx: snap.context,
     state: 'INIT',

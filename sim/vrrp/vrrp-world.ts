@@ -8,7 +8,7 @@ import type { OutputRecord } from '../output/records.ts';
 import type { RandomStreams } from '../random-streams.ts';
 import type { Scheduler } from '../scheduler.ts';
 import { GroupedDownTimers } from './down-timers.ts';
-import { newNodeRt, type Advert, type InstanceRt, type NodeRt } from './instance.ts';
+import { newNodeRt, type Advert, type InstanceRt, type NodeRt, type StaleVip } from './instance.ts';
 import { PRIME_US, primeDoubleFields } from './prime-doubles.ts';
 import { holdAdvert, takeHeld } from './stalled-socket.ts';
 import { priorityView, TrackedScripts } from './tracked-scripts.ts';
@@ -84,6 +84,7 @@ export class VrrpWorld {
   /** Start keepalived on a node: run every script once, then START each instance with its effective priority. */
   startNode(node: NodeRt, cause: string): void {
     if (node.alive || !node.member) return;
+    if (node.stale.length > 0) this.clearStale(node, cause);
     node.alive = true;
     node.stalledUntilUs = 0;
     // keepalived reads the interface's state as it starts.
@@ -119,6 +120,34 @@ export class VrrpWorld {
     const now = this.sched.nowUs;
     for (const inst of node.instances) if (inst) this.step(inst, { type: 'CRASH', nowUs: now }, cause);
     this.stopNode(node, cause);
+  }
+
+  /**
+   * keepalived.crash: the process dies as in crashNode (no priority-0 advert), but the host runs on, so the
+   * VIPs of its master instances stay on the interface (keepalived 2.2.7, SIGKILL in network namespaces:
+   * no address removed; the backup added its own copy on its down timer). False when keepalived was not running.
+   */
+  crashKeepalived(node: NodeRt, cause: string): boolean {
+    if (!node.alive) return false;
+    const left: StaleVip[] = [];
+    for (const inst of node.instances) if (inst?.state === 'MASTER') for (const vip of inst.vips) left.push({ vrid: inst.spec.vrid, vip });
+    this.crashNode(node, cause);
+    const now = this.sched.nowUs;
+    for (const s of left) {
+      node.stale.push(s);
+      this.emit({ atUs: now, type: 'vrrp.address', node: node.name, vrid: s.vrid, vip: s.vip, change: 'stale', cause });
+    }
+    return true;
+  }
+
+  /**
+   * The stale VIPs go: keepalived removes every VIP of its instances as it starts ("removing VIPs", 16 ms
+   * after the start on keepalived 2.2.7), and a host that is lost or shut down takes them with it.
+   */
+  clearStale(node: NodeRt, cause: string): void {
+    const now = this.sched.nowUs;
+    for (const s of node.stale) this.emit({ atUs: now, type: 'vrrp.address', node: node.name, vrid: s.vrid, vip: s.vip, change: 'removed', cause });
+    node.stale.length = 0;
   }
 
   /** node.shutdown / node.leave: masters resign with a priority-0 advert, then keepalived stops. */
@@ -178,27 +207,35 @@ export class VrrpWorld {
   }
 
   /**
-   * keepalived.reload: the node's keepalived rereads its configuration (SIGHUP) with a new base priority on
-   * every instance. As keepalived 2.2.7 does it (measured in network namespaces): a master sends one last
-   * advert with its old priority, then one with the new, and restarts its advert timer; a backup restarts
-   * its down timer from the reload with its new priority (3A + Skew); a backup or master keeps its state.
-   * A node whose keepalived is not running takes the priority at its next start.
+   * keepalived.reload: the node's keepalived rereads its configuration (SIGHUP): a new base priority on every
+   * instance (`priority`), new VIP lists for some (`vips` by vrid), or both. As keepalived 2.2.7 does it
+   * (measured in network namespaces): a master sends one last advert with its old priority, then one with the
+   * new, and restarts its advert timer; a backup restarts its down timer from the reload with its new
+   * priority (3A + Skew); every instance keeps its state. A reload drops the delayed GARP bursts still
+   * pending (thread teardown: the garp_master_delay repeat never came). A master whose VIPs changed removes
+   * the dropped ones, adds the new ones and sends one GARP burst for all its VIPs ("setting VIPs"), with no
+   * delayed repeat; a backup only takes the new list for when it becomes master. A node whose keepalived is
+   * not running takes the new settings at its next start.
    */
-  reloadNode(node: NodeRt, priority: number, cause: string): void {
+  reloadNode(node: NodeRt, priority: number | undefined, vips: ReadonlyMap<number, readonly string[]> | undefined, cause: string): void {
     const apply = (): void => {
       const now = this.sched.nowUs;
       for (const inst of node.instances) {
         if (!inst) continue;
+        const newVips = vips?.get(inst.spec.vrid);
         if (!node.alive) {
-          inst.ctx.basePriority = priority;
+          if (priority !== undefined) inst.ctx.basePriority = priority;
+          if (newVips !== undefined) inst.vips = newVips;
           continue;
         }
         this.settle(inst, now);
+        inst.garpEpoch++;
         const wasMaster = inst.state === 'MASTER';
         if (wasMaster) this.step(inst, { type: 'ADVERT_TIMER', nowUs: now }, cause);
-        inst.ctx.basePriority = priority;
+        if (priority !== undefined) inst.ctx.basePriority = priority;
         const view = priorityView(inst);
         if (view.priority !== inst.ctx.priority) this.step(inst, { type: 'SET_PRIORITY', nowUs: now, priority: view.priority }, cause);
+        if (newVips !== undefined) this.replaceVips(inst, newVips, now, cause);
         if (wasMaster && inst.state === 'MASTER') {
           this.step(inst, { type: 'ADVERT_TIMER', nowUs: now }, cause);
         } else if (inst.state === 'BACKUP') {
@@ -210,6 +247,27 @@ export class VrrpWorld {
     // A stalled keepalived handles the signal when it runs again.
     if (node.alive) this.fireNodeTimer(node, node.epoch, apply);
     else apply();
+  }
+
+  /** A reload's new VIP list for an instance; a master changes its interface and announces every VIP it holds. */
+  private replaceVips(inst: InstanceRt, vips: readonly string[], now: number, cause: string): void {
+    const old = inst.vips;
+    inst.vips = vips;
+    if (inst.state !== 'MASTER') return;
+    const node = inst.node.name;
+    const vrid = inst.spec.vrid;
+    let changed = false;
+    for (const vip of old)
+      if (!vips.includes(vip)) {
+        changed = true;
+        this.emit({ atUs: now, type: 'vrrp.address', node, vrid, vip, change: 'removed', cause });
+      }
+    for (const vip of vips)
+      if (!old.includes(vip)) {
+        changed = true;
+        this.emit({ atUs: now, type: 'vrrp.address', node, vrid, vip, change: 'added', cause });
+      }
+    if (changed) for (const vip of vips) this.emit({ atUs: now, type: 'vrrp.garp', node, vrid, vip, reason: 'reload' });
   }
 
   /** FAULT or not, as the instance's scripts and the node's link say. */
@@ -389,8 +447,9 @@ export class VrrpWorld {
 
   /** A delayed GARP burst: each is its own timer (thread_add_timer), none replaces another. */
   private armGarp(inst: InstanceRt, atUs: number): void {
+    const garpEpoch = inst.garpEpoch;
     this.nodeTimer(inst.node, atUs, inst.node.epoch, () => {
-      if (inst.state === 'MASTER') this.step(inst, { type: 'GARP_TIMER', nowUs: this.sched.nowUs }, 'garp-repeat');
+      if (inst.state === 'MASTER' && inst.garpEpoch === garpEpoch) this.step(inst, { type: 'GARP_TIMER', nowUs: this.sched.nowUs }, 'garp-repeat');
     });
   }
 
