@@ -94,7 +94,7 @@ export function renderSweepHtml(input: SweepPageInput): string {
 <p>Reproduce: <code>${h(input.reproduce)}</code></p>
 ${envSection(d.env)}${recommendationSection(input)}
 <h2>Reloads against ${h(sweepChartData(input).xKey)}</h2>
-<p class="muted">Mean reloads across seeds, one line per setting of the other axes (each its own colour, dash and point shape; numeric x values drawn slightly apart so that equal lines stay visible), with the ${formatNumber(d.ciLevel * 100)}% confidence interval of the mean as a band.</p>
+<p class="muted">Mean reloads across seeds${d.grid.length > 1 ? ', one line per setting of the other axes (each its own colour, dash and point shape; numeric x values drawn slightly apart so that equal lines stay visible)' : ''}, with the ${formatNumber(d.ciLevel * 100)}% confidence interval of the mean as a band.</p>
 <div class="chart"><canvas id="reloads-chart" role="img" aria-label="Reloads against the swept setting"></canvas></div>
 <h2>Memory cost of pre-allocation</h2>
 <p class="muted">${formatNumber(d.cost.perBackendBytes)} bytes per pool backend and ${formatNumber(d.cost.perServerBytes)} bytes per empty slot server (docs/sweeps.md).</p>
