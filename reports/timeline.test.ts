@@ -68,3 +68,26 @@ test('VIPs beyond the cap are counted, not drawn', () => {
   expect(t.vips).toHaveLength(24);
   expect(t.vipsDropped).toBe(6);
 });
+
+test('a master that is not live holds nothing: a stall shows as no master, then the new master, not as split brain', () => {
+  // vrrp-stall-flap's records: infra-1 master, stalled at 60 s (still MASTER in its own state), infra-2
+  // takes over at 63.023735 s, infra-1 runs again at 65 s and its advert sends infra-2 back 217 µs later.
+  const vs = (atUs: number, node: string, from: 'BACKUP' | 'MASTER', to: 'BACKUP' | 'MASTER'): OutputRecord => ({ atUs, type: 'vrrp.state', node, vrid: 51, vip: 'v', from, to, priority: 100 });
+  const t = projectTimeline([
+    vs(3_414_062, 'infra-1', 'BACKUP', 'MASTER'),
+    { atUs: 60_000_000, type: 'vrrp.node', node: 'infra-1', live: false, cause: 'node.stall' },
+    vs(63_023_735, 'infra-2', 'BACKUP', 'MASTER'),
+    { atUs: 65_000_000, type: 'vrrp.node', node: 'infra-1', live: true, cause: 'stall-end' },
+    vs(65_000_217, 'infra-2', 'MASTER', 'BACKUP'),
+    { atUs: 120_000_000, type: 'run.end', events: 1, simulatedMs: 120_000 },
+  ]);
+  expect(t.vips[0]!.segments).toEqual([
+    { fromMs: 0, toMs: 3414.062, masters: [] },
+    { fromMs: 3414.062, toMs: 60_000, masters: ['infra-1'] },
+    { fromMs: 60_000, toMs: 63_023.735, masters: [] },
+    { fromMs: 63_023.735, toMs: 65_000, masters: ['infra-2'] },
+    // 0.217 ms of two live masters: report.json's failover.splitBrainMs for this run.
+    { fromMs: 65_000, toMs: 65_000.217, masters: ['infra-1', 'infra-2'] },
+    { fromMs: 65_000.217, toMs: 120_000, masters: ['infra-1'] },
+  ]);
+});

@@ -16,7 +16,11 @@ export interface TimelineMarker {
   endMs?: number | null;
 }
 
-/** Who was MASTER for a VIP from `fromMs` to `toMs`; several names means split brain, none no master. */
+/**
+ * Who was live MASTER for a VIP from `fromMs` to `toMs`; several names means split brain, none no master.
+ * A node that is not live (`vrrp.node` live false: stalled, failed) is no master even in MASTER state, as
+ * report.json's failover figures count it (reports/failover.ts).
+ */
 export interface MasterSegment {
   fromMs: number;
   toMs: number;
@@ -63,6 +67,13 @@ const FAULT_EVENTS: ReadonlySet<InputEventType> = new Set<InputEventType>([
   'node.stall',
 ] as InputEventType[]);
 
+interface VipRow {
+  masters: Set<string>;
+  shown: string;
+  segments: MasterSegment[];
+  sinceMs: number;
+}
+
 class Buckets {
   widthMs = 1000;
   counts: number[] = [];
@@ -99,7 +110,18 @@ export function createTimelineProjection() {
   const kept = { fault: 0, reload: 0 };
   let markersDropped = 0;
   const openReloads = new Map<number, TimelineMarker>();
-  const vips = new Map<string, { masters: Set<string>; segments: MasterSegment[]; sinceMs: number }>();
+  /** Per VIP: the nodes in MASTER state, and the live ones among them (what the row shows, as a key). */
+  const vips = new Map<string, VipRow>();
+  const live = new Map<string, boolean>();
+  const liveMasters = (v: VipRow): string => [...v.masters].filter((n) => live.get(n) ?? true).sort().join(',');
+  /** Closes the segment shown so far when the live masters change. */
+  const reshow = (v: VipRow, atMs: number): void => {
+    const after = liveMasters(v);
+    if (after === v.shown) return;
+    if (atMs > v.sinceMs || v.segments.length === 0) v.segments.push({ fromMs: v.sinceMs, toMs: atMs, masters: v.shown === '' ? [] : v.shown.split(',') });
+    v.shown = after;
+    v.sinceMs = atMs;
+  };
   const droppedVips = new Set<string>();
   let lastMs = 0;
 
@@ -143,19 +165,19 @@ export function createTimelineProjection() {
               droppedVips.add(r.vip);
               return;
             }
-            v = { masters: new Set(), segments: [], sinceMs: 0 };
+            v = { masters: new Set(), shown: '', segments: [], sinceMs: 0 };
             vips.set(r.vip, v);
           }
-          const before = [...v.masters].sort().join(',');
           if (r.to === 'MASTER') v.masters.add(r.node);
           else if (r.from === 'MASTER') v.masters.delete(r.node);
-          const after = [...v.masters].sort().join(',');
-          if (before !== after) {
-            if (atMs > v.sinceMs || v.segments.length === 0) v.segments.push({ fromMs: v.sinceMs, toMs: atMs, masters: before === '' ? [] : before.split(',') });
-            v.sinceMs = atMs;
-          }
+          reshow(v, atMs);
           break;
         }
+        case 'vrrp.node':
+          // A stalled or failed node may still call itself MASTER: it holds nothing while it is not live.
+          live.set(r.node, r.live);
+          for (const v of vips.values()) if (v.masters.has(r.node)) reshow(v, atMs);
+          break;
         case 'run.end':
           lastMs = Math.max(lastMs, r.simulatedMs);
           break;
@@ -176,8 +198,7 @@ export function createTimelineProjection() {
         markers,
         markersDropped,
         vips: [...vips.entries()].map(([vip, v]) => {
-          const masters = [...v.masters].sort();
-          const last: MasterSegment = { fromMs: v.sinceMs, toMs: simulatedMs, masters };
+          const last: MasterSegment = { fromMs: v.sinceMs, toMs: simulatedMs, masters: v.shown === '' ? [] : v.shown.split(',') };
           return { vip, segments: [...v.segments.filter((s) => s.toMs > s.fromMs), last] };
         }),
         vipsDropped: droppedVips.size,
