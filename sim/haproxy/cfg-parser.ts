@@ -54,6 +54,8 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
   const backends: BackendConfig[] = [];
   const backendIds = new Map<string, number>();
   let proxyCount = 0;
+  const frontends: { name: string; id: number; mode: 'http' | 'tcp' }[] = [];
+  let frontend: { name: string; id: number; mode: 'http' | 'tcp' } | undefined;
   let defaultMode: 'http' | 'tcp' = 'tcp';
   // Before the first section header nothing may stand: HAProxy refuses the file (and a YAML file lands here).
   let section: Section | undefined;
@@ -85,8 +87,12 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
         } else {
           section = { kind: 'frontend' };
         }
+        // `show stat` lists a frontend (and a listen section's frontend half) by its id and mode.
+        frontend = kw === 'backend' ? undefined : { name, id: FIRST_PROXY_ID + proxyCount - 1, mode: defaultMode };
+        if (frontend !== undefined) frontends.push(frontend);
       } else {
         section = { kind: kw === 'global' ? 'global' : 'defaults' };
+        frontend = undefined;
       }
       continue;
     }
@@ -114,6 +120,7 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
       defaultMode = parseMode(words[1], fail);
       continue;
     }
+    if (frontend !== undefined && kw === 'mode') frontend.mode = parseMode(words[1], fail);
     if (section.kind !== 'backend') continue;
     const be = section.backend;
     switch (kw) {
@@ -169,7 +176,7 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
     const { alsoAt, ...rest } = m;
     layoutMaps.push(alsoAt.length > 0 ? { ...rest, file: base, alsoAt } : { ...rest, file: base });
   }
-  return { config: { backends, maps }, layout: { backendIds, maps: layoutMaps }, statsSockets };
+  return { config: { backends, maps }, layout: { backendIds, maps: layoutMaps, frontends }, statsSockets };
 }
 
 /** Words of a cfg line: blanks separate, `#` starts a comment, quotes and backslashes group. */

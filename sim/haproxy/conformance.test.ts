@@ -64,11 +64,41 @@ async function waitForSocket(socketPath: string, proc: ChildProcess, log: () => 
 
 const POINTER = /^0x[0-9a-f]+ /gm;
 
+/**
+ * `show stat` rows (129 comma-separated fields): what a running process measures and the mock does not
+ * model. Every row: the seconds since the last change (lastchg). A checked server (its chkfail is not empty):
+ * the health its status shows while the checks run (`UP 1/3` until the rise checks pass, read as `UP`), its
+ * check counters,
+ * result, code, duration, description and health, its downtime (maintenance counts) and need_conn_est (the
+ * checks' connection). A server's cookie (the dynamic one is a
+ * hash of the backend's key, the address and the port). A backend: its downtime and times it went down.
+ */
+const STAT = { chkfail: 21, chkdown: 22, lastchg: 23, downtime: 24, checkStatus: 36, checkCode: 37, checkDuration: 38, lastChk: 56, checkDesc: 65, checkHealth: 69, cookie: 74, needConnEst: 98 };
+
+function normaliseStatRow(line: string): string {
+  const f = line.split(',');
+  if (f.length < 100 || line.startsWith('# ')) return line;
+  f[STAT.lastchg] = '*';
+  if (f[1] === 'BACKEND') {
+    f[STAT.downtime] = '*';
+    f[STAT.chkdown] = '*';
+  } else if (f[1] !== 'FRONTEND') {
+    f[STAT.cookie] = '*';
+    if (f[STAT.chkfail] !== '') {
+      // `UP 1/3`, `DRAIN 1/3`: the health while the first checks run; the mock's servers have passed them.
+      f[17] = f[17]!.replace(/ [0-9]+\/[0-9]+$/, '');
+      for (const i of [STAT.chkfail, STAT.chkdown, STAT.downtime, STAT.checkStatus, STAT.checkCode, STAT.checkDuration, STAT.lastChk, STAT.checkDesc, STAT.checkHealth, STAT.needConnEst]) f[i] = '*';
+    }
+  }
+  return f.join(',');
+}
+
 /** Masks what varies between runs; server rows are recognised wherever they appear (also after a `;`). */
 function normalise(reply: string): string {
   return reply
     .replace(POINTER, '0xPTR ')
     .split('\n')
+    .map(normaliseStatRow)
     .map((line) => {
       const f = line.split(' ');
       if (f.length !== 25 || !/^[0-9]+$/.test(f[0]!)) return line;
@@ -153,6 +183,7 @@ function transcript(dir: string): Step[] {
   const P2 = `${A}/pod:app-2:app:http:127.128.0.12:8080`;
   return [
     'show backend',
+    'show stat',
     'show servers state',
     `show servers state ${A}`,
     'show servers state nosuch',
@@ -171,6 +202,18 @@ function transcript(dir: string): Step[] {
     `set server ${P2} state drain`,
     `enable server ${P2}`,
     `get weight ${P2}`,
+    // show stat over servers from the cfg (rows of servers added by `add server` are not modelled: see
+    // docs/fidelity-haproxy.md), whole and filtered by proxy, type and server id.
+    'show stat',
+    `show stat ${A} 4 -1`,
+    'show stat 5 6 2',
+    'show stat -1 1 -1',
+    'show stat be_tcp:ns2:pass 2 -1',
+    `show stat ${A} 4 99`,
+    'show stat nosuch -1 -1',
+    'show stat x y z',
+    'show stat 6',
+    'show stat 6 2',
     `set server ${P1} state ready`,
     `set server ${P1} state bogus`,
     `set server ${P1} state`,

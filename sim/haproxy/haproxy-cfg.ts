@@ -49,6 +49,8 @@ export interface CfgLayout {
   backendIds: ReadonlyMap<string, number>;
   /** Maps in id order, which is `show map`'s order. */
   maps: readonly MapLayout[];
+  /** Frontends (and listen sections) with their proxy ids and modes, for `show stat`; absent: none known. */
+  frontends?: readonly { name: string; id: number; mode: 'http' | 'tcp' }[];
 }
 
 export interface RenderOptions {
@@ -225,7 +227,12 @@ function render(config: HaproxyConfig, options: RenderOptions, withText: boolean
       if (entries !== undefined) mapFiles.set(mapPath(file), renderMapFile(entries));
     }
   }
-  return { text: lines.join('\n'), mapFiles, layout: { backendIds, maps } };
+  const frontends = [
+    { name: 'public', id: FIRST_PROXY_ID, mode: 'http' as const },
+    { name: 'public_ssl', id: FIRST_PROXY_ID + 1, mode: 'tcp' as const },
+    { name: 'fe_sni', id: FIRST_PROXY_ID + 2, mode: 'http' as const },
+  ];
+  return { text: lines.join('\n'), mapFiles, layout: { backendIds, maps, frontends } };
 }
 
 /** The layout the mock assumes when it is loaded without one: the default render of that config. */

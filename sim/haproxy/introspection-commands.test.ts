@@ -55,6 +55,9 @@ function maskInfo(reply: string): string {
   return reply
     .split('\n')
     .map((line) => {
+      // show stat: the seconds since the last change (field 23).
+      const stat = line.split(',');
+      if (stat.length > 100 && !line.startsWith('# ')) return [...stat.slice(0, 23), '*', ...stat.slice(24)].join(',');
       const typed = /^(\d+)\.([^.]+(?:\.[^.]+)*?)\.1:(\w{3}):(\w+):([^:]*)(:".*")?$/.exec(line);
       if (typed !== null) return VARYING_INFO.has(typed[2]!) ? `${typed[1]}.${typed[2]}.1:${typed[3]}:${typed[4]}:*${typed[6] ?? ''}` : line;
       const plain = /^([^:]+): ([^:]*)(:".*")?$/.exec(line);
@@ -142,9 +145,12 @@ const TITLE = 'show info, show version, get map and prompt conform to a real HAP
     if (dir !== '') rmSync(dir, { recursive: true, force: true });
   });
 
-  it('answers show info (every format), show version and get map with the same bytes, machine-dependent fields masked', async () => {
+  it('answers show info (every format), show version, show stat and get map with the same bytes, machine-dependent fields masked', async () => {
     const r = join(dir, 'r.map');
     const requests = [
+      'show stat',
+      'show stat -1 1 -1',
+      'show stat be1 -1 -1',
       'show version',
       'show info',
       'show info typed',

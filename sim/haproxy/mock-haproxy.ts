@@ -26,6 +26,7 @@ import {
 } from './map-commands.ts';
 import { checkMapValues, mapFromLayout, PointerSource, type MockMap } from './map-state.ts';
 import { DEFAULT_PROCESS_INFO, showInfo, showVersion, type ProcessCounters, type ProcessInfo } from './show-info.ts';
+import { showStat } from './show-stat.ts';
 import {
   addServer,
   addServerTo,
@@ -419,6 +420,10 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
         if (w[1] === 'map') return showMap(this, w);
         if (w[1] === 'info') return showInfo(w, this.processInfo, this.counters());
         if (w[1] === 'version') return showVersion(this.processInfo);
+        if (w[1] === 'stat') {
+          const r = this.running;
+          return showStat(w, { frontends: this.layout().frontends ?? [], backends: this.backendList, maxconn: this.processInfo.maxconn, nowS: this.clockS(), loadedAtS: r.loadedAtS });
+        }
         return undefined;
       case 'set':
         if (w[1] === 'server') return setServer(this, w);
