@@ -4,6 +4,7 @@ import { runOne } from '../run.ts';
 import type { RunInput } from '../run-input.ts';
 import { cutEndpoints } from './cut-endpoints.ts';
 import { ddmin } from './ddmin.ts';
+import { dropPairs } from './drop-pairs.ts';
 import { failureOf, sameFailure, type BaselineCheck } from './failure.ts';
 import type { PassResult, Probe } from './probe.ts';
 import { pullTimesTogether } from './pull-times.ts';
@@ -51,10 +52,11 @@ export function endpointCount(events: readonly InputEvent[]): number {
 /**
  * The input's events cut to a log that fails the same way: same budgets failed, same invariants violated,
  * same metrics regressed (settings, seed, budgets and cluster as given). Rounds of: whole events by ddmin,
- * then what is inside them (the endpoints of each `endpoints.set` by ddmin, the optional parts of each
- * event, sim/shrink/simpler-forms.ts), then the gaps between its instants pulled together; until a round
- * changes nothing after its ddmin, so the result is 1-minimal in its events and in each event's endpoints,
- * and no optional part of an event nor a millisecond of a gap can go. A log the run refuses as input (an
+ * then pairs of events that undo each other (sim/shrink/drop-pairs.ts), then what is inside them (each
+ * service's pods and each `endpoints.set`'s endpoints by ddmin, the optional parts of each event,
+ * sim/shrink/simpler-forms.ts), then the gaps between its instants pulled together; until a round changes
+ * nothing after its ddmin, so the result is 1-minimal in its events and in each event's endpoints, and no
+ * pair, optional part of an event nor millisecond of a gap can go. A log the run refuses as input (an
  * event for what the cut removed, where that is an error) counts as not failing.
  */
 export async function shrinkLog(input: RunInput, options: ShrinkOptions = {}): Promise<ShrinkResult> {
@@ -104,5 +106,5 @@ export async function shrinkLog(input: RunInput, options: ShrinkOptions = {}): P
   return { failed: true, failure, before: all.length, endpointsBefore: endpointCount(all), events: current, runs, stopped };
 }
 
-/** Inside the events, in this order: endpoints, then optional parts, then times. */
-const INNER_PASSES: ReadonlyArray<(events: InputEvent[], probe: Probe) => Promise<PassResult>> = [cutEndpoints, simplifyEvents, pullTimesTogether];
+/** After whole events, in this order: pairs of events (a fault and its recovery), endpoints, optional parts, times. */
+const INNER_PASSES: ReadonlyArray<(events: InputEvent[], probe: Probe) => Promise<PassResult>> = [dropPairs, cutEndpoints, simplifyEvents, pullTimesTogether];
