@@ -100,7 +100,8 @@ export async function shrinkLog(input: RunInput, options: ShrinkOptions = {}): P
       }
     }
     // Less inside the events can make whole events removable that were not. The rounds end: each one that
-    // changed something removed an endpoint or an optional part, shortened a stall or a gap, and none adds.
+    // changed something dropped a pair, an endpoint or an optional part, shortened a stall or a gap, and
+    // none adds.
     if (!changed) break;
   }
   return { failed: true, failure, before: all.length, endpointsBefore: endpointCount(all), events: current, runs, stopped };
