@@ -114,6 +114,15 @@ describe('routerbench sweep --env and --router-deployment', () => {
     expect(a.out).toContain('--env ROUTER_MAX_DYNAMIC_SERVERS=2');
   }, 120_000);
 
+  it('--env with a string that reads as a number (a blueprint namespace 007) keeps it a string, in the runs and their reproduce lines', () => {
+    const out = join(dir, 'env-007');
+    const r = cli('sweep', SCENARIO, ...small, '--env', 'ROUTER_BLUEPRINT_ROUTE_NAMESPACE=007', '--workers', '0', '--out', out);
+    expect(r.code, r.err).toBe(0);
+    expect(JSON.parse(read(out, 'sweep.json')).definition.env.settings).toEqual({ 'router.blueprintNamespace': '"007"' });
+    const rows = JSON.parse(read(out, 'runs.json')) as Array<{ reproduce: string }>;
+    for (const row of rows) expect(row.reproduce).toContain(`--set 'router.blueprintNamespace="007"'`);
+  }, 120_000);
+
   it('--router-deployment reads the manifest (a grid key wins over its value); its warnings print once', () => {
     const out = join(dir, 'deploy');
     const r = cli('sweep', SCENARIO, ...small, '--router-deployment', DEPLOYMENT, '--workers', '0', '--out', out);

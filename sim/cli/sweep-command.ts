@@ -8,6 +8,7 @@ import { parseGrid } from '../sweep/grid.ts';
 import { buildSweepResult } from '../sweep/outputs.ts';
 import { DEFAULT_COST_MODEL, defineSweep, parseShard, shardTasks, statisticNeeds, type Statistic, type SweepDefinition, type SweepRequest } from '../sweep/plan.ts';
 import { EXIT } from './exit-codes.ts';
+import { settingText } from '../settings.ts';
 import { explainSweep, explanationsJson, renderExplanations } from './explain-settings.ts';
 import { registerMergeCommand } from './merge-command.ts';
 import { buildOverrides } from './run-command.ts';
@@ -164,7 +165,8 @@ function sweepRouterEnv(env: string[] | undefined, deployment: string | undefine
   const settings: Record<string, string> = {};
   const sources: Record<string, string> = {};
   for (const a of layers.flatMap((l) => l.assignments)) {
-    settings[a.key] = String(a.value);
+    // As --set text that reads back as the same value: a namespace 007 stays the string, not 7.
+    settings[a.key] = settingText(a.value);
     sources[a.key] = a.source;
   }
   return { ...(deployment !== undefined && { deployment }), vars: env ?? [], settings, sources };
