@@ -120,6 +120,26 @@ describe('shrinkLog on failures other than a budget', () => {
     expectOneMinimal(input, r.events, r.failure);
   });
 
+  it('cluster events: a partition cut to one node, pulled to time 0, and its heal kept', async () => {
+    // vrrp-partition-heal: infra-1 and infra-2 cannot hear each other from 60 s to 90 s, and both are master
+    // for about 27 s (the scenario's own budgets allow that: splitBrainMs <= 28400, flaps == 1). A budget of
+    // no split brain at all fails on it.
+    const input = loadRunInput(join(import.meta.dirname, '..', '..', 'scenarios', 'vrrp-partition-heal.yaml'), { budgets: ['failover.splitBrainMs == 0'] });
+    const r = await shrinkLog(input);
+    if (!r.failed) throw new Error('the scenario passes');
+    expect(r.failure).toEqual(['budget failover.splitBrainMs == 0']);
+    // With two nodes, infra-2 alone in a group is the same partition (the nodes in no group form the other).
+    // The heal stays: without it the split brain lasts to the end, past the scenario's 28,400 ms, a second
+    // failing budget. Both pulled earlier: the partition to 0, the heal closer than the 30 s it was, to the
+    // least gap that still splits.
+    expect(r.events.map((e) => e.type)).toEqual(['network.partition', 'network.heal']);
+    expect(r.events[0]).toEqual({ at: 0, type: 'network.partition', groups: [['infra-2']] });
+    expect(r.events[1]!.at).toBeLessThan(30_000);
+    expect(failureWith(input, r.events)).toEqual(r.failure);
+    // One millisecond less for the heal, and the run passes or fails otherwise.
+    expect(failureWith(input, [r.events[0]!, { ...r.events[1]!, at: r.events[1]!.at - 1 }])).not.toEqual(r.failure);
+  });
+
   it('a baseline regression: the burst against a baseline run with slots enough, cut to the same two events', async () => {
     const plain = loadRunInput(EXAMPLE);
     const all = [...plain.events()];
