@@ -94,3 +94,16 @@ test('time axes use hours from 3 h, minutes from 3 min', () => {
   expect(timeUnitFor(180_000).name).toBe('min');
   expect(timeUnitFor(179_999).name).toBe('s');
 });
+
+test('the time before a VIP first has a master is its election, apart from a lost master', () => {
+  const vs = (atUs: number, node: string, from: 'BACKUP' | 'MASTER', to: 'BACKUP' | 'MASTER' | 'FAULT'): OutputRecord => ({ atUs, type: 'vrrp.state', node, vrid: 1, vip: 'v', from, to, priority: 100 });
+  // Elected at 3 s, lost at 6 s, b master from 9 s.
+  const t = projectTimeline([vs(3_000_000, 'a', 'BACKUP', 'MASTER'), vs(6_000_000, 'a', 'MASTER', 'FAULT'), vs(9_000_000, 'b', 'BACKUP', 'MASTER'), { atUs: 10_000_000, type: 'run.end', events: 0, simulatedMs: 10_000 }] as OutputRecord[]);
+  const sets = reportCharts([], t).timeline!.vipSets.map((s) => [s.label, s.bars.map((b) => [b.from, b.to])]);
+  expect(sets).toEqual([
+    ['first election (no master yet)', [[0, 3]]],
+    ['no master', [[6, 9]]],
+    ['master a', [[3, 6]]],
+    ['master b', [[9, 10]]],
+  ]);
+});

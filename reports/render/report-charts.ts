@@ -137,24 +137,28 @@ export function timelineChart(t: Timeline): TimelineChart | null {
     }
   }
   const vipSets: TimelineChart['vipSets'] = [];
+  // Before a VIP's first master it is being elected, not lost: report.json counts no outage there either.
+  const electing: TimelineChart['vipSets'][number] = { label: 'first election (no master yet)', colour: '#d0d7de', bars: [] };
   const none: TimelineChart['vipSets'][number] = { label: 'no master', colour: '#ffcecb', bars: [] };
   const split: TimelineChart['vipSets'][number] = { label: 'split brain (two or more masters)', colour: '#a40e26', bars: [] };
   const byNode = new Map<string, TimelineChart['vipSets'][number]>();
   for (const v of t.vips) {
     const row = `VIP ${v.vip}`;
+    let hadMaster = false;
     for (const s of v.segments) {
       let set;
-      if (s.masters.length === 0) set = none;
+      if (s.masters.length === 0) set = hadMaster ? none : electing;
       else if (s.masters.length > 1) set = split;
       else {
         const node = s.masters[0]!;
         set = byNode.get(node);
         if (set === undefined) byNode.set(node, (set = { label: `master ${node}`, colour: NODE_PALETTE[byNode.size % NODE_PALETTE.length]!, bars: [] }));
       }
-      set.bars.push({ from: at(s.fromMs), to: at(Math.max(s.toMs, s.fromMs + minW)), row, note: s.masters.join(' + ') || 'no master' });
+      hadMaster ||= s.masters.length > 0;
+      set.bars.push({ from: at(s.fromMs), to: at(Math.max(s.toMs, s.fromMs + minW)), row, note: s.masters.join(' + ') || set.label });
     }
   }
-  for (const set of [none, split, ...byNode.values()]) if (set.bars.length > 0) vipSets.push(set);
+  for (const set of [electing, none, split, ...byNode.values()]) if (set.bars.length > 0) vipSets.push(set);
   const rows = [...markerRows.map((r) => ROW_OF[r.kind]), ...t.vips.map((v) => `VIP ${v.vip}`)];
   if (rows.length === 0) return null;
   const parts = [...markerRows.map((r) => ROW_OF[r.kind]), ...(t.vips.length > 0 ? ['VIP masters'] : [])];
