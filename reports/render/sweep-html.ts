@@ -214,7 +214,7 @@ const PAGE_SCRIPT = `
   var xScale = data.xNumeric && isFinite(step)
     ? { type: 'linear', title: xTitle, min: xs[0] - step / 2, max: xs[xs.length - 1] + step / 2,
         afterBuildTicks: function (scale) { scale.ticks = xs.map(function (v) { return { value: v }; }); } }
-    : data.xNumeric ? { type: 'linear', title: xTitle } : { type: 'category', labels: data.xLabels, title: xTitle };
+    : data.xNumeric ? { type: 'linear', title: xTitle } : { type: 'category', labels: data.xLabels, title: xTitle, offset: true };
   var tooltip = { callbacks: { title: function (items) { return data.xKey + ' = ' + items[0].raw.trueX; } } };
   var legend = { labels: { usePointStyle: true, boxWidth: 10, filter: function (item, chart) { return !chart.datasets[item.datasetIndex].band; } } };
   var sets = [];
