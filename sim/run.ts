@@ -1,6 +1,7 @@
 import { isChurnEvent, eventSubject, type InputEvent } from '../core/events.ts';
 import type { RouterState } from '../core/router-state.ts';
 import type { RuntimeCommand } from '../core/haproxy/commands.ts';
+import type { RouterStrategy } from '../core/strategy.ts';
 import type { TransportResult } from '../core/runtime-effect.ts';
 import { createStrategy } from '../core/strategies/index.ts';
 import { evaluateBudgets } from '../reports/budgets.ts';
@@ -34,6 +35,11 @@ export interface RunResult {
 export interface RunOptions {
   /** What to record in full (`runtime`: every runtime command and its reply); by default successful commands are counted. */
   trace?: readonly TraceName[];
+  /**
+   * The router generation, in place of the one `settings.router.strategy` names: tests give a strategy with a
+   * planted bug (sim/explore/testing) to show that `explore` finds it. No command line reaches this.
+   */
+  createStrategy?: (settings: RunInput['settings']['router']) => RouterStrategy;
 }
 
 export function headerOf(input: RunInput, options: RunOptions = {}): OutputHeader {
@@ -90,7 +96,7 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
       emit({ atUs: engine.nowUs, type: 'invariant', name: 'haproxy-view', violations: checkInvariants(state, haproxy) });
     };
     const router = new RouterProcess(
-      createStrategy(settings.router),
+      (options.createStrategy ?? createStrategy)(settings.router),
       { load: (c) => haproxy.load(c, undefined, { trusted: true }), send: socketTo(haproxy, settings, streams) },
       engine,
       emit,

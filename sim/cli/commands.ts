@@ -28,6 +28,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'sweep', term: 'sweep [options] <input>', summary: 'run a scenario over a grid of settings × seeds and recommend the smallest settings that meet the budget', load: loadSweep },
   { name: 'merge', term: 'merge [options] <dirs...>', summary: 'combine the outputs of `sweep --shard i/n` into one sweep', load: loadSweep },
   { name: 'shrink', term: 'shrink [options] <input>', summary: 'cut a failing scenario or event log to a 1-minimal event log that fails the same way', load: async () => (await import('./shrink-command.ts')).registerShrinkCommand },
+  { name: 'explore', term: 'explore [options]', summary: 'find property violations in seeded random runs with faults and shrink each to a minimal scenario', load: async () => (await import('./explore-command.ts')).registerExploreCommand },
   { name: 'live', term: 'live [options] <input>', summary: 'replay a scenario or event log against a real HAProxy in real time', load: async () => (await import('./live-command.ts')).registerLiveCommand },
 ];
 

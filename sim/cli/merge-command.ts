@@ -13,13 +13,20 @@ interface MergeOptions {
 export function registerMergeCommand(program: Command): Command {
   return program
     .command('merge')
-    .description('combine the output directories of `routerbench sweep --shard i/n` into the result of one unsharded sweep, written to --out (required); exit codes as sweep')
+    .description('combine the output directories of `routerbench sweep --shard i/n` (or `routerbench explore --shard i/n`) into the result of one unsharded sweep (or exploration), written to --out (required); exit codes as sweep (or explore)')
     .argument('<dirs...>', 'the shards\' --out directories')
     // Commander lists a required option among the optional ones, unmarked: the usage line and text say it.
     .usage('<dirs...> --out <dir> [--json]')
     .requiredOption('--out <dir>', 'required: write the merged runs.csv, runs.json, sweep.json and sweep.html here')
     .option('--json', 'print sweep.json instead of the summary')
-    .action((dirs: string[], opts: MergeOptions) => {
+    .action(async (dirs: string[], opts: MergeOptions) => {
+      // The shards of `explore --shard i/n` merge here too: their directories hold explore.json.
+      const explore = await import('./explore-command.ts');
+      if (dirs.length > 0 && dirs.every(explore.isExploreDir)) {
+        checkOutIsNoShard(opts.out, dirs);
+        process.exitCode = explore.mergeExploreDirs(dirs, opts.out!);
+        return;
+      }
       checkSweepOut(opts.out);
       checkOutIsNoShard(opts.out, dirs);
       process.exitCode = finishSweep(mergeSweepDirs(dirs.map(readSweepDir)), opts);

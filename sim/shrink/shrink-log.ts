@@ -19,6 +19,11 @@ export interface ShrinkOptions {
   onProgress?: (p: { runs: number; events: number; endpoints: number; tried: number }) => void;
   /** Asked before each run; true stops with the smallest failing log found so far. */
   shouldStop?: () => boolean | Promise<boolean>;
+  /**
+   * How a log fails, in place of `failureWith(input, events, baseline)`: `routerbench explore` judges its
+   * own properties (sim/explore/properties.ts). Must be deterministic; [] means the log passes.
+   */
+  failureOf?: (events: readonly InputEvent[]) => string[];
 }
 
 export type ShrinkResult =
@@ -61,7 +66,8 @@ export function endpointCount(events: readonly InputEvent[]): number {
  */
 export async function shrinkLog(input: RunInput, options: ShrinkOptions = {}): Promise<ShrinkResult> {
   const all = [...input.events()];
-  const failure = failureWith(input, all, options.baseline);
+  const failureOfLog = options.failureOf ?? ((events: readonly InputEvent[]) => failureWith(input, events, options.baseline));
+  const failure = failureOfLog(all);
   if (failure.length === 0) return { failed: false, events: all.length };
   let runs = 1;
   let best = all;
@@ -69,7 +75,7 @@ export async function shrinkLog(input: RunInput, options: ShrinkOptions = {}): P
     runs++;
     let same: boolean;
     try {
-      same = sameFailure(failureWith(input, events, options.baseline), failure);
+      same = sameFailure(failureOfLog(events), failure);
     } catch (err) {
       if (!(err instanceof InputError)) throw err;
       same = false;
