@@ -8,7 +8,7 @@
  * ports; see partitionSteps) until `network.heal`, makes a tracked script fail at `script.fail` (each script
  * tests a flag file, created then, removed at `script.recover`), takes the node's carrier away at `link.down`
  * (its bridge port goes down) until `link.up`, rewrites a node's keepalived.conf with the new priority and
- * sends SIGHUP at `keepalived.reload` (priority only), kills keepalived at `keepalived.crash` (SIGKILL, the host
+ * sends SIGHUP at `keepalived.reload` (its priority and VIP lists), kills keepalived at `keepalived.crash` (SIGKILL, the host
  * runs on) and starts it at `keepalived.restart`, and prints, in seconds from the start, every advert
  * and every burst of gratuitous ARPs seen on the bridge and every VIP added or removed, then each node's last log lines. Other events of the
  * scenario are not applied.
@@ -37,7 +37,7 @@ import { benchCommand, parseBenchArgs } from './lib/cli.ts';
 const cli = parseBenchArgs(
   benchCommand(
     'keepalived-timeline.ts',
-    'a scenario\'s VRRP cluster on real keepalived in network namespaces (needs root, iproute2, keepalived, python3), with its node.join, node.stall, network.partition, network.heal, link, script and keepalived.crash/restart/reload (priority) events; other events are not applied',
+    'a scenario\'s VRRP cluster on real keepalived in network namespaces (needs root, iproute2, keepalived, python3), with its node.join, node.stall, network.partition, network.heal, link, script and keepalived.crash/restart/reload events; other events are not applied',
     'in seconds from the start, every advert and every burst of gratuitous ARPs seen on the bridge and every VIP added or removed; then each node\'s last log lines; exit 2 when real keepalived cannot run here',
   )
     .argument('<scenario>', 'a scenario file with a cluster')
@@ -95,15 +95,17 @@ const scriptFlag = (node: string, script: string): string => join(flagDir, `${no
 const founders = resolveCluster(ClusterSchema.parse(config), new RandomStreams(input.settings.seed));
 const everyone = resolveCluster(ClusterSchema.parse({ ...config, nodes: [...config.nodes, ...joins.map(({ name, ip }) => ({ name, ip }))] }), new RandomStreams(input.settings.seed));
 const joiners = new Set(joins.map((j) => j.name));
-function confOf(node: string, own: NodeOverrides | undefined): string {
+const reloaded: Record<string, { own: NodeOverrides; vips: Map<number, readonly string[]> }> = {};
+function confOf(node: string, own: NodeOverrides | undefined, vipsByVrid?: ReadonlyMap<number, readonly string[]>): string {
   return renderKeepalivedConf(joiners.has(node) ? everyone : founders, node, {
     own,
+    ...(vipsByVrid !== undefined && { vipsByVrid }),
     scriptCommand: (script, n) => `/usr/bin/test ! -e ${scriptFlag(n, script)}`,
   });
 }
 const cluster = await NetnsCluster.create({
   nodes: everyone.nodes,
-  vips: everyone.instances.flatMap((i) => vipsOf(i)),
+  vips: [...new Set([...everyone.instances.flatMap((i) => vipsOf(i)), ...events.flatMap((e) => (e.type === 'keepalived.reload' ? (e.instances ?? []).flatMap((i) => i.vips) : []))])],
   conf: (node) => confOf(node, joins.find((j) => j.name === node)?.own),
 });
 const t0 = wallUs();
@@ -124,11 +126,19 @@ try {
     ...partitionSteps(events),
     ...events.flatMap((e) =>
       e.type === 'keepalived.reload'
-        ? e.instances !== undefined
-          ? (() => {
-              throw new Error('keepalived-timeline: a keepalived.reload with new VIP lists is not rendered yet (priority only)');
-            })()
-          : [{ atS: e.at / 1000, text: `${e.node}: keepalived reloads with priority ${e.priority}`, act: () => cluster.reload(e.node, confOf(e.node, { priority: e.priority })) }]
+        ? [
+            {
+              atS: e.at / 1000,
+              text: `${e.node}: keepalived reloads${e.priority === undefined ? '' : ` with priority ${e.priority}`}${(e.instances ?? []).map((i) => `, vrid ${i.vrid} VIPs ${i.vips.join(' ')}`).join('')}`,
+              act: () => {
+                // A node's settings accumulate over its reloads, as its rewritten keepalived.conf would.
+                const s = (reloaded[e.node] ??= { own: { ...joins.find((j) => j.name === e.node)?.own }, vips: new Map() });
+                if (e.priority !== undefined) s.own.priority = e.priority;
+                for (const i of e.instances ?? []) s.vips.set(i.vrid, i.vips);
+                return cluster.reload(e.node, confOf(e.node, s.own, s.vips));
+              },
+            },
+          ]
         : e.type === 'keepalived.crash' || e.type === 'keepalived.restart'
         ? [{ atS: e.at / 1000, text: `${e.node}: keepalived ${e.type === 'keepalived.crash' ? 'killed (SIGKILL)' : 'restarts'}`, act: () => (e.type === 'keepalived.crash' ? cluster.crash(e.node) : cluster.start(e.node)) }]
         : e.type === 'link.down' || e.type === 'link.up'

@@ -30,6 +30,8 @@ export interface KeepalivedConfOptions {
   scriptUser?: string;
   /** The node's own priority and preemption (a `node.join` event's), over the instances'. */
   own?: NodeOverrides;
+  /** VIP lists by vrid over the instances' (a `keepalived.reload` event's `instances`). */
+  vipsByVrid?: ReadonlyMap<number, readonly string[]>;
 }
 
 export function keepalivedScriptName(script: string): string {
@@ -105,7 +107,7 @@ export function renderKeepalivedConf(cluster: ResolvedCluster, nodeName: string,
       out.push('  }');
     }
     out.push('  virtual_ipaddress {');
-    for (const vip of vipsOf(spec)) out.push(`    ${vip}/32 dev ${iface}`);
+    for (const vip of opts.vipsByVrid?.get(spec.vrid) ?? vipsOf(spec)) out.push(`    ${vip}/32 dev ${iface}`);
     out.push('  }');
     if (spec.track.length > 0) {
       out.push('  track_script {');

@@ -85,7 +85,9 @@ if (unavailable !== null && process.env.CI !== 'true') {
       await c.waitFor(() => false, 1000);
       t.reload2 = c.reload('infra-1', conf('infra-1', [V102]));
       await c.waitFor(() => !c.holders(V100).includes('infra-1'), 2000);
-      await c.waitFor(() => false, 500);
+      // infra-2 still runs [.100]: it discards every advert since the first reload's second one, and takes over.
+      await c.waitFor(() => c.holders(V100).includes('infra-2'), 5000);
+      await c.waitFor(() => false, 300);
       t.end = wallUs();
       const at = (k: string) => Math.round((t[k]! - t.t0!) / 1000);
       sim = runCluster(
@@ -137,13 +139,20 @@ if (unavailable !== null && process.env.CI !== 'true') {
       expect(when('infra-1', V102, true, t.reload1!)! - ms('reload1')).toBeLessThanOrEqual(NOISE_MS);
       expect(when('infra-1', V100, false, t.reload1!)! - ms('reload2')).toBeLessThanOrEqual(NOISE_MS);
       expect(when('infra-1', V100, false, t.reload1!)! - ms('reload2')).toBeGreaterThanOrEqual(0);
-      // Nobody holds the retired VIP: infra-2 still hears infra-1 on vrid 51 and stays backup.
-      expect(c.holders(V100)).toEqual([]);
       expect(sim.records.filter((x) => x.type === 'vrrp.address' && x.node === 'infra-1' && x.cause === 'keepalived.reload').map((x) => (x as { vip: string; change: string }).vip + ' ' + (x as { change: string }).change)).toEqual([
         `${V102} added`,
         `${V100} removed`,
       ]);
-      expect(sim.failover.owners?.find((o) => o.vip === V100)?.masters ?? []).toEqual([]);
+    });
+
+    test('a backup whose VIP list differs discards the adverts: it takes over 3A + S(100) after the last one it accepted, as simulated', () => {
+      // infra-1's first advert at the first reload still carried [.100]; every later one did not.
+      const real = when('infra-2', V100, true, t.reload1!)! - ms('reload1');
+      expect(Math.abs(real - (3 * A_MS + S(100)))).toBeLessThanOrEqual(NOISE_MS);
+      const simulated = simAt((x) => x.type === 'vrrp.state' && x.node === 'infra-2' && x.to === 'MASTER', ms('reload1'))! - Math.round(ms('reload1'));
+      expect(Math.abs(simulated - real)).toBeLessThanOrEqual(NOISE_MS);
+      expect(c.holders(V100)).toEqual(['infra-2']);
+      expect(sim.failover.owners?.find((o) => o.vip === V100)?.masters).toEqual(['infra-2']);
     });
   });
 }

@@ -72,6 +72,8 @@ export interface InstanceRt {
   vips: readonly string[];
   /** Bumped by a reload: the delayed GARP bursts armed before it do not fire. */
   garpEpoch: number;
+  /** Which VIP list the instance runs: 0 is its spec's; a reload to another list gets another id (adverts between different lists are discarded). */
+  vipSetId: number;
   snap: VrrpSnapshot;
   /** snap.context, mutated in place by the fast paths (see core/vrrp/fast-path.ts). */
   ctx: VrrpContext;
@@ -157,6 +159,7 @@ function newInstanceRt(node: NodeRt, vi: number, spec: VrrpInstanceSpec, cluster
     spec,
     vips: vipsOf(spec),
     garpEpoch: 0,
+    vipSetId: 0,
     snap,
     ctx: snap.context,
     state: 'INIT',

@@ -50,6 +50,7 @@ describe('keepalived.reload with new VIP lists', () => {
     { at: 6_000, type: 'keepalived.reload', node: 'infra-1', instances: [{ vrid: 51, vips: [V100, V102] }] },
     { at: 6_500, type: 'keepalived.reload', node: 'infra-2', instances: [{ vrid: 51, vips: [V100, V102] }] },
     { at: 10_000, type: 'keepalived.reload', node: 'infra-1', instances: [{ vrid: 51, vips: [V102] }] },
+    { at: 10_500, type: 'keepalived.reload', node: 'infra-2', instances: [{ vrid: 51, vips: [V102] }] },
     { at: 14_500, type: 'node.fail', node: 'infra-1' },
   ], { durationMs: 20_000 });
   const takeoverUs = 14_000_000 + 3 * A + S(100); // infra-1 re-phased at 10 s: its last advert at 14 s
@@ -70,13 +71,29 @@ describe('keepalived.reload with new VIP lists', () => {
 
   test("the backup takes over with its own list; a VIP the reload retired is not an outage", () => {
     const taken = r.records.filter((x) => x.type === 'vrrp.state' && x.node === 'infra-2' && x.to === 'MASTER').map((x) => [x.atUs, (x as { vip: string }).vip]);
-    expect(taken).toEqual([
-      [takeoverUs, V100],
-      [takeoverUs, V102],
-    ]);
+    expect(taken).toEqual([[takeoverUs, V102]]);
     // .102 had no master from the host loss to the takeover; .100 was nobody's since infra-1's second reload.
     expect(r.failover.vipUnavailableMs).toBe((takeoverUs - 14_500_000) / 1000);
     expect(r.failover.list.map((i) => [i.fault, i.vip, i.newMaster, i.latencyMs])).toEqual([['node.fail', V102, 'infra-2', (takeoverUs - 14_500_000) / 1000]]);
+  });
+
+  test('a reload of the master alone to another VIP count: the backup discards its adverts, takes over 3A + S(100) after the last old one, and both stay master', () => {
+    // Measured on keepalived 2.2.7 (bench/keepalived-timeline.ts, scenarios/vrrp-keepalived-crash.yaml before
+    // its second reload): infra-1 reloaded to two VIPs at 40.004 s and added the second at 40.015 s;
+    // infra-2 logged "received an unexpected ip number count 2, expected 1!" for each advert after it and
+    // added the VIP at 43.624 s (40.015 + 3A + S(100)); infra-1 discarded infra-2's adverts in turn.
+    const m = runCluster(pairCluster({ network: { delayMs: 0, jitterMs: 0 } }), [
+      { at: 6_000, type: 'keepalived.reload', node: 'infra-1', instances: [{ vrid: 51, vips: [V100, V102] }] },
+    ], { durationMs: 20_000 });
+    const masters = m.records.flatMap((x) => (x.type === 'vrrp.state' && x.to === 'MASTER' && x.vip === V100 ? [[x.node, x.atUs]] : []));
+    // infra-1's first advert at the reload still carries the old list and is accepted; the next is not.
+    expect(masters).toEqual([
+      ['infra-1', 3 * A + S(150)],
+      ['infra-2', 6_000_000 + 3 * A + S(100)],
+    ]);
+    expect(mastersAt(m.records, V100)).toEqual(['infra-1', 'infra-2']);
+    expect(m.failover.splitBrainMs).toBe((20_000_000 - (6_000_000 + 3 * A + S(100))) / 1000);
+    expect(m.sim.counters().addressDrops).toBeGreaterThan(0);
   });
 
   test('a priority-only reload also drops the pending GARP repeat, and sends no GARP', () => {

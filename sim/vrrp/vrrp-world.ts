@@ -1,7 +1,7 @@
 import { transition } from 'xstate';
 import { fastBackupAdvert, startBackupContext } from '../../core/vrrp/fast-path.ts';
 import { contextMasterDownUs, vrrpMachine, type VrrpEvent, type VrrpState } from '../../core/vrrp/machine.ts';
-import type { NodeOverrides } from '../../core/vrrp/instance-spec.ts';
+import { vipsOf, type NodeOverrides } from '../../core/vrrp/instance-spec.ts';
 import type { ResolvedCluster } from '../cluster/resolve.ts';
 import { DROPPED, type Network } from '../network/network.ts';
 import type { OutputRecord } from '../output/records.ts';
@@ -19,6 +19,8 @@ export interface VrrpCounters {
   deliveries: number;
   dropped: number;
   intervalDrops: number;
+  /** Adverts discarded on receipt because the sender's VIP list differs from the receiver's (after a reload). */
+  addressDrops: number;
   /** Adverts handled by the fast path / by the machine (for the benchmark). */
   fastAdverts: number;
   slowEvents: number;
@@ -43,7 +45,7 @@ export class VrrpWorld {
    * shortcuts). For tests that compare the two; the output log must be the same.
    */
   fastPaths = true;
-  readonly counters: VrrpCounters = { advertsSent: 0, packetsSent: 0, deliveries: 0, dropped: 0, intervalDrops: 0, fastAdverts: 0, slowEvents: 0 };
+  readonly counters: VrrpCounters = { advertsSent: 0, packetsSent: 0, deliveries: 0, dropped: 0, intervalDrops: 0, addressDrops: 0, fastAdverts: 0, slowEvents: 0 };
 
   constructor(
     readonly cluster: ResolvedCluster,
@@ -225,7 +227,7 @@ export class VrrpWorld {
         const newVips = vips?.get(inst.spec.vrid);
         if (!node.alive) {
           if (priority !== undefined) inst.ctx.basePriority = priority;
-          if (newVips !== undefined) inst.vips = newVips;
+          if (newVips !== undefined) this.setVipList(inst, newVips);
           continue;
         }
         this.settle(inst, now);
@@ -249,10 +251,22 @@ export class VrrpWorld {
     else apply();
   }
 
+  /** VIP sets by instance and sorted address list; 0 is every instance's configured list (vipsOf its spec). */
+  private readonly vipSets = new Map<string, number>();
+
+  private setVipList(inst: InstanceRt, vips: readonly string[]): void {
+    inst.vips = vips;
+    const key = (list: readonly string[]): string => [...list].sort().join(' ');
+    const k = key(vips);
+    let id = k === key(vipsOf(inst.spec)) ? 0 : this.vipSets.get(`${inst.vipIndex}/${k}`);
+    if (id === undefined) this.vipSets.set(`${inst.vipIndex}/${k}`, (id = this.vipSets.size + 1));
+    inst.vipSetId = id;
+  }
+
   /** A reload's new VIP list for an instance; a master changes its interface and announces every VIP it holds. */
   private replaceVips(inst: InstanceRt, vips: readonly string[], now: number, cause: string): void {
     const old = inst.vips;
-    inst.vips = vips;
+    this.setVipList(inst, vips);
     if (inst.state !== 'MASTER') return;
     const node = inst.node.name;
     const vrid = inst.spec.vrid;
@@ -474,11 +488,20 @@ export class VrrpWorld {
     let dropped = 0;
     let deliveries = 0;
     let fastAdverts = 0;
+    const vipSetId = inst.vipSetId;
     for (let k = 0; k < n; k++) {
       const to = peers ? peers[k]! : k;
       if (to === fromId) continue;
       const rcv = group[to];
       if (rcv === undefined) continue;
+      // keepalived discards an advert whose VIPs are not the receiver's own list (vrrp_check_packet: the
+      // count, then every configured VIP present), whatever its state: after a reload on one node only,
+      // the others time out and take over, and the two masters ignore each other (split brain; measured
+      // on 2.2.7: "received an unexpected ip number count 2, expected 1!").
+      if (rcv.vipSetId !== vipSetId) {
+        this.counters.addressDrops++;
+        continue;
+      }
       const delay = network.route(fromId, to, now);
       if (delay === DROPPED) {
         dropped++;
