@@ -75,6 +75,17 @@ test('a failure points at the scenario file, then at the test file that declared
   expect(frames).toHaveLength(2);
 });
 
+test('a scenario that does not load: its test fails at the mistake in the scenario file', async () => {
+  const tests = collect([]);
+  const err = await Promise.resolve()
+    .then(() => tests[3]!.fn())
+    .then(() => undefined, (e: unknown) => e as Error);
+  const frames = err!.stack!.split('\n').filter((l) => l.startsWith('    at '));
+  // broken.yaml is `nme: typo`: the unknown key at line 1, column 1.
+  expect(frames[0]).toBe(`    at ${join(dir, 'broken.yaml')}:1:1`);
+  expect(frames[1]).toContain('vitest-scenarios.test.ts');
+});
+
 test("the default timeout follows the scenario's size: 10 s, 1 ms per input event, 1 ms per node-second simulated", () => {
   const tests = collect([]);
   // alpha and beta have no events and no cluster: the 10 s alone.

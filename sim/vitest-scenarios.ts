@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe as vitestDescribe, test as vitestTest } from 'vitest';
+import { describe as vitestDescribe, test as vitestTest, vi } from 'vitest';
 import { BUILTIN_BUDGETS, evaluateBudgets } from '../reports/budgets.ts';
 import { budgetFailureLines } from '../reports/render/failure-detail.ts';
 import { lineOfBudget } from '../reports/render/outcome.ts';
@@ -9,14 +9,16 @@ import type { Report } from '../reports/report.ts';
 import { runOne } from './run.ts';
 import type { RunInput } from './run-input.ts';
 import { budgetLines } from './scenario/budget-lines.ts';
-import { loadScenario, type ScenarioOverrides } from './scenario/load-scenario.ts';
+import { InputError, loadScenario, type ScenarioOverrides } from './scenario/load-scenario.ts';
 
 /**
  * Turns scenario files into vitest tests, so a project's own `vitest run` is the gate: a `describe` per
  * scenario and a test per budget (the built-in `invariants.violations == 0` included). Each scenario runs
  * once, on its first test; a scenario that does not load gets one failing test carrying the input error.
  * A failure starts with the scenario file and the line of its budget, and carries the first invariant
- * violations and the command that reproduces the run.
+ * violations and the command that reproduces the run. Its stack's first frame is that line of the scenario
+ * file, which vitest then shows as the failure's place (with a code frame of the YAML in the terminal, and
+ * in its `github-actions` reporter's annotation); see `pointAtScenario`.
  *
  *   // scenarios.test.ts
  *   import { describeScenarios } from 'routerbench/vitest';
@@ -72,6 +74,29 @@ export function scenarioTimeoutMs(input: RunInput): number {
   return Math.ceil(10_000 + events + nodes * (simulatedMs / 1000));
 }
 
+/**
+ * Makes a failure point at a place in a scenario file rather than at this module: the error's stack starts
+ * with `file:line:column`, then the test file that declared the test.
+ *
+ * vitest (4.1) places a failure at the first stack frame in a module it has loaded itself (its module
+ * graph), skipping the others: a frame in a YAML file alone would be skipped, and the failure shown (and
+ * annotated on GitHub) at the `describeScenarios` call. Importing the scenario through vitest as raw text
+ * (`vi.importActual('/abs/x.yaml?raw')`, vite's `?raw` query, which works on any text file) puts the file
+ * in that graph: the frame is then the nearest, the terminal shows the YAML around the line, and the
+ * `github-actions` reporter writes `::error file=…/x.yaml,line=…`. Outside a vitest run (the import fails)
+ * the stack alone still names the place. A test's `location` cannot name another file, and an annotation's
+ * location is always taken from the test file's frame, so neither can do this.
+ */
+async function pointAtScenario(err: Error, file: string, line: number, column: number, caller = ''): Promise<void> {
+  const path = resolve(file);
+  err.stack = `${err.name}: ${err.message}\n    at ${path}:${line}:${column}${caller === '' ? '' : `\n${caller}`}`;
+  try {
+    await vi.importActual(`${path}?raw`);
+  } catch {
+    // Not under vitest, or a vitest that cannot load it: the stack still names the file and line.
+  }
+}
+
 /** This module's own frames, skipped when finding who called describeScenarios. */
 const SELF = fileURLToPath(import.meta.url);
 
@@ -91,7 +116,10 @@ export function describeScenarios(options: ScenarioTestOptions): void {
       input = loadScenario(file, options.overrides);
     } catch (err) {
       describe(file, () => {
-        test('loads', () => {
+        test('loads', async () => {
+          // A located input error (file:line:column, the scenario's or an event log's it names) points
+          // there, as a budget's failure does.
+          if (err instanceof InputError && err.line !== undefined && existsSync(err.file)) await pointAtScenario(err, err.file, err.line, err.column ?? 1, caller);
           throw err;
         });
       });
@@ -112,9 +140,9 @@ export function describeScenarios(options: ScenarioTestOptions): void {
           if (!result.pass) {
             const line = lineOfBudget(lines, result.name);
             const failure = new BudgetFailure(`${file}:${line}: ${budgetFailureLines(r, result).join('\n')}\nreproduce: ${input.reproduce}`);
-            // The scenario file first (the terminal shows it), then the test file that declared it (where
-            // vitest's own reporters, GitHub's included, annotate a failure): never routerbench's own code.
-            failure.stack = `${failure.name}: ${failure.message}\n    at ${resolve(file)}:${line}:1${caller === '' ? '' : `\n${caller}`}`;
+            // The budget's line in the scenario file first, then the test file that declared it: never
+            // routerbench's own code.
+            await pointAtScenario(failure, file, line, 1, caller);
             throw failure;
           }
         }, timeoutMs);

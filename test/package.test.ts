@@ -83,6 +83,18 @@ test('the packed tarball installs into a fresh project and works from there', { 
   // A test per budget: route-burst's two and vrrp-master-crash's three, each with the built-in invariant budget (3 + 4).
   expect(vitest.stdout).toMatch(/Tests\s+\S*7 passed/);
 
+  // A failing budget points at its line in the scenario file, for the terminal and for GitHub's annotations,
+  // though the helper runs from node_modules. One route under reload-always reloads once (the initial
+  // reload), so `reloads.total: "<= 0"`, line 5, fails.
+  mkdirSync(join(project, 'failing'));
+  writeFileSync(join(project, 'failing', 'fail.yaml'), 'name: fail\nevents:\n  - { at: 0, type: route.upsert, route: { namespace: a, name: r, host: r.example.com, service: s } }\nbudgets:\n  reloads.total: "<= 0"\n');
+  writeFileSync(join(project, 'failing.test.ts'), "import { describeScenarios } from 'routerbench/vitest';\n\ndescribeScenarios({ paths: 'failing' });\n");
+  const failing = sh(process.execPath, [join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', project, 'failing.test.ts', '--reporter=default', '--reporter=github-actions'], project);
+  expect(failing.status, failing.stdout + failing.stderr).toBe(1);
+  expect(failing.stdout).toMatch(new RegExp(`^::error file=${join(project, 'failing', 'fail.yaml')},title=[^\\n]*reloads\\.total <= 0,line=5,column=1::BudgetFailure: failing/fail\\.yaml:5: reloads\\.total = 1, budget <= 0`, 'm'));
+  // The terminal's code frame (on stderr) is the YAML around that line.
+  expect(failing.stderr).toMatch(/^\s+5\|\s+reloads\.total: "<= 0"$/m);
+
   // The consumer's tsc: TypeScript 5.9's `tsc --init` settings (module nodenext, moduleResolution left to it,
   // strict, exactOptionalPropertyTypes), library files checked too and no @types/node.
   writeFileSync(
