@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { ClusterSchema } from './cluster/cluster-schema.ts';
-import { readEventLogFile, readEventLogHeader } from './eventlog/event-log-reader.ts';
+import { logReadProgress, readEventLogFile, readEventLogHeader } from './eventlog/event-log-reader.ts';
 import { fieldName } from './eventlog/field-name.ts';
 import { InputError } from './eventlog/input-error.ts';
 import type { RunInput } from './run-input.ts';
@@ -103,13 +103,15 @@ function loadEventLogInput(file: string, overrides: InputOverrides): RunInput {
     if (!named.success) headerError('scenario', named.error.issues[0]!.message);
   }
   const name = typeof header['scenario'] === 'string' ? header['scenario'] : basename(file, ext(file));
+  const position = { bytes: 0 };
   const input: RunInput = {
     name,
     source: file,
     settings,
     settingSources: sources,
     budgets,
-    events: () => readEventLogFile(file),
+    events: () => readEventLogFile(file, { position }),
+    readProgress: logReadProgress(file, position),
     reproduce: reproduceCommand(file, settings.seed, overrides),
   };
   // A log written by `routerbench shrink` carries the warnings of the command line it ran under (`--env`).

@@ -24,4 +24,9 @@ export interface RunInput {
   cluster?: ClusterConfig;
   /** Warnings about the command line's input (`--env`, `--router-deployment`), emitted at time 0. */
   warnings?: string[];
+  /**
+   * For progress only, never the simulation: how many bytes of the event log file `events()` streams have
+   * been read, of its size (a bare .jsonl, or the log a scenario names).
+   */
+  readProgress?: () => { done: number; total: number };
 }

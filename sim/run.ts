@@ -22,8 +22,10 @@ import { RouterProcess } from './router-process.ts';
 import type { RunInput } from './run-input.ts';
 import { msToUs } from './scheduler.ts';
 
-/** Anything that folds records as the run makes them (the timeline for report.html, tests). */
+/** Anything that folds records as the run makes them (the timeline for report.html, progress, tests). */
 export interface RecordObserver {
+  /** Called once before the first record, with what is run (progress reads how long the input is). */
+  begin?(input: RunInput): void;
   add(r: OutputRecord): void;
 }
 
@@ -64,6 +66,7 @@ export function headerOf(input: RunInput, options: RunOptions = {}): OutputHeade
  * made, so nothing but the current state is held in memory however long the log.
  */
 export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: ReadonlyArray<RecordObserver> = [], options: RunOptions = {}): RunResult {
+  for (const o of observers) o.begin?.(input);
   const header = headerOf(input, options);
   const projection = createReportProjection(header);
   const write =

@@ -67,7 +67,7 @@ export function registerRunCommand(program: Command): Command {
     .option('--trace <what>', TRACE_HELP, collectTrace)
     .option('--json', 'print a JSON list of reports, one per input in input order (a list even for one input), instead of the table')
     .option('--allow-large', 'run a scenario whose estimated events, memory or output exceed the limits (docs/limits.md)')
-    .option('--no-progress', 'no progress output on stderr (a single long run shows events replayed and events/s)')
+    .option('--no-progress', 'no progress on stderr (a single long run shows percent done and ETA where the input tells its length, events replayed and events/s: a bar on a terminal, a line every 10 s otherwise; several runs: a line per finished run)')
     .option(
       '--explain-settings',
       'print every setting, its value and its source (default, FILE:LINE of a scenario key or event log header, --router-deployment FILE:LINE NAME=VALUE, --env, --set, --seed) and exit 0 without running; with --json as JSON',
@@ -232,7 +232,10 @@ async function runTasks(tasks: RunTask[], names: string[], showProgress: boolean
   // Runs that write files run on worker threads, even alone, so that this thread stays free to stop them on
   // Ctrl-C or SIGTERM (a timeout's) and remove what they were writing; a run alone shows its own progress.
   const alone = tasks.length === 1;
-  if (alone && showProgress) tasks = [{ ...tasks[0]!, progress: { label: names[0]!, tty: process.stderr.isTTY === true } }];
+  if (alone && showProgress) {
+    const columns = process.stderr.columns;
+    tasks = [{ ...tasks[0]!, progress: { label: names[0]!, tty: process.stderr.isTTY === true, ...(columns !== undefined && { columns }) } }];
+  }
   const workers = Math.max(1, Math.min(tasks.length, availableParallelism()));
   const limits = workerResourceLimits();
   const pool = new Tinypool({ filename: RUN_WORKER.href, maxThreads: workers, minThreads: workers, ...(limits !== undefined && { resourceLimits: limits }) });

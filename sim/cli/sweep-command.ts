@@ -13,6 +13,7 @@ import { explainSweep, explanationsJson, renderExplanations } from './explain-se
 import { registerMergeCommand } from './merge-command.ts';
 import { buildOverrides } from './run-command.ts';
 import { collectList, collectSet, parseSeed } from './scenario-options.ts';
+import { formatSeconds } from './run-progress.ts';
 import { rerunSingleThreadedV8, runsSingleThreadedV8, wantsSingleThreadedV8 } from './single-threaded-v8.ts';
 import { checkSweepOut, EXIT_INTERRUPTED, finishSweep } from './sweep-outcome.ts';
 
@@ -204,14 +205,6 @@ function createProgress(total: number, label: string, stream: NodeJS.WriteStream
     },
     stop() {},
   };
-}
-
-export function formatSeconds(s: number): string {
-  if (!Number.isFinite(s)) return '?';
-  const t = Math.round(s);
-  if (t < 60) return `${t}s`;
-  if (t < 3600) return `${Math.floor(t / 60)}m${String(t % 60).padStart(2, '0')}s`;
-  return `${Math.floor(t / 3600)}h${String(Math.floor((t % 3600) / 60)).padStart(2, '0')}m`;
 }
 
 function parseCount(value: string): number {

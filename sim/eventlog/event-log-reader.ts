@@ -1,10 +1,11 @@
+import { statSync } from 'node:fs';
 import type { z } from 'zod';
 import type { InputEvent } from '../../core/events.ts';
 import { EventLogHeaderSchema, InputEventSchema } from './event-schema.ts';
 import { looksValid } from './fast-event-check.ts';
 import { fieldName } from './field-name.ts';
 import { InputError } from './input-error.ts';
-import { FileLineCursor, TextLineCursor, type LineCursor } from './line-source.ts';
+import { FileLineCursor, TextLineCursor, type LineCursor, type ReadPosition } from './line-source.ts';
 
 export interface EventLogHeader {
   routerbench: 'eventlog';
@@ -16,10 +17,24 @@ export interface EventLogHeader {
  * Reads event log v1 from a file, lazily: lines are read and validated a batch of EVENT_BATCH at a time as
  * events are pulled, and an error in a batch is thrown only when its line's turn comes, so the events before
  * it are all handed out first. `chunkBytes` (how much is read at a time) is there for tests of lines that
- * straddle or outgrow a chunk.
+ * straddle or outgrow a chunk; `position`, if given, counts the bytes read (from 0 at each iteration).
  */
-export function readEventLogFile(path: string, options: { chunkBytes?: number; maxLineBytes?: number } = {}): Iterable<InputEvent> {
-  return { [Symbol.iterator]: () => new EventLogIterator(new FileLineCursor(path, options.chunkBytes, options.maxLineBytes), path) };
+export function readEventLogFile(path: string, options: { chunkBytes?: number; maxLineBytes?: number; position?: ReadPosition } = {}): Iterable<InputEvent> {
+  return {
+    [Symbol.iterator]: () => {
+      if (options.position !== undefined) options.position.bytes = 0;
+      return new EventLogIterator(new FileLineCursor(path, options.chunkBytes, options.maxLineBytes, undefined, options.position), path);
+    },
+  };
+}
+
+/** What reading an event log file has got to, for progress: bytes read against the file's size. */
+export function logReadProgress(path: string, position: ReadPosition): () => { done: number; total: number } {
+  let total: number | undefined;
+  return () => {
+    total ??= statSync(path).size;
+    return { done: position.bytes, total };
+  };
 }
 
 /** The same reader over text already in memory (scenario-embedded logs, tests). */

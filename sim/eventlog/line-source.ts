@@ -5,6 +5,11 @@ import { InputError } from './input-error.ts';
 import { openRegularFile } from './regular-file.ts';
 import { firstBadByte } from './utf8.ts';
 
+/** Bytes of a file read so far, counted a chunk at a time (progress: read against the file's size). */
+export interface ReadPosition {
+  bytes: number;
+}
+
 /** One line of a text file, numbered from 1, without its line terminator. */
 export interface Line {
   no: number;
@@ -71,6 +76,7 @@ export class FileLineCursor implements LineCursor {
     chunkBytes = CHUNK_BYTES,
     private readonly maxLineBytes = limit('lineBytes'),
     private readonly what = 'an event log',
+    private readonly position?: ReadPosition,
   ) {
     if (!Number.isInteger(chunkBytes) || chunkBytes < 1) throw new RangeError(`chunkBytes must be a positive integer, got ${chunkBytes}`);
     if (!Number.isInteger(maxLineBytes) || maxLineBytes < 1) throw new RangeError(`maxLineBytes must be a positive integer, got ${maxLineBytes}`);
@@ -198,6 +204,7 @@ export class FileLineCursor implements LineCursor {
       throw err;
     }
     if (n === 0) this.eof = true;
+    if (this.position !== undefined) this.position.bytes += n;
     this.view = this.buf.subarray(0, rest + n);
   }
 }

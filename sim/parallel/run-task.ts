@@ -13,8 +13,8 @@ export interface RunTask {
   overrides: InputOverrides;
   /** Where to write output.jsonl (left as output.jsonl.partial until the command commits). */
   dir?: string;
-  /** A progress line on stderr for a run alone on its worker thread (label, and whether stderr is a terminal). */
-  progress?: { label: string; tty: boolean };
+  /** Progress on stderr for a run alone on its worker thread (label; whether stderr is a terminal, its width). */
+  progress?: { label: string; tty: boolean; columns?: number };
   /** What output.jsonl records in full (`--trace`). */
   trace?: TraceName[];
 }

@@ -1,4 +1,4 @@
-import { withStderrProgress } from '../cli/run-progress.ts';
+import { stderrStream, withStderrProgress } from '../cli/run-progress.ts';
 import { runTask, type RunTask, type RunTaskResult } from './run-task.ts';
 
 /**
@@ -6,5 +6,6 @@ import { runTask, type RunTask, type RunTaskResult } from './run-task.ts';
  * thread shows its own progress line (the main thread only waits for it).
  */
 export default function runWorker(task: RunTask): RunTaskResult {
-  return task.progress === undefined ? runTask(task) : withStderrProgress(task.progress.label, true, (observers) => runTask(task, observers), task.progress.tty);
+  const p = task.progress;
+  return p === undefined ? runTask(task) : withStderrProgress(p.label, true, (observers) => runTask(task, observers), stderrStream(p.tty, p.columns));
 }

@@ -4,7 +4,7 @@ import { type Document, LineCounter, parseDocument, visit, type YAMLError } from
 import type { InputEvent } from '../../core/events.ts';
 import { parseBudget } from '../../reports/budgets.ts';
 import type { ClusterConfig } from '../cluster/cluster-schema.ts';
-import { readEventLogFile, readEventLogHeader } from '../eventlog/event-log-reader.ts';
+import { logReadProgress, readEventLogFile, readEventLogHeader } from '../eventlog/event-log-reader.ts';
 import { InputError, inputErrorOf } from '../eventlog/input-error.ts';
 import { readInputFile } from '../eventlog/regular-file.ts';
 import { notUtf8 } from '../eventlog/utf8.ts';
@@ -76,9 +76,10 @@ export function parseScenario(text: string, file: string, overrides: ScenarioOve
   if (logFile !== undefined) checkLogFile(logFile, file, at(logPath));
   const generate = resolveGenerate(scenario, settings);
   const seed = settings.seed;
+  const position = { bytes: 0 };
   const events = (): Iterable<InputEvent> => {
     const sources: Iterable<InputEvent>[] = [inline];
-    if (logFile !== undefined) sources.push(readEventLogFile(logFile));
+    if (logFile !== undefined) sources.push(readEventLogFile(logFile, { position }));
     if (generate !== undefined) sources.push(expandGenerators(generate, seed));
     return sources.length === 1 ? inline : mergeByAt(sources);
   };
@@ -93,6 +94,7 @@ export function parseScenario(text: string, file: string, overrides: ScenarioOve
     events,
     reproduce: reproduceCommand(file, settings.seed, overrides),
   };
+  if (logFile !== undefined) result.readProgress = logReadProgress(logFile, position);
   if (scenario.description !== undefined) result.description = scenario.description;
   if (scenario.cluster !== undefined) result.cluster = scenario.cluster;
   if (generate !== undefined) result.generate = generate;
