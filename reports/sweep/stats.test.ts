@@ -8,6 +8,16 @@ test('Student t quantiles match the tables', () => {
   expect(studentTQuantile(0.975, 19)).toBeCloseTo(2.09302, 4);
   expect(studentTQuantile(0.975, 1000)).toBeCloseTo(1.96234, 4);
   expect(studentTQuantile(0.995, 4)).toBeCloseTo(4.60409, 4);
+  // More of the tables (NIST/SEMATECH e-Handbook 1.3.6.7.2, upper critical values, 3 decimals): df 2 → 4.303,
+  // 5 → 2.571, 100 → 1.984; one-sided 95%, df 1 → 6.314; 99.5% and 99.95% at df 1 → 63.657 and 636.619.
+  expect(studentTQuantile(0.975, 2)).toBeCloseTo(4.303, 3);
+  expect(studentTQuantile(0.975, 5)).toBeCloseTo(2.571, 3);
+  expect(studentTQuantile(0.975, 100)).toBeCloseTo(1.984, 3);
+  expect(studentTQuantile(0.95, 1)).toBeCloseTo(6.314, 3);
+  expect(studentTQuantile(0.995, 1)).toBeCloseTo(63.657, 3);
+  expect(studentTQuantile(0.9995, 1)).toBeCloseTo(636.619, 3);
+  // Symmetric about 0: the lower quantile is the upper one negated.
+  expect(studentTQuantile(0.025, 9)).toBeCloseTo(-studentTQuantile(0.975, 9), 9);
 });
 
 test('mean interval: t · s/√n around the mean; none for one seed; zero width for equal values', () => {
