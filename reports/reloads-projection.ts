@@ -1,3 +1,4 @@
+import type { ReloadReason } from '../core/reload-reason.ts';
 import type { OutputRecord } from '../sim/output/records.ts';
 import type { Report } from './report.ts';
 
@@ -11,6 +12,8 @@ export function createReloadsProjection() {
     add(r: OutputRecord): void {
       if (r.type === 'reload.start') total++;
       else if (r.type === 'reload.request') requests[r.reason] = (requests[r.reason] ?? 0) + 1;
+      // The compact log's folded requests: the same count as one line each.
+      else if (r.type === 'reload.counts') for (const reason in r.requests) requests[reason] = (requests[reason] ?? 0) + r.requests[reason as ReloadReason]!;
     },
     result(simulatedMs: number): Report['reloads'] {
       const sorted: Record<string, number> = {};

@@ -16,7 +16,7 @@ import type { RuntimeCommand } from '../core/haproxy/commands.ts';
 import { commandVerb, encodeCommand, encodeReply } from '../core/haproxy/runtime-codec.ts';
 import type { RuntimeProgram, TransportResult } from '../core/runtime-effect.ts';
 import type { RouterStrategy, StrategyContext } from '../core/strategy.ts';
-import type { CommandTally } from './output/command-tally.ts';
+import type { CompactTally } from './output/command-tally.ts';
 import type { OutputRecord } from './output/records.ts';
 import { msToUs, type Scheduler, type Step, type TimerHandle } from './scheduler.ts';
 
@@ -42,7 +42,7 @@ export interface RouterProcessOptions {
   /** Called when the router is settled (no reload running or pending, no runtime work in flight). */
   onSettled?: (state: RouterState) => void;
   /** Where successful commands are counted (the compact log); without one every command is a record (`--trace runtime`). */
-  tally?: CommandTally;
+  tally?: CompactTally;
 }
 
 const REPLY_KEEP_CHARS = 200;

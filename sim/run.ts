@@ -14,7 +14,7 @@ import { Engine } from './engine.ts';
 import { createFaultyTransport } from './haproxy/faulty-transport.ts';
 import { MockHaproxy } from './haproxy/mock-haproxy.ts';
 import { checkInvariants } from './invariants.ts';
-import { CommandTally } from './output/command-tally.ts';
+import { CompactTally } from './output/command-tally.ts';
 import { nullSink, type OutputSink } from './output/output-sink.ts';
 import { OUTPUT_LOG_VERSION, type OutputHeader, type OutputRecord, type TraceName } from './output/records.ts';
 import { RandomStreams } from './random-streams.ts';
@@ -80,15 +80,13 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
           sink.record(r);
           for (const o of observers) o.add(r);
         };
-  // The compact log: successful runtime commands counted per second, unless traced one by one.
-  const tally = options.trace?.includes('runtime') ? undefined : new CommandTally(write);
-  const emit =
-    tally === undefined
-      ? write
-      : (r: OutputRecord): void => {
-          tally.pass(r);
-          write(r);
-        };
+  // The compact log: reload requests folded into a pending reload counted per second, and successful
+  // runtime commands too unless they are traced one by one.
+  const tally = new CompactTally(write);
+  const traced = options.trace?.includes('runtime') === true;
+  const emit = (r: OutputRecord): void => {
+    if (!tally.pass(r)) write(r);
+  };
   try {
     const { settings } = input;
     const engine = new Engine();
@@ -108,7 +106,7 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
         reloadDurationMs: settings.router.reloadDurationMs,
         commitIntervalMs: settings.router.commitIntervalMs,
         allowWildcardRoutes: settings.router.allowWildcardRoutes,
-        ...(tally !== undefined && { tally }),
+        ...(!traced && { tally }),
         ...(settings.sim.invariants === 'settled' && { onSettled: check }),
       },
     );

@@ -130,7 +130,7 @@ export function registerLiveCommand(program: Command): Command {
         const traced = opts.trace?.includes('runtime') === true;
         const logFile = opts.out === undefined ? undefined : new JsonlFileSink(join(opts.out, 'output.jsonl'), headerOf(input, opts.trace === undefined ? {} : { trace: opts.trace }));
         // The router records every command; the compact log counts the successful ones as `run` does.
-        const log = logFile === undefined || traced ? logFile : new CompactSink(logFile);
+        const log = logFile === undefined ? undefined : new CompactSink(logFile, traced ? 'traced' : 'counted');
         // report.html's timeline folds the records as they are made, as `run` does.
         const sink = log === undefined ? undefined : teeSink(log, timeline);
         result = await runLive(input, {

@@ -1,13 +1,13 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { CommandTally, commandVerb } from './command-tally.ts';
+import { CompactTally, commandVerb } from './command-tally.ts';
 import { CompactSink } from './compact-sink.ts';
 import { MemorySink } from './output-sink.ts';
 import type { OutputRecord } from './records.ts';
 
 function tallied(steps: ReadonlyArray<{ atUs: number; verb?: string }>): OutputRecord[] {
   const out: OutputRecord[] = [];
-  const tally = new CommandTally((r) => out.push(r));
+  const tally = new CompactTally((r) => out.push(r));
   for (const s of steps) {
     if (s.verb !== undefined) tally.count(s.atUs, s.verb);
     else {
@@ -88,5 +88,89 @@ describe('the compact sink', () => {
       { atUs: 12, type: 'runtime.counts', ok: { 'set server': 2 } },
       records[4],
     ]);
+  });
+});
+
+describe('reload requests in the compact log', () => {
+  /** Records through the tally as run.ts writes them: each either counted or written. */
+  function through(records: readonly OutputRecord[]): OutputRecord[] {
+    const out: OutputRecord[] = [];
+    const tally = new CompactTally((r) => out.push(r));
+    for (const r of records) if (!tally.pass(r)) out.push(r);
+    return out;
+  }
+
+  it('writes the first request after each reload start and every request with a detail; the rest are counted per second', () => {
+    const out = through([
+      { atUs: 0, type: 'reload.request', reason: 'initial' },
+      { atUs: 0, type: 'reload.start', n: 1 },
+      { atUs: 10, type: 'reload.request', reason: 'endpoints-change' },
+      { atUs: 20, type: 'reload.request', reason: 'endpoints-change' },
+      { atUs: 30, type: 'reload.request', reason: 'route-change' },
+      { atUs: 40, type: 'reload.request', reason: 'reload-in-progress', detail: 'reload in progress, cannot dynamically delete endpoints of ns/s' },
+      { atUs: 50, type: 'reload.request', reason: 'endpoints-change' },
+      { atUs: 1_000_000, type: 'reload.end', n: 1 },
+      { atUs: 5_000_000, type: 'reload.start', n: 2 },
+      { atUs: 5_000_010, type: 'reload.request', reason: 'endpoints-change' },
+      { atUs: 5_000_020, type: 'run.end', events: 0, simulatedMs: 5000 },
+    ]);
+    expect(out).toEqual([
+      { atUs: 0, type: 'reload.request', reason: 'initial' },
+      { atUs: 0, type: 'reload.start', n: 1 },
+      { atUs: 10, type: 'reload.request', reason: 'endpoints-change' },
+      { atUs: 40, type: 'reload.request', reason: 'reload-in-progress', detail: 'reload in progress, cannot dynamically delete endpoints of ns/s' },
+      // Requests at 20, 30 and 50 µs folded into the reload asked for at 10 µs, out before the next second's first record.
+      { atUs: 50, type: 'reload.counts', requests: { 'endpoints-change': 2, 'route-change': 1 } },
+      { atUs: 1_000_000, type: 'reload.end', n: 1 },
+      { atUs: 5_000_000, type: 'reload.start', n: 2 },
+      { atUs: 5_000_010, type: 'reload.request', reason: 'endpoints-change' },
+      { atUs: 5_000_020, type: 'run.end', events: 0, simulatedMs: 5000 },
+    ]);
+  });
+
+  it('writes the commands counted in a second before its folded requests', () => {
+    const out: OutputRecord[] = [];
+    const tally = new CompactTally((r) => out.push(r));
+    for (const r of [{ atUs: 1, type: 'reload.request', reason: 'route-change' }, { atUs: 2, type: 'reload.request', reason: 'route-change' }] as const) {
+      if (!tally.pass(r)) out.push(r);
+    }
+    tally.count(3, 'set server');
+    tally.pass({ atUs: 1_000_000, type: 'run.end', events: 0, simulatedMs: 1000 });
+    expect(out.map((r) => r.type)).toEqual(['reload.request', 'runtime.counts', 'reload.counts']);
+  });
+
+  // The report needs the number of requests per reason; a reader needs time never to go backwards.
+  const step = fc.oneof(
+    fc.record({ dt: fc.nat({ max: 2_000_000 }), kind: fc.constant('request' as const), reason: fc.constantFrom('route-change', 'endpoints-change'), detail: fc.boolean() }),
+    fc.record({ dt: fc.nat({ max: 2_000_000 }), kind: fc.constant('start' as const) }),
+    fc.record({ dt: fc.nat({ max: 2_000_000 }), kind: fc.constant('command' as const) }),
+  );
+  test.prop([fc.array(step, { maxLength: 80 })])('every request is written or counted once, per reason, in non-decreasing time order', (steps) => {
+    const out: OutputRecord[] = [];
+    const tally = new CompactTally((r) => out.push(r));
+    const made: Record<string, number> = {};
+    let atUs = 0;
+    let n = 0;
+    for (const s of steps) {
+      atUs += s.dt;
+      if (s.kind === 'command') {
+        tally.count(atUs, 'set server');
+        continue;
+      }
+      const r: OutputRecord =
+        s.kind === 'start' ? { atUs, type: 'reload.start', n: ++n } : { atUs, type: 'reload.request', reason: s.reason, ...(s.detail && { detail: 'd' }) };
+      if (r.type === 'reload.request') made[r.reason] = (made[r.reason] ?? 0) + 1;
+      if (!tally.pass(r)) out.push(r);
+    }
+    const end: OutputRecord = { atUs, type: 'run.end', events: 0, simulatedMs: 0 };
+    if (!tally.pass(end)) out.push(end);
+    const seen: Record<string, number> = {};
+    for (const r of out) {
+      if (r.type === 'reload.request') seen[r.reason] = (seen[r.reason] ?? 0) + 1;
+      if (r.type === 'reload.counts') for (const [k, v] of Object.entries(r.requests)) seen[k] = (seen[k] ?? 0) + v;
+    }
+    expect(seen).toEqual(made);
+    for (let i = 1; i < out.length; i++) expect(out[i]!.atUs).toBeGreaterThanOrEqual(out[i - 1]!.atUs);
+    expect(out.at(-1)!.type).toBe('run.end');
   });
 });

@@ -1,53 +1,91 @@
+import type { ReloadReason } from '../../core/reload-reason.ts';
 import type { OutputRecord } from './records.ts';
 
 const SECOND_US = 1_000_000;
 
 /**
- * The compact output log's successful runtime commands: counted per verb and written as one
- * `runtime.counts` record per simulated second that had any, instead of one `runtime.command` line each.
- * Under churn a dcm strategy sends several commands per event, and their lines were most of the log (12×
- * the input's size on a saturated day); what a reader needs of a successful command is that it happened.
- * Failed attempts are not counted here: the router records them in full.
+ * What the compact output log counts instead of writing line by line, per simulated second:
+ * - successful runtime commands, per verb (`runtime.counts`). Under churn a dcm strategy sends several
+ *   commands per event, and their lines were most of the log (12× the input's size on a saturated day);
+ *   what a reader needs of a successful command is that it happened. Failed attempts are not counted here:
+ *   the router records them in full.
+ * - reload requests folded into a reload already asked for (`reload.counts`): a `reload.request` without a
+ *   detail that comes while another request waits (one was made since the last `reload.start`). The first
+ *   request after each reload start, the one that leads to the next reload, stays a line, and so does
+ *   every request with a detail; under endpoint churn the rest were one line per event (reload-always
+ *   writes a request for nearly every endpoints change), and the report needs only their number per reason.
  *
  * Every record of the run passes through `pass` before it is written, so the counts go out before the
- * first record of a later second and the log's times never go backwards: the counts record takes the
- * latest time seen so far.
+ * first record of a later second and the log's times never go backwards: a counts record takes the latest
+ * time seen so far. In one second the commands' record comes before the requests'.
  */
-export class CommandTally {
-  private counts = new Map<string, number>();
+export class CompactTally {
+  private commands = new Map<string, number>();
+  private requests = new Map<ReloadReason, number>();
   private total = 0;
   /** End of the second the pending counts belong to (exclusive). */
   private windowEndUs = 0;
   private lastUs = 0;
+  /** A reload request was made since the last reload started: later ones fold into the same reload. */
+  private requestWaits = false;
 
   constructor(private readonly write: (r: OutputRecord) => void) {}
 
   /** One successful command at `atUs`, by its verb (`set server`, `show servers`, …). */
   count(atUs: number, verb: string): void {
+    this.open(atUs);
+    this.commands.set(verb, (this.commands.get(verb) ?? 0) + 1);
+    this.total++;
+  }
+
+  /**
+   * Called with every other record before it is written; true when the record was counted instead (a
+   * folded reload request), and must then not be written.
+   */
+  pass(r: OutputRecord): boolean {
+    if (r.type === 'reload.request') {
+      if (this.requestWaits && r.detail === undefined) {
+        this.open(r.atUs);
+        this.requests.set(r.reason, (this.requests.get(r.reason) ?? 0) + 1);
+        this.total++;
+        return true;
+      }
+      this.requestWaits = true;
+    } else if (r.type === 'reload.start') {
+      this.requestWaits = false;
+    }
+    if (this.total > 0 && (r.atUs >= this.windowEndUs || r.type === 'run.end')) this.flush();
+    if (r.atUs > this.lastUs) this.lastUs = r.atUs;
+    return false;
+  }
+
+  private open(atUs: number): void {
     if (atUs >= this.windowEndUs) {
       this.flush();
       this.windowEndUs = (Math.floor(atUs / SECOND_US) + 1) * SECOND_US;
     }
     if (atUs > this.lastUs) this.lastUs = atUs;
-    this.counts.set(verb, (this.counts.get(verb) ?? 0) + 1);
-    this.total++;
-  }
-
-  /** Called with every other record before it is written. */
-  pass(r: OutputRecord): void {
-    if (this.total > 0 && (r.atUs >= this.windowEndUs || r.type === 'run.end')) this.flush();
-    if (r.atUs > this.lastUs) this.lastUs = r.atUs;
   }
 
   private flush(): void {
     if (this.total === 0) return;
-    // Verbs in a fixed order, so that the same run writes the same bytes.
-    const ok: Record<string, number> = {};
-    for (const verb of [...this.counts.keys()].sort()) ok[verb] = this.counts.get(verb)!;
-    this.counts = new Map();
+    // Keys in a fixed order, so that the same run writes the same bytes.
+    if (this.commands.size > 0) {
+      this.write({ atUs: this.lastUs, type: 'runtime.counts', ok: sortedCounts(this.commands) });
+      this.commands = new Map();
+    }
+    if (this.requests.size > 0) {
+      this.write({ atUs: this.lastUs, type: 'reload.counts', requests: sortedCounts(this.requests) });
+      this.requests = new Map();
+    }
     this.total = 0;
-    this.write({ atUs: this.lastUs, type: 'runtime.counts', ok });
   }
+}
+
+function sortedCounts<K extends string>(counts: Map<K, number>): Record<K, number> {
+  const out = {} as Record<K, number>;
+  for (const key of [...counts.keys()].sort()) out[key] = counts.get(key)!;
+  return out;
 }
 
 /**

@@ -29,6 +29,7 @@ const VALID: Record<OutputRecordType, fc.Arbitrary<Record<string, unknown>>> = {
     { requiredKeys: ['atUs', 'type', 'line', 'outcome'] },
   ),
   'runtime.counts': fc.record({ atUs: time, type: fc.constant('runtime.counts'), ok: fc.dictionary(fc.constantFrom('set server', 'show servers', 'add map', 'x'), count, { maxKeys: 4 }) }),
+  'reload.counts': fc.record({ atUs: time, type: fc.constant('reload.counts'), requests: fc.dictionary(fc.constantFrom(...RELOAD_REASONS), count, { maxKeys: 4 }) }),
   'runtime.error': fc.record({ atUs: time, type: fc.constant('runtime.error'), detail: text }),
   note: fc.record({ atUs: time, type: fc.constant('note'), message: text }),
   warning: fc.record({ atUs: time, type: fc.constant('warning'), message: text }),
@@ -191,6 +192,8 @@ describe('the fast output record check', () => {
     ['a count that is not a number', '{"atUs":1,"type":"runtime.counts","ok":{"set server":"3"}}'],
     ['a negative count', '{"atUs":1,"type":"runtime.counts","ok":{"set server":-1}}'],
     ['counts that are an array', '{"atUs":1,"type":"runtime.counts","ok":[3]}'],
+    ['folded requests of an unknown reason', '{"atUs":1,"type":"reload.counts","requests":{"endpoint-change":3}}'],
+    ['folded requests counted as text', '{"atUs":1,"type":"reload.counts","requests":{"endpoints-change":"3"}}'],
     ['a record that is an array', '[{"atUs":1,"type":"note","message":"m"}]'],
   ])('rejects %s as the schema does', (_what, line) => {
     const raw: unknown = JSON.parse(line);

@@ -52,6 +52,8 @@ export function looksValidRecord(raw: unknown): raw is OutputRecord {
       return typeof r['message'] === 'string' && hasOnly(r, 3) && typed(r, 'warning');
     case 'runtime.counts':
       return counts(r['ok']) && hasOnly(r, 3) && typed(r, 'runtime.counts');
+    case 'reload.counts':
+      return reasonCounts(r['requests']) && hasOnly(r, 3) && typed(r, 'reload.counts');
     case 'runtime.error':
       return typeof r['detail'] === 'string' && hasOnly(r, 3) && typed(r, 'runtime.error');
     case 'invariant':
@@ -149,6 +151,13 @@ function count(v: unknown): boolean {
 function counts(v: unknown): boolean {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
   for (const k in v) if (!count((v as Record<string, unknown>)[k])) return false;
+  return true;
+}
+
+/** The schema's `z.partialRecord(z.enum(RELOAD_REASONS), count)`: counts keyed by reload reasons only. */
+function reasonCounts(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  for (const k in v) if (!RELOAD_REASON.has(k) || !count((v as Record<string, unknown>)[k])) return false;
   return true;
 }
 

@@ -84,6 +84,7 @@ describe('readOutputLog', () => {
       { atUs: 31, type: 'runtime.command', line: 'set server b/s state ready', outcome: 'timeout' },
       { atUs: 32, type: 'runtime.error', detail: 'gave up' },
       { atUs: 33, type: 'runtime.counts', ok: { 'set server': 4, 'show servers': 1 } },
+      { atUs: 33, type: 'reload.counts', requests: { 'endpoints-change': 3, 'route-change': 2 } },
       { atUs: 40, type: 'note', message: 'n' },
       { atUs: 50, type: 'invariant', name: 'haproxy-view', violations: ['v1', 'v2'] },
       { atUs: 60, type: 'vrrp.state', node: 'a', vrid: 51, vip: '10.0.0.1', from: 'INIT', to: 'MASTER', priority: 100 },
@@ -101,10 +102,11 @@ describe('readOutputLog', () => {
     ];
     const { header: h, records: rs } = readOutputLog(log([header, ...records.map((r) => JSON.stringify(r))]));
     const report = judge(projectReport(h, rs), h.budgets);
-    // 1 reload.start; 2 runtime.command lines and 4 + 1 counted, 1 runtime.error; 1 invariant record
+    // 1 reload.start; requests: 1 initial, 1 + 2 route-change, 3 endpoints-change (lines and counted);
+    // 2 runtime.command lines and 4 + 1 counted, 1 runtime.error; 1 invariant record
     // holding 2 violations; 1 warning; run.end's figures as written.
     expect(report).toMatchObject({
-      reloads: { total: 1, requests: { initial: 1, 'route-change': 1 } },
+      reloads: { total: 1, requests: { 'endpoints-change': 3, initial: 1, 'route-change': 3 } },
       runtimeApi: { commands: 7, errors: 1 },
       invariants: { checked: 1, violations: [{ name: 'haproxy-view', detail: 'v1' }, { name: 'haproxy-view', detail: 'v2' }] },
       warnings: { total: 1 },
@@ -125,10 +127,31 @@ describe('readOutputLog', () => {
     expect(JSON.stringify(judge(projectReport(header, records), header.budgets))).toBe(JSON.stringify(runReport));
   });
 
+  it('reads a version 2 log (every reload request a line, none folded) into the same report', () => {
+    // route-burst under reload-always asks for a reload per route while one is pending: v3 folds those.
+    const path = join(dir, 'reload-always.jsonl');
+    const input = loadRunInput(SCENARIO, { set: { 'router.strategy': 'reload-always' } });
+    const v3Sink = new JsonlFileSink(path, headerOf(input));
+    const { report } = runOne(input, v3Sink);
+    v3Sink.commit();
+    const v3 = readFileSync(path, 'utf8').trimEnd().split('\n');
+    expect(v3.some((l) => l.includes('"type":"reload.counts"'))).toBe(true);
+    // The same run as version 2 wrote it: each folded request a line of its own, at the counts' time.
+    const v2 = [JSON.stringify({ ...(JSON.parse(v3[0]!) as object), version: 2 })];
+    for (const line of v3.slice(1)) {
+      const r = JSON.parse(line) as OutputRecord;
+      if (r.type !== 'reload.counts') v2.push(line);
+      else for (const [reason, count] of Object.entries(r.requests)) for (let i = 0; i < count; i++) v2.push(JSON.stringify({ atUs: r.atUs, type: 'reload.request', reason }));
+    }
+    const { header, records } = readOutputLog(log(v2));
+    expect(header.version).toBe(2);
+    expect(JSON.stringify(judge(projectReport(header, records), header.budgets))).toBe(JSON.stringify(report));
+  });
+
   describe('is an input error naming the file, line and field', () => {
     it('for a version it does not know, or a trace it does not know', () => {
-      const v3 = log([JSON.stringify({ ...HEADER, version: 3 }), ...LINES.slice(1)]);
-      expect(at(errorOf(v3))).toEqual({ file: v3, line: 1, field: 'version' });
+      const v4 = log([JSON.stringify({ ...HEADER, version: 4 }), ...LINES.slice(1)]);
+      expect(at(errorOf(v4))).toEqual({ file: v4, line: 1, field: 'version' });
       const trace = log([JSON.stringify({ ...HEADER, trace: ['everything'] }), ...LINES.slice(1)]);
       expect(at(errorOf(trace))).toEqual({ file: trace, line: 1, field: 'trace[0]' });
     });

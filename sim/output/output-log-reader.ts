@@ -11,7 +11,7 @@ import { RecordOrder } from './record-order.ts';
 import { TRACE_NAMES, type OutputHeader, type OutputRecord } from './records.ts';
 
 /**
- * The output log (versions 1 and 2) as a schema, record by record as sim/output/records.ts declares them. `routerbench report`
+ * The output log (versions 1 to 3) as a schema, record by record as sim/output/records.ts declares them. `routerbench report`
  * trusts what it folds (a string where a number belongs would print `NaN` and still exit 0), so every line
  * is checked here, strictly: a field routerbench never writes is as wrong as a missing one, because the log
  * was edited or comes from something else, and the report rebuilt from it would not be the run's.
@@ -33,6 +33,7 @@ export const RecordSchema = z.discriminatedUnion('type', [
     reply: z.string().optional(),
   }),
   z.strictObject({ atUs: time, type: z.literal('runtime.counts'), ok: z.record(z.string(), count) }),
+  z.strictObject({ atUs: time, type: z.literal('reload.counts'), requests: z.partialRecord(z.enum(RELOAD_REASONS), count) }),
   z.strictObject({ atUs: time, type: z.literal('runtime.error'), detail: z.string() }),
   z.strictObject({ atUs: time, type: z.literal('note'), message: z.string() }),
   z.strictObject({ atUs: time, type: z.literal('warning'), message: z.string() }),
@@ -89,7 +90,7 @@ const RECORD_TYPES: readonly string[] = RecordSchema.options.map((o) => o.shape.
 
 const HeaderSchema = z.strictObject({
   routerbench: z.literal('outputlog'),
-  version: z.union([z.literal(1), z.literal(2)]),
+  version: z.union([z.literal(1), z.literal(2), z.literal(3)]),
   scenario: z.string(),
   seed: z.number().int().nonnegative(),
   strategy: z.string(),
@@ -139,7 +140,7 @@ export function readOutputLog(path: string): { header: OutputHeader; records: It
 
 function parseHeader(raw: unknown, path: string): OutputHeader {
   if (typeof raw !== 'object' || raw === null || (raw as { routerbench?: unknown }).routerbench !== 'outputlog') {
-    throw new InputError(path, 'line 1 is not an output log header {"routerbench":"outputlog","version":2,...}', 1, 'routerbench');
+    throw new InputError(path, 'line 1 is not an output log header {"routerbench":"outputlog","version":3,...}', 1, 'routerbench');
   }
   const parsed = HeaderSchema.safeParse(raw);
   if (!parsed.success) {

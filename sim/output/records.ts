@@ -10,7 +10,12 @@ import type { ClusterConfig } from '../cluster/cluster-schema.ts';
  * Version 2 (written since 2026-12-01) adds `runtime.counts`: by default a successful runtime command is
  * counted there, and only failed attempts are `runtime.command` lines; with `--trace runtime` every
  * attempt is a `runtime.command` line, as in version 1, and the header says `trace: ["runtime"]`.
- * Readers take both versions; a version 1 log is a version 2 log that has every command traced.
+ * Version 3 (written since 2026-12-01) adds `reload.counts`: a reload
+ * request without a detail made while another one waits (one was made since the last `reload.start`) is
+ * counted there instead of written as a `reload.request` line. Nothing else changed.
+ * Readers take all three versions; a version 1 log is a version 2 log that has every command traced, and a
+ * version 2 log is a version 3 log that folded no request. A reader of version 2 refuses a version 3 log
+ * by its header's version, before any record.
  */
 export interface OutputHeader {
   routerbench: 'outputlog';
@@ -36,8 +41,8 @@ export interface OutputHeader {
   cluster?: ClusterConfig;
 }
 
-export type OutputLogVersion = 1 | 2;
-export const OUTPUT_LOG_VERSION = 2;
+export type OutputLogVersion = 1 | 2 | 3;
+export const OUTPUT_LOG_VERSION = 3;
 /** `--trace` values: `runtime` writes every runtime API command and its reply, not only the failed ones. */
 export const TRACE_NAMES = ['runtime'] as const;
 export type TraceName = (typeof TRACE_NAMES)[number];
@@ -52,7 +57,13 @@ export type VrrpGarpReason = 'master' | 'repeat' | 'lower-prio' | 'reload';
 export type OutputRecord =
   /** An input event was applied (subject: `ns/name`, `ns/service` or the node). */
   | { atUs: number; type: 'input'; event: InputEventType; subject: string }
+  /**
+   * Since version 3, by default only the first request after each reload start and those with a detail;
+   * the rest fold into the reload already asked for and are counted in `reload.counts`.
+   */
   | { atUs: number; type: 'reload.request'; reason: ReloadReason; detail?: string }
+  /** Reload requests folded into a pending reload, per reason, since the last such record; at most one per simulated second. */
+  | { atUs: number; type: 'reload.counts'; requests: Partial<Record<ReloadReason, number>> }
   | { atUs: number; type: 'reload.start'; n: number }
   | { atUs: number; type: 'reload.end'; n: number }
   /**
