@@ -177,7 +177,7 @@ function createCluster(input: RunInput, engine: Engine, streams: RandomStreams, 
 /** The stats socket: a direct line to the mock, or one with seeded faults when the settings ask for them. */
 function socketTo(haproxy: MockHaproxy, settings: RunInput['settings'], streams: RandomStreams): (command: RuntimeCommand) => TransportResult {
   const f = settings.haproxy;
-  if (f.refusedRate + f.resetRate + f.restartRate + f.slowRate === 0) return (command) => ({ ok: true, reply: haproxy.run(command) });
+  if (f.refusedRate + f.resetRate + f.restartRate + f.slowRate === 0) return (command) => haproxy.send(command);
   const faulty = createFaultyTransport(haproxy, streams.get('haproxy/faults'), {
     rates: { refused: f.refusedRate, reset: f.resetRate, restart: f.restartRate, slow: f.slowRate },
   });

@@ -29,7 +29,7 @@ export function stageEndpointReplace(
   newEndpoints: readonly ServedEndpoint[],
   weight: string,
 ): StagedReplace {
-  const modified = new PendingEndpoints(newEndpoints);
+  const modified = PENDING.reset(newEndpoints);
   let deleted: string[] | null = null;
   let changed = false;
   for (const e of oldEndpoints) {
@@ -45,7 +45,8 @@ export function stageEndpointReplace(
   if (modified.remaining === 0 && deleted === null) return { changed, remaining: 0 };
   const gone = deleted === null ? null : deleted.length > SMALL ? new Set(deleted) : deleted;
 
-  const unused: CachedServer[] = [];
+  const unused = UNUSED;
+  unused.length = 0;
   for (const s of servers) {
     let related = s.name;
     const dynamic = s.name.startsWith(DYNAMIC_SERVER_PREFIX);
@@ -80,6 +81,7 @@ export function stageEndpointReplace(
     stage(s, ep, weight);
     modified.take(i);
   }
+  unused.length = 0;
   return { changed, remaining: modified.remaining };
 }
 
@@ -104,11 +106,17 @@ class PendingEndpoints {
   private readonly ids: string[] = [];
   private readonly eps: ServedEndpoint[] = [];
   private readonly live: boolean[] = [];
-  private readonly index: Map<string, number> | null;
+  private index: Map<string, number> | null = null;
   private cursor = 0;
   remaining = 0;
 
-  constructor(endpoints: readonly ServedEndpoint[]) {
+  /** Empties it and fills it with these endpoints. */
+  reset(endpoints: readonly ServedEndpoint[]): this {
+    this.ids.length = 0;
+    this.eps.length = 0;
+    this.live.length = 0;
+    this.cursor = 0;
+    this.remaining = 0;
     this.index = endpoints.length > SMALL ? new Map() : null;
     for (const e of endpoints) {
       const i = this.slotOf(e.id);
@@ -122,6 +130,7 @@ class PendingEndpoints {
       this.live.push(true);
       this.remaining++;
     }
+    return this;
   }
 
   /** The live entry for this ID, or -1 (absent, or already taken). */
@@ -150,6 +159,14 @@ class PendingEndpoints {
     return this.ids.indexOf(id);
   }
 }
+
+/**
+ * Scratch for the one staging in progress: a change stages one backend at a time, to the end, before the
+ * next (the function never yields), and an endpoint event stages at least once, so these are not made per
+ * call. Each call empties them first; `unused` is emptied again after, so no server stays reachable.
+ */
+const PENDING = new PendingEndpoints();
+const UNUSED: CachedServer[] = [];
 
 /** UpdateServerInfo + EnableServer. */
 function stage(s: CachedServer, ep: ServedEndpoint, weight: string): void {

@@ -2,6 +2,7 @@ import * as cmd from '../haproxy/commands.ts';
 import type { MapEntryRow, RuntimeCommand, ServerAdminState, ServerStateRow } from '../haproxy/commands.ts';
 import type { MapAssociation } from '../haproxy/map-entries.ts';
 import type { RuntimeProgram } from '../runtime-effect.ts';
+import { BackendNames } from './backend-names.ts';
 import { mapBaseName, NotFoundError, numberText, retryCommand, runCommand, unexpectedReply } from '../runtime-client.ts';
 
 /**
@@ -49,23 +50,26 @@ function checkAccepted(command: RuntimeCommand, reply: cmd.RuntimeReply): void {
 }
 
 export class RuntimeView {
-  private backends: Set<string> | null = null;
+  /** The names of the last `show backend`; `listed` says whether they are still the cached list (client.go Backends). */
+  private readonly backends = new BackendNames();
+  private listed = false;
   private mapList: CachedMap[] | null = null;
   private readonly servers = new Map<string, CachedServer[]>();
 
   /** client.Reset() after a reload. */
   reset(): void {
-    this.backends = null;
+    this.listed = false;
     this.mapList = null;
     this.servers.clear();
   }
 
   *findBackend(name: string): RuntimeProgram<void> {
-    if (this.backends === null || this.backends.size === 0) {
+    if (!this.listed || this.backends.size === 0) {
       const command = cmd.showBackend();
       const reply = yield* runCommand(command);
       if (reply.kind !== 'backends') throw unexpectedReply(command, reply);
-      this.backends = new Set(reply.names);
+      this.backends.update(reply.names);
+      this.listed = true;
     }
     if (!this.backends.has(name)) throw new NotFoundError('show backend', 'backend', name);
   }
@@ -116,7 +120,7 @@ export class RuntimeView {
 
   /** Whether the cached backend list has this backend; false also when there is no list yet (see findBackend). */
   knowsBackend(name: string): boolean {
-    return this.backends !== null && this.backends.has(name);
+    return this.listed && this.backends.has(name);
   }
 
   /**

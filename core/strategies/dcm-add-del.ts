@@ -1,3 +1,4 @@
+import { BackendNames } from '../dcm/backend-names.ts';
 import { BlueprintPool } from '../dcm/pool.ts';
 import type { Endpoint } from '../endpoint.ts';
 import * as cmd from '../haproxy/commands.ts';
@@ -45,7 +46,9 @@ const GO_ATOI = /^[+-]?[0-9]+$/;
 export class DcmAddDelStrategy implements RouterStrategy {
   readonly name = 'dcm-add-del' as const;
   private readonly index = new ServiceIndex();
-  private backends: Set<string> | null = null;
+  /** The last `show backend` listing, and whether it is still the cached list. */
+  private readonly backends = new BackendNames();
+  private listed = false;
   private loaded = false;
   private readonly pool: BlueprintPool;
   private seeded = false;
@@ -150,7 +153,7 @@ export class DcmAddDelStrategy implements RouterStrategy {
 
   onReloaded(state: RouterState): void {
     this.loaded = true;
-    this.backends = null;
+    this.listed = false;
     for (const [key, r] of this.pending) if (this.renderer.renderedRoute(key) === r || state.routes.get(key) !== r) this.pending.delete(key);
     // Changes before the first reload ends skip the index (see onChange); every later one keeps it current.
     if (this.indexed) return;
@@ -321,11 +324,12 @@ export class DcmAddDelStrategy implements RouterStrategy {
   }
 
   private *findBackend(name: string): RuntimeProgram<void> {
-    if (this.backends === null || this.backends.size === 0) {
+    if (!this.listed || this.backends.size === 0) {
       const command = cmd.showBackend();
       const reply = yield* runCommand(command);
       if (reply.kind !== 'backends') throw unexpectedReply(command, reply);
-      this.backends = new Set(reply.names);
+      this.backends.update(reply.names);
+      this.listed = true;
     }
     if (!this.backends.has(name)) throw new NotFoundError('show backend', 'backend', name);
   }

@@ -89,7 +89,7 @@ export function showMapList(rt: MapRuntime): RuntimeReply {
 /** `show map [@<ver>] <map>`: the entries of one version, in map order. */
 export function showMapEntries(m: MockMap, version: number): RuntimeReply {
   const entries: MapEntryRow[] = [];
-  for (const e of m.entries) if (e.version === version) entries.push({ ref: e.ref, key: e.key, value: e.value });
+  for (const e of m.entries) if (e.version === version) entries.push((e.row ??= { ref: e.ref, key: e.key, value: e.value }));
   return { kind: 'entries', entries };
 }
 
@@ -120,7 +120,7 @@ function addEntry(rt: MapRuntime, m: MockMap, key: string, value: string, versio
       return refused;
     }
   }
-  m.entries.push({ ref: rt.pointers.next(), key, value, version });
+  m.entries.push({ ref: rt.pointers.next(), key, value, version, row: undefined });
   m.rev++;
   m.appends++;
   return undefined;
@@ -218,14 +218,20 @@ export function setMap(rt: MapRuntime, w: readonly string[]): string {
   if (target.charCodeAt(0) === 0x23) {
     const e = findByRef(m, target.slice(1));
     if (e === undefined) return 'key or pattern not found.\n\n';
-    if (accepted) e.value = value;
+    if (accepted) {
+        e.value = value;
+        e.row = undefined;
+      }
     m.rev++;
     return '\n';
   }
   let found = false;
   for (const e of m.entries) {
     if (e.key === target) {
-      if (accepted) e.value = value;
+      if (accepted) {
+        e.value = value;
+        e.row = undefined;
+      }
       m.rev++;
       found = true;
     }

@@ -1,3 +1,4 @@
+import type { MapEntryRow } from '../../core/haproxy/commands.ts';
 import type { MapEntry } from '../../core/haproxy/config-model.ts';
 import type { MapKind, MapLayout, MapMatch, MapValues } from './haproxy-cfg.ts';
 
@@ -12,6 +13,11 @@ export interface MockMapEntry {
   key: string;
   value: string;
   version: number;
+  /**
+   * Its `show map` row, made when first listed and kept while the entry stays as it is: a manager lists
+   * a map again after every change, and the rows of the entries it did not touch are the same.
+   */
+  row?: MapEntryRow | undefined;
   /** Set when `del map` takes the entry out (a reader that kept it must look again). */
   removed?: true;
 }
@@ -116,7 +122,7 @@ export function mapFromLayout(layout: MapLayout, entries: readonly MapEntry[], p
     kinds: layout.kinds ?? [{ match: layout.match, values: layout.values }],
     currVer: 0,
     nextVer: 0,
-    entries: entries.map((e) => ({ ref: pointers.next(), key: e.key, value: e.value, version: 0 })),
+    entries: entries.map((e) => ({ ref: pointers.next(), key: e.key, value: e.value, version: 0, row: undefined })),
     entryCountSkew: 0,
     rev: 0,
     shape: 0,

@@ -1,6 +1,7 @@
-import { refused, type RuntimeCommand, type RuntimeReply } from '../../core/haproxy/commands.ts';
+import { OK, refused, type RuntimeCommand, type RuntimeReply } from '../../core/haproxy/commands.ts';
 import type { BackendConfig, HaproxyConfig, MapEntry } from '../../core/haproxy/config-model.ts';
 import { decodeReply, encodeCommand, encodeReply, reachesCliVerbatim } from '../../core/haproxy/runtime-codec.ts';
+import { listChanges } from '../../core/dcm/backend-names.ts';
 import type { TransportResult } from '../../core/runtime-effect.ts';
 import { backendFromConfig, type MockBackend, type MockServer } from './backend-state.ts';
 import { usageReply } from './cli-help.ts';
@@ -66,6 +67,11 @@ export interface MockHaproxyOptions {
 }
 
 
+/** Above this many dropped and added backends a reload's backend index is built afresh. */
+const INDEX_CHANGES_MAX = 64;
+
+/** The delivered silent acceptance, shared: transport results are read, never changed. */
+const DELIVERED_OK: TransportResult = { ok: true, reply: OK };
 
 /**
  * An in-memory HAProxy 2.6 answering its runtime API byte for byte (see docs/fidelity-haproxy.md for what
@@ -126,7 +132,11 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
   /** Backend names in config order; a process cannot add backends at runtime, so one listing serves a load. */
   backendNames(): readonly string[] {
     const r = this.running;
-    r.backendNames ??= r.config.backends.map((b) => b.name);
+    if (r.backendNames === undefined) {
+      r.indexByName ??= this.indexBackends(r.config.backends);
+      // indexBackends leaves the names of the list it indexed (the previous load's when they are the same).
+      r.backendNames = this.lastIndex!.names;
+    }
     return r.backendNames;
   }
 
@@ -206,14 +216,24 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
       for (let i = 0; same && i < list.length; i++) same = last.names[i] === list[i]!.name;
       if (same) return last.index;
     }
+    const names: string[] = new Array(list.length);
+    for (let i = 0; i < list.length; i++) names[i] = list[i]!.name;
+    // A reload mostly adds or drops a backend or two: the earlier index is updated in place (the earlier
+    // load is gone, nothing else holds it), dropped names out, every name from the first change on at its
+    // new place. That is exact when the names are distinct, which the size then shows.
+    const changes = last === undefined ? undefined : listChanges(last.names, names, INDEX_CHANGES_MAX);
+    if (changes !== undefined) {
+      const index = last!.index;
+      for (const i of changes.dropped) index.delete(last!.names[i]!);
+      for (let i = changes.first; i < names.length; i++) index.set(names[i]!, i);
+      if (index.size === names.length) {
+        this.lastIndex = { names, index };
+        return index;
+      }
+    }
     // The last backend of a name wins, as in the layout's id map.
     const index = new Map<string, number>();
-    const names: string[] = new Array(list.length);
-    for (let i = 0; i < list.length; i++) {
-      const name = list[i]!.name;
-      names[i] = name;
-      index.set(name, i);
-    }
+    for (let i = 0; i < list.length; i++) index.set(names[i]!, i);
     this.lastIndex = { names, index };
     return index;
   }
@@ -289,7 +309,9 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
 
   /** A fault-free transport (see faulty-transport.ts for one with faults): the reply, always delivered. */
   send(command: RuntimeCommand): TransportResult {
-    return { ok: true, reply: this.run(command) };
+    const reply = this.run(command);
+    // Most commands are answered with the silent acceptance: one shared result, not an object per command.
+    return reply === OK ? DELIVERED_OK : { ok: true, reply };
   }
 
   /**
@@ -490,7 +512,7 @@ interface Running {
   layoutByFile: Map<string, MapLayout | undefined>;
   pristine: Map<string, PristineMap>;
   backendList: MockBackend[] | undefined;
-  backendNames: string[] | undefined;
+  backendNames: readonly string[] | undefined;
 }
 
 function emptyRunning(config: HaproxyConfig | undefined, loadedAtS: number, layout?: CfgLayout): Running {
