@@ -304,7 +304,8 @@ export function createFailoverProjection(cluster?: ClusterConfig): { add(r: Outp
         }
         case 'input': {
           const untilUs = r.atUs + windowFor(windows, r.event);
-          const wasRouterDown = routerDown.has(r.subject);
+          // Read only where it is used, and before router.recover clears it: churn inputs, one per event, skip the lookup.
+          const wasRouterDown = r.event === 'router.recover' && routerDown.has(r.subject);
           if (r.event === 'router.fail' || r.event === 'router.recover') {
             for (const v of vips.values()) if (v.masters.has(r.subject) || v.stale.has(r.subject)) account(v, r.atUs);
             if (r.event === 'router.fail') routerDown.add(r.subject);
