@@ -93,7 +93,18 @@ export type ChurnEvent = Extract<
 >;
 
 export function isChurnEvent(e: InputEvent): e is ChurnEvent {
-  return e.type.startsWith('route.') || e.type.startsWith('endpoints.') || e.type.startsWith('blueprint.');
+  // A switch rather than prefixes: the event log reader hands out each type as its constant, compared by identity.
+  switch (e.type) {
+    case 'route.upsert':
+    case 'route.delete':
+    case 'endpoints.set':
+    case 'endpoints.delete':
+    case 'blueprint.upsert':
+    case 'blueprint.delete':
+      return true;
+    default:
+      return false;
+  }
 }
 
 /** A short stable identity of what an event touches, for the output log and timelines. */

@@ -41,7 +41,10 @@ export interface RouterProcessOptions {
   allowWildcardRoutes?: boolean;
   /** Called when the router is settled (no reload running or pending, no runtime work in flight). */
   onSettled?: (state: RouterState) => void;
-  /** Where successful commands are counted (the compact log); without one every command is a record (`--trace runtime`). */
+  /**
+   * Where successful commands and folded reload requests are counted (the compact log); without one every
+   * command and request is a record (`--trace runtime`; the sink may still fold the requests).
+   */
   tally?: CompactTally;
 }
 
@@ -206,7 +209,9 @@ export class RouterProcess {
   /** A reload request is recorded when made; one made while a change is handled reaches the limiter after it. */
   private requestReload(reason: ReloadReason, detail?: string, deferred = false): void {
     const atUs = this.scheduler.nowUs;
-    this.emit(detail === undefined ? { atUs, type: 'reload.request', reason } : { atUs, type: 'reload.request', reason, detail });
+    const tally = this.opts.tally;
+    if (detail !== undefined) this.emit({ atUs, type: 'reload.request', reason, detail });
+    else if (tally === undefined || !tally.foldRequest(atUs, reason)) this.emit({ atUs, type: 'reload.request', reason });
     if (deferred) this.reloadAsked = true;
     else this.registerChange();
   }

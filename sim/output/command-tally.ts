@@ -44,12 +44,7 @@ export class CompactTally {
    */
   pass(r: OutputRecord): boolean {
     if (r.type === 'reload.request') {
-      if (this.requestWaits && r.detail === undefined) {
-        this.open(r.atUs);
-        this.requests.set(r.reason, (this.requests.get(r.reason) ?? 0) + 1);
-        this.total++;
-        return true;
-      }
+      if (r.detail === undefined && this.foldRequest(r.atUs, r.reason)) return true;
       this.requestWaits = true;
     } else if (r.type === 'reload.start') {
       this.requestWaits = false;
@@ -57,6 +52,19 @@ export class CompactTally {
     if (this.total > 0 && (r.atUs >= this.windowEndUs || r.type === 'run.end')) this.flush();
     if (r.atUs > this.lastUs) this.lastUs = r.atUs;
     return false;
+  }
+
+  /**
+   * A reload request without a detail at `atUs`: counted, and true, when it folds into one that waits;
+   * otherwise false, and the caller writes it as a record (which then passes here). The router asks this
+   * before it makes the record, so a folded request costs no object.
+   */
+  foldRequest(atUs: number, reason: ReloadReason): boolean {
+    if (!this.requestWaits) return false;
+    this.open(atUs);
+    this.requests.set(reason, (this.requests.get(reason) ?? 0) + 1);
+    this.total++;
+    return true;
   }
 
   private open(atUs: number): void {
