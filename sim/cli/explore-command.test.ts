@@ -65,6 +65,8 @@ test('--replay runs a finding alone: exit 1 while it violates its property, 0 wh
   expect(r.code).toBe(1);
   expect(r.stdout).toMatch(/^explore-1-haproxy-view \(dcm-slots, seed 1\): 1 property violated\n {2}haproxy-view at /);
   expect((await cli(['--replay', finding, '--allow', 'haproxy-view'])).code).toBe(0);
+  // The workload alone, under another strategy: the finding's settings are dcm-slots with socket faults.
+  expect((await cli(['--replay', finding, '--set', 'haproxy.restartRate=0', '--set', 'haproxy.resetRate=0', '--set', 'haproxy.refusedRate=0'])).stdout).toContain('no property violated');
 });
 
 test('bad input is refused before anything runs, naming the flag', async () => {
@@ -79,4 +81,5 @@ test('bad input is refused before anything runs, naming the flag', async () => {
   await refused(['--allow', 'haproxy-view@slots', '--out', join(dir, 'x')], /unknown strategy 'slots'/);
   await refused(['--strategies', 'dcm-slots,nope', '--out', join(dir, 'x')], /unknown strategy 'nope'/);
   await refused(['--shard', '2/2', '--out', join(dir, 'x')], /expected i\/n/);
+  await refused(['--set', 'router.strategy=dcm-slots', '--out', join(dir, 'x')], /--set: applies to --replay/);
 });

@@ -13,7 +13,8 @@ import { PROPERTY_NAMES } from '../explore/properties.ts';
 import { loadRunInput } from '../load-input.ts';
 import { parseShard } from '../sweep/plan.ts';
 import { EXIT } from './exit-codes.ts';
-import { collectList, parseSeed } from './scenario-options.ts';
+import { buildOverrides } from './run-command.ts';
+import { collectList, collectSet, parseSeed } from './scenario-options.ts';
 import { checkOutDir, writeFileAtomic } from './write-outputs.ts';
 
 interface ExploreOptions {
@@ -26,6 +27,7 @@ interface ExploreOptions {
   shard?: string;
   out?: string;
   replay?: string;
+  set?: Record<string, string>;
   progress?: boolean;
 }
 
@@ -40,7 +42,7 @@ export function registerExploreCommand(program: Command): Command {
         'the same seed and number of runs give the same runs and findings whatever --workers; ' +
         'exit 0 nothing found but allowed findings, 1 a finding not --allow\'ed, 2 bad input, 3 internal error',
     )
-    .usage('[--strategies list] [--runs N | --minutes M] [--seed S] [--workers N] [--allow PROPERTY…] [--shard i/n] --out DIR\n       routerbench explore --replay FILE [--allow PROPERTY…]')
+    .usage('[--strategies list] [--runs N | --minutes M] [--seed S] [--workers N] [--allow PROPERTY…] [--shard i/n] --out DIR\n       routerbench explore --replay FILE [--set key=value…] [--allow PROPERTY…]')
     .option('--strategies <list>', `comma-separated strategies to run every run under (default all: ${STRATEGY_NAMES.join(',')})`)
     .option('--runs <n>', `runs to make, each under every strategy (default ${DEFAULT_RUNS})`, parsePositive('--runs'))
     .option(
@@ -54,6 +56,7 @@ export function registerExploreCommand(program: Command): Command {
     .option('--shard <i/n>', 'make only runs k ≡ i (mod n) (0-based; e.g. $JOB_COMPLETION_INDEX/$N); combine the --out directories with routerbench merge')
     .option('--out <dir>', 'required to explore: write explore.json, junit.xml, summary.md and findings/<property>--<strategy>.yaml here')
     .option('--replay <file>', 'instead of exploring: run one scenario or event log (a finding\'s file) and check the properties on it; exit 1 if one not allowed is violated')
+    .option('--set <key=value>', 'with --replay: override a setting by dotted key, e.g. router.strategy=dcm-slots, to see whether another strategy has the finding too (repeatable)', collectSet)
     .option('--no-progress', 'no progress on stderr (runs done, findings so far, shrinks)')
     .action(async (opts: ExploreOptions) => {
       process.exitCode = await exploreCommand(opts);
@@ -68,7 +71,8 @@ export async function exploreCommand(opts: ExploreOptions): Promise<number> {
     if (!(PROPERTY_NAMES as readonly string[]).includes(property!)) throw new InputError('--allow', `unknown property '${property}' (known: ${PROPERTY_NAMES.join(', ')})`);
     if (strategy !== undefined && !(STRATEGY_NAMES as readonly string[]).includes(strategy)) throw new InputError('--allow', `unknown strategy '${strategy}' in '${a}' (known: ${STRATEGY_NAMES.join(', ')})`);
   }
-  if (opts.replay !== undefined) return replay(opts.replay, allow);
+  if (opts.set !== undefined && opts.replay === undefined) throw new InputError('--set', 'applies to --replay: an exploration draws its own settings');
+  if (opts.replay !== undefined) return replay(opts.replay, allow, opts.set);
   if (opts.out === undefined) throw new InputError('--out', 'explore writes its findings to a directory: give --out DIR');
   if (opts.runs !== undefined && opts.minutes !== undefined) throw new InputError('--minutes', 'give --runs or --minutes, not both');
   checkOutDir(opts.out);
@@ -153,8 +157,8 @@ export function mergeExploreDirs(dirs: readonly string[], out: string): number {
   return finishExplore(mergeExplore(parts), out);
 }
 
-function replay(file: string, allow: readonly string[]): number {
-  const input = loadRunInput(file);
+function replay(file: string, allow: readonly string[], set: Record<string, string> | undefined): number {
+  const input = loadRunInput(file, set === undefined ? {} : buildOverrides({ set }));
   const violations = checkRun(input);
   const strategy = input.settings.router.strategy;
   const lines = [`${input.name} (${strategy}, seed ${input.settings.seed}): ${violations.length === 0 ? 'no property violated' : `${violations.length} propert${violations.length === 1 ? 'y' : 'ies'} violated`}`];

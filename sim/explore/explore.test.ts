@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { InputEvent } from '../../core/events.ts';
+import { join } from 'node:path';
+import { loadRunInput } from '../load-input.ts';
 import { parseScenario } from '../scenario/load-scenario.ts';
 import { checkRun, violatesProperty } from './check-run.ts';
 import { explore } from './explore.ts';
@@ -74,5 +76,23 @@ describe('explore is deterministic', () => {
     expect(() => mergeExplore([{ dir: 'a', json: a }, { dir: 'b', json: { ...a, seed: 2 } }])).toThrow(/its seed \(2\) differs/);
     expect(() => mergeExplore([{ dir: 'a', json: a }, { dir: 'b', json: a }])).toThrow(/run 0 was also made in a/);
     expect(() => mergeExplore([{ dir: 'a', json: a }])).toThrow(/1 of 2 runs are missing; shards 1\/2 are not among/);
+  });
+});
+
+describe('the bundled finding, scenarios/examples/explore-add-del-stale-table.yaml', () => {
+  const file = join(import.meta.dirname, '..', '..', 'scenarios', 'examples', 'explore-add-del-stale-table.yaml');
+
+  it('violates haproxy-view under dcm-add-del only: a stale EndpointTable leaves a gone endpoint in route-4', () => {
+    // docs/fidelity-config-manager.md, "Stale EndpointTables": route-3 and route-4 share svc-1, rendered at the
+    // initial sync with its one pod (a single server, without `check`). At 3001 ms the scale to two pods adds
+    // svc-1-2 to route-3 first (key order); HAProxy 2.6 refuses `enable health` on a server without check,
+    // the walk stops there, and route-4's table keeps only svc-1-1. The runtime-api-error reload (start 3001,
+    // reloadDurationMs 3000: serving at 6001) renders both pods in both backends. At 6002 ms the scale to zero
+    // diffs each route's table: route-3's deletes both servers, route-4's stale one only svc-1-1, so
+    // 10.128.0.3 (svc-1-2) stays in be_http:ns-1:route-4 while no endpoint is expected, and nothing reloads.
+    expect(checkRun(loadRunInput(file))).toEqual([
+      { property: 'haproxy-view', atMs: 6002, detail: 'ns-1/route-4 via http://route-4-ns-1.apps.example.com/: backend be_http:ns-1:route-4 serves [10.128.0.3:8080], expected []' },
+    ]);
+    for (const strategy of ['dcm-slots', 'reload-always']) expect(checkRun(loadRunInput(file, { set: { 'router.strategy': strategy } }))).toEqual([]);
   });
 });

@@ -34,7 +34,7 @@ export function seedLine(f: Finding): string {
 
 /** The table on stdout: a row per finding, then the verdict. */
 export function renderExploreSummary(result: ExploreResult, out: string | undefined): string {
-  const lines = [`explore seed ${result.seed}: ${result.runs} runs, each under ${result.strategies.join(', ')}${result.shard ? `, shard ${result.shard.index}/${result.shard.count}` : ''}`];
+  const lines = [`explore seed ${result.seed}: ${result.runs} run${result.runs === 1 ? '' : 's'}, each under ${result.strategies.join(', ')}${result.shard ? `, shard ${result.shard.index}/${result.shard.count}` : ''}`];
   if (result.findings.length === 0) lines.push('no property violated');
   else {
     const rows = [['property', 'strategy', 'runs', 'first seed', 'events', 'verdict', 'file'], ...result.findings.map((f) => [f.property, f.strategy, String(f.runs), String(f.seed), `${f.before} → ${f.after}`, f.allowed ? 'allowed' : 'FAIL', f.file])];
