@@ -23,6 +23,7 @@ import { EXIT } from './exit-codes.ts';
 import { HaproxyStartError, pidOnSocket } from './live/real-haproxy.ts';
 import { runLive, type LiveResult } from './live/run-live.ts';
 import { collectSet, collectTrace, parseSeed, TRACE_HELP } from './scenario-options.ts';
+import { earlierOutputs, removeStale } from './reused-out-dir.ts';
 import { makeDirs, writeFileAtomic } from './write-outputs.ts';
 import { budgetLines } from '../scenario/budget-lines.ts';
 import { shellQuote } from '../scenario/load-scenario.ts';
@@ -82,7 +83,7 @@ export function registerLiveCommand(program: Command): Command {
     .option('--seed <n>', 'run seed', parseSeed)
     .option('--set <key=value>', 'override a setting by dotted key, e.g. router.strategy=dcm-slots (repeatable)', collectSet)
     .option('--stop', 'stop the HAProxy this command started when the run ends (default: leave it serving and print its PID)')
-    .option('--out <dir>', 'write report.json, output.jsonl and live.json here')
+    .option('--out <dir>', 'write report.json, output.jsonl, live.json, report.html, summary.md and junit.xml here; a reused directory may hold only an earlier run\'s outputs, as with run')
     .option('--trace <what>', TRACE_HELP, collectTrace)
     .option('--json', 'print {report, live} as JSON instead of the table')
     .action(async (file: string, opts: LiveCommandOptions) => {
@@ -102,6 +103,9 @@ export function registerLiveCommand(program: Command): Command {
         return;
       }
       const loaded = loadRunInput(file, { ...(opts.seed !== undefined && { seed: opts.seed }), set: opts.set ?? {} });
+      // A reused --out, as run takes it: an earlier run's outputs are replaced (the stale ones removed once
+      // these are written), anything else in it refused now, before HAProxy starts.
+      const earlier = opts.out === undefined ? undefined : earlierOutputs(opts.out);
       // A failure's reproduce line runs it live again, against the same socket at the same speed.
       const input = { ...loaded, reproduce: liveReproduce(loaded.reproduce, socketPath, opts.speed) };
       const interrupt = new AbortController();
@@ -158,6 +162,7 @@ export function registerLiveCommand(program: Command): Command {
           writeFileAtomic(join(opts.out, 'report.html'), renderHtmlReport(outcome, timeline.result()));
           writeFileAtomic(join(opts.out, 'summary.md'), renderMarkdownSummary([outcome]));
           writeFileAtomic(join(opts.out, 'junit.xml'), renderJUnit([outcome]));
+          removeStale(earlier!, new Set(['output.jsonl', 'report.json', 'live.json', 'report.html', 'summary.md', 'junit.xml']));
         }
       } catch (err) {
         if (interrupt.signal.aborted) {

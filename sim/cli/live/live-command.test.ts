@@ -224,6 +224,9 @@ describeReal('routerbench live against a real HAProxy: failures, warnings and cl
     const socket = join(sub, 'haproxy.sock');
     const t = tmp(sub);
     const outDir = join(sub, 'out');
+    // A directory an earlier `run` of two inputs wrote, and a kill left a partial file in: reused.
+    mkdirSync(join(outDir, 'old'), { recursive: true });
+    for (const f of ['index.html', 'summary.md', 'report.json.partial', join('old', 'report.json')]) writeFileSync(join(outDir, f), 'earlier\n');
     const r = live([scenario, '--haproxy-socket', socket, '--set', 'haproxy.resetRate=0.05', '--speed', 'max', '--stop', '--json', '--out', outDir], { TMPDIR: t });
     const out = parse(r);
     expect(r.status, r.stderr).toBe(0);
@@ -233,6 +236,8 @@ describeReal('routerbench live against a real HAProxy: failures, warnings and cl
       ['reloads.total', undefined],
       ['failover.splitBrainMs', reason],
     ]);
+    // Its outputs replaced the earlier run's, whose others are gone.
+    expect(readdirSync(outDir).sort()).toEqual(['junit.xml', 'live.json', 'output.jsonl', 'report.html', 'report.json', 'summary.md']);
     // The outputs `run` writes, the skipped budget shown as such in each.
     expect(readFileSync(join(outDir, 'junit.xml'), 'utf8')).toContain(`<skipped message="${reason}"/>`);
     expect(readFileSync(join(outDir, 'summary.md'), 'utf8')).toContain(`## routerbench: 1 scenario, passed, 1 budget not judged\n`);
@@ -248,6 +253,12 @@ describeReal('routerbench live against a real HAProxy: failures, warnings and cl
     expect(out.report.reproduce).toBe(`routerbench live ${scenario} --seed 1 --set haproxy.resetRate=0.05 --haproxy-socket ${socket} --speed max`);
     // --stop on a passing run: nothing of ours is left, so neither are its files.
     expect(ours(t)).toEqual([]);
+    // A file of the user's in --out: refused before HAProxy starts (exit 2), naming the directory and the file.
+    writeFileSync(join(outDir, 'notes.txt'), 'mine\n');
+    const refused = live([scenario, '--haproxy-socket', socket, '--speed', 'max', '--stop', '--out', outDir], { TMPDIR: t });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain(`routerbench: ${outDir}: holds 'notes.txt', which routerbench did not write`);
+    expect(readdirSync(outDir)).toContain('report.json');
     expect(existsSync(socket)).toBe(false);
   });
 
