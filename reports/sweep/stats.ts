@@ -6,7 +6,7 @@ import { quantile } from '../quantile.ts';
  *
  * Why the Student-t quantile (and the log-gamma and incomplete beta under it and under the binomial order
  * statistics) are written here rather than taken from a library, measured on 1 December 2026 against
- * commit 983d035 with the npm registry's current releases:
+ * commit 0982517 with the npm registry's current releases:
  * - @stdlib/stats-base-dists-t-quantile 0.2.3, the well-kept choice, installs 232 packages and 27 MB: more
  *   than all of routerbench's runtime dependencies together (15 packages, 21 MB), which every project that
  *   adds routerbench to its CI would install, for one function called once per sweep point and metric.
