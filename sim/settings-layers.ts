@@ -213,11 +213,6 @@ export interface SettingsOverrides {
   layers?: readonly SettingsLayer[];
 }
 
-/** The settings the command line gives, flattened as `--set` would give them: for the reproduce line. */
-export function commandLineSet(o: SettingsOverrides): Record<string, unknown> {
-  return { ...flattenLayers(o.layers ?? []), ...o.set };
-}
-
 /**
  * An input's settings: defaults < its own (`file`, a scenario's keys or an event log header) < the command
  * line. A value at fault in the file is the file's error (`fileError`); one from the command line is an
