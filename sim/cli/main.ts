@@ -19,6 +19,12 @@ const PATH_ERRORS: Record<string, string> = {
   ELOOP: 'too many symbolic links',
 };
 
+// A reader that goes away (`| head`) is no error of the command's: it goes on and writes its files, and its
+// verdict stays in the exit code. Any other failure to write stdout still ends it.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+});
+
 try {
   const program = await buildProgram(process.argv.slice(2));
   await program.parseAsync(process.argv);
