@@ -2,7 +2,7 @@ import { eventSubject, type InputEvent, type InputEventType } from '../../core/e
 import type { PassResult, Probe } from './probe.ts';
 
 /** Each kind that a later event of another kind undoes, for the same subject. */
-const UNDONE_BY: Partial<Record<InputEventType, InputEventType>> = {
+export const UNDONE_BY: Partial<Record<InputEventType, InputEventType>> = {
   'route.upsert': 'route.delete',
   'blueprint.upsert': 'blueprint.delete',
   'endpoints.set': 'endpoints.delete',
@@ -16,7 +16,7 @@ const UNDONE_BY: Partial<Record<InputEventType, InputEventType>> = {
 };
 
 /** The subject an event and the one undoing it share: a script's node and name; any partition and the next heal. */
-function pairSubject(e: InputEvent): string {
+export function pairSubject(e: InputEvent): string {
   if (e.type === 'script.fail' || e.type === 'script.recover') return `${e.node}/${e.script}`;
   if (e.type === 'network.partition') return '';
   return eventSubject(e);

@@ -5,6 +5,7 @@ import type { RunInput } from '../run-input.ts';
 import { cutEndpoints } from './cut-endpoints.ts';
 import { ddmin } from './ddmin.ts';
 import { dropPairs } from './drop-pairs.ts';
+import { mergeSpans } from './merge-spans.ts';
 import { failureOf, sameFailure, type BaselineCheck } from './failure.ts';
 import type { PassResult, Probe } from './probe.ts';
 import { pullTimesTogether } from './pull-times.ts';
@@ -57,7 +58,8 @@ export function endpointCount(events: readonly InputEvent[]): number {
 /**
  * The input's events cut to a log that fails the same way: same budgets failed, same invariants violated,
  * same metrics regressed (settings, seed, budgets and cluster as given). Rounds of: whole events by ddmin,
- * then pairs of events that undo each other (sim/shrink/drop-pairs.ts), then what is inside them (each
+ * then pairs of events that undo each other (sim/shrink/drop-pairs.ts), then two spans of one fault merged
+ * into one (sim/shrink/merge-spans.ts), then what is inside them (each
  * service's pods and each `endpoints.set`'s endpoints by ddmin, the optional parts of each event,
  * sim/shrink/simpler-forms.ts), then the gaps between its instants pulled together; until a round changes
  * nothing after its ddmin, so the result is 1-minimal in its events and in each event's endpoints, and no
@@ -107,11 +109,11 @@ export async function shrinkLog(input: RunInput, options: ShrinkOptions = {}): P
     }
     // Less inside the events can make whole events removable that were not. The rounds end: each one that
     // changed something dropped a pair, an endpoint or an optional part, shortened a stall or a gap, and
-    // none adds.
+    // none adds (a merge leaves one event fewer).
     if (!changed) break;
   }
   return { failed: true, failure, before: all.length, endpointsBefore: endpointCount(all), events: current, runs, stopped };
 }
 
-/** After whole events, in this order: pairs of events (a fault and its recovery), endpoints, optional parts, times. */
-const INNER_PASSES: ReadonlyArray<(events: InputEvent[], probe: Probe) => Promise<PassResult>> = [dropPairs, cutEndpoints, simplifyEvents, pullTimesTogether];
+/** After whole events, in this order: pairs of events (a fault and its recovery), two spans of a fault merged, endpoints, optional parts, times. */
+const INNER_PASSES: ReadonlyArray<(events: InputEvent[], probe: Probe) => Promise<PassResult>> = [dropPairs, mergeSpans, cutEndpoints, simplifyEvents, pullTimesTogether];
