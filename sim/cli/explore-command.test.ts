@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
@@ -56,6 +56,15 @@ test('the same files whatever --workers, and shards merged into them; exit 1 wit
   expect(allowed.code).toBe(0);
   expect(allowed.stdout).toContain('pass: only allowed findings');
   expect(readFileSync(join(dir, 'allowed', 'junit.xml'), 'utf8')).toContain('<skipped message="allowed: ');
+});
+
+test('a reused --out keeps no finding the new exploration did not make, and leaves other files alone', async () => {
+  const out = join(dir, 'reused');
+  expect((await cli([...ARGS, '--workers', '0', '--out', out])).code).toBe(1);
+  writeFileSync(join(out, 'findings', 'notes.txt'), 'mine');
+  // Shard 1/2 makes run 1 only, which violates nothing (see ARGS): the earlier finding is stale.
+  expect((await cli([...ARGS, '--workers', '0', '--shard', '1/2', '--out', out])).code).toBe(0);
+  expect(Object.keys(files(out)).sort()).toEqual(['explore.json', 'findings/notes.txt', 'junit.xml', 'summary.md']);
 });
 
 test('--replay runs a finding alone: exit 1 while it violates its property, 0 when allowed', async () => {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
@@ -130,10 +130,27 @@ export async function exploreCommand(opts: ExploreOptions): Promise<number> {
 
 /** Writes the outputs, prints the table, returns the exit code (shared with merge). */
 export function finishExplore(result: ExploreResult, out: string): number {
-  for (const [name, text] of Object.entries(exploreFiles(result))) writeFileAtomic(join(out, name), text);
+  const files = exploreFiles(result);
+  for (const [name, text] of Object.entries(files)) writeFileAtomic(join(out, name), text);
+  removeStaleFindings(out, new Set(Object.keys(files)));
   process.stdout.write(renderExploreSummary(result, out));
   process.stdout.write(`wrote ${out}\n`);
   return result.pass ? EXIT.pass : EXIT.fail;
+}
+
+/**
+ * A reused --out keeps no finding of an earlier exploration that this one did not make: a gate's artifact
+ * must show only what this run found. Only files with a finding's name (`<property>--<strategy>.yaml`, a
+ * known property) are removed, after the new ones are written; anything else in findings/ is left alone.
+ */
+function removeStaleFindings(out: string, written: ReadonlySet<string>): void {
+  const dir = join(out, 'findings');
+  if (!existsSync(dir)) return;
+  for (const name of readdirSync(dir)) {
+    const m = /^(.+)--.+\.yaml$/.exec(name);
+    if (m === null || !(PROPERTY_NAMES as readonly string[]).includes(m[1]!)) continue;
+    if (!written.has(`findings/${name}`)) rmSync(join(dir, name), { force: true });
+  }
 }
 
 /** Directories written by `explore --out`: what `routerbench merge` combines when it finds explore.json. */
