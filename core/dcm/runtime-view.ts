@@ -2,7 +2,7 @@ import * as cmd from '../haproxy/commands.ts';
 import type { MapEntryRow, RuntimeCommand, ServerAdminState, ServerStateRow } from '../haproxy/commands.ts';
 import type { MapAssociation } from '../haproxy/map-entries.ts';
 import type { RuntimeProgram } from '../runtime-effect.ts';
-import { BackendNames } from './backend-names.ts';
+import { BackendList } from './backend-list.ts';
 import { mapBaseName, NotFoundError, numberText, retryCommand, runCommand, unexpectedReply } from '../runtime-client.ts';
 
 /**
@@ -50,28 +50,19 @@ function checkAccepted(command: RuntimeCommand, reply: cmd.RuntimeReply): void {
 }
 
 export class RuntimeView {
-  /** The names of the last `show backend`; `listed` says whether they are still the cached list (client.go Backends). */
-  private readonly backends = new BackendNames();
-  private listed = false;
+  private readonly backends = new BackendList();
   private mapList: CachedMap[] | null = null;
   private readonly servers = new Map<string, CachedServer[]>();
 
   /** client.Reset() after a reload. */
   reset(): void {
-    this.listed = false;
+    this.backends.forget();
     this.mapList = null;
     this.servers.clear();
   }
 
-  *findBackend(name: string): RuntimeProgram<void> {
-    if (!this.listed || this.backends.size === 0) {
-      const command = cmd.showBackend();
-      const reply = yield* runCommand(command);
-      if (reply.kind !== 'backends') throw unexpectedReply(command, reply);
-      this.backends.update(reply.names);
-      this.listed = true;
-    }
-    if (!this.backends.has(name)) throw new NotFoundError('show backend', 'backend', name);
+  findBackend(name: string): RuntimeProgram<void> {
+    return this.backends.find(name);
   }
 
   /** The backend's servers in `show servers state` order, from the cache or freshly read. */
@@ -120,7 +111,7 @@ export class RuntimeView {
 
   /** Whether the cached backend list has this backend; false also when there is no list yet (see findBackend). */
   knowsBackend(name: string): boolean {
-    return this.listed && this.backends.has(name);
+    return this.backends.knows(name);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { BackendNames } from '../dcm/backend-names.ts';
+import { BackendList } from '../dcm/backend-list.ts';
 import { BlueprintPool } from '../dcm/pool.ts';
 import type { Endpoint } from '../endpoint.ts';
 import * as cmd from '../haproxy/commands.ts';
@@ -46,9 +46,7 @@ const GO_ATOI = /^[+-]?[0-9]+$/;
 export class DcmAddDelStrategy implements RouterStrategy {
   readonly name = 'dcm-add-del' as const;
   private readonly index = new ServiceIndex();
-  /** The last `show backend` listing, and whether it is still the cached list. */
-  private readonly backends = new BackendNames();
-  private listed = false;
+  private readonly backends = new BackendList();
   private loaded = false;
   private readonly pool: BlueprintPool;
   private seeded = false;
@@ -153,7 +151,7 @@ export class DcmAddDelStrategy implements RouterStrategy {
 
   onReloaded(state: RouterState): void {
     this.loaded = true;
-    this.listed = false;
+    this.backends.forget();
     for (const [key, r] of this.pending) if (this.renderer.renderedRoute(key) === r || state.routes.get(key) !== r) this.pending.delete(key);
     // Changes before the first reload ends skip the index (see onChange); every later one keeps it current.
     if (this.indexed) return;
@@ -216,7 +214,7 @@ export class DcmAddDelStrategy implements RouterStrategy {
       const errors: string[] = [];
       let missingBackend = false;
       try {
-        yield* this.findBackend(backend);
+        yield* this.backends.find(backend);
         for (const e of served) yield* this.collect(errors, this.deleteServer(backend, e));
       } catch (e) {
         if (!(e instanceof RuntimeApiError)) throw e;
@@ -251,7 +249,7 @@ export class DcmAddDelStrategy implements RouterStrategy {
     const backend = backendNameOf(route);
     const errors: string[] = [];
     try {
-      yield* this.findBackend(backend);
+      yield* this.backends.find(backend);
     } catch (e) {
       if (e instanceof RuntimeApiError) return { errors: [e.message], missingBackend: e instanceof NotFoundError };
       throw e;
@@ -321,17 +319,6 @@ export class DcmAddDelStrategy implements RouterStrategy {
     const maxconn = route.annotations?.[POD_MAXCONN_ANNOTATION];
     if (maxconn !== undefined && GO_ATOI.test(maxconn)) k.push('maxconn', maxconn);
     return k;
-  }
-
-  private *findBackend(name: string): RuntimeProgram<void> {
-    if (!this.listed || this.backends.size === 0) {
-      const command = cmd.showBackend();
-      const reply = yield* runCommand(command);
-      if (reply.kind !== 'backends') throw unexpectedReply(command, reply);
-      this.backends.update(reply.names);
-      this.listed = true;
-    }
-    if (!this.backends.has(name)) throw new NotFoundError('show backend', 'backend', name);
   }
 
   private *collect(errors: string[], step: RuntimeProgram<void>): RuntimeProgram<void> {
