@@ -1,4 +1,4 @@
-import type { InputEventType } from '../core/events.ts';
+import { INPUT_EVENT_TYPES, isChurnEvent, type InputEvent, type InputEventType } from '../core/events.ts';
 import type { OutputRecord } from '../sim/output/records.ts';
 import { createReloadRateProjection, type ReloadRate } from './reload-rate.ts';
 
@@ -47,25 +47,8 @@ export const MAX_BUCKETS = 240;
 /** Markers kept per kind (faults, reloads). */
 export const MAX_MARKERS = 2000;
 export const MAX_VIPS = 24;
-const FAULT_EVENTS: ReadonlySet<InputEventType> = new Set<InputEventType>([
-  'node.fail',
-  'node.recover',
-  'node.shutdown',
-  'router.fail',
-  'router.recover',
-  'script.fail',
-  'script.recover',
-  'link.down',
-  'link.up',
-  'keepalived.crash',
-  'keepalived.restart',
-  'keepalived.reload',
-  'network.partition',
-  'network.heal',
-  'node.join',
-  'node.leave',
-  'node.stall',
-] as InputEventType[]);
+/** Every input that is no churn: a node's, a link's, keepalived's or the network's. */
+const FAULT_EVENTS: ReadonlySet<InputEventType> = new Set(INPUT_EVENT_TYPES.filter((type) => !isChurnEvent({ type } as InputEvent)));
 
 interface VipRow {
   masters: Set<string>;
