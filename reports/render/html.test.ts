@@ -1,16 +1,15 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { CHROMIUM, haveChromium, launchHeadless, type HeadlessChromium } from '../../test/headless-chromium.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { OutputRecord } from '../../sim/output/records.ts';
 import { sampleReport } from '../report-fixture.ts';
 import { projectTimeline } from '../timeline.ts';
 import { chartJsBundle, histogram, renderHtmlReport } from './html.ts';
 import { hostileReport, sampleRecords } from './html-fixture.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
 
 describe('report.html (static checks)', () => {
   const html = renderHtmlReport({ report: sampleReport() }, projectTimeline(sampleRecords()));
@@ -66,39 +65,23 @@ test('histogram bins latencies in round widths', () => {
   expect(histogram([])).toEqual({ binMs: 1000, fromMs: 0, counts: [] });
 });
 
-const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium) {
   // CI installs Debian's chromium (see .ci/run); locally: apt-get install -y chromium
   console.warn(`report.html browser test skipped: ${CHROMIUM} not found (apt-get install -y chromium)`);
 }
 
 describe.skipIf(!haveChromium)('report.html in headless Chromium', () => {
+  let chrome: HeadlessChromium | undefined;
   let browser: BrowserContext;
-  let profile: string;
   const dir = mkdtempSync(join(tmpdir(), 'routerbench-html-'));
 
   beforeAll(async () => {
-    profile = mkdtempSync(join(tmpdir(), 'routerbench-chromium-'));
-    // A fresh profile directory per run (playwright passes it as --user-data-dir).
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      viewport: { width: 1200, height: 900 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    chrome = await launchHeadless({ width: 1200, height: 900 });
+    browser = chrome.browser;
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    rmSync(profile, { recursive: true, force: true });
+    await chrome?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

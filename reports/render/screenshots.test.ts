@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { CHROMIUM, haveChromium, launchHeadless, type HeadlessChromium } from '../../test/headless-chromium.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadRunInput } from '../../sim/load-input.ts';
 import { runOne } from '../../sim/run.ts';
@@ -18,9 +19,7 @@ import { renderSweepHtml } from './sweep-html.ts';
  * whole as a PNG, which the test decodes and measures (test/png.ts). Set ROUTERBENCH_SCREENSHOTS=dir to
  * keep the PNGs and look at them.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const VIEWPORT = { width: 1400, height: 900 };
-const haveChromium = existsSync(CHROMIUM);
 const ROOT = join(import.meta.dirname, '..', '..');
 
 /**
@@ -68,23 +67,18 @@ generate:
 if (!haveChromium) console.warn(`screenshot tests skipped: ${CHROMIUM} not found (CI installs it, .ci/run; locally apt-get install -y chromium)`);
 
 describe.skipIf(!haveChromium)('screenshots in headless Chromium', () => {
+  let chrome: HeadlessChromium | undefined;
   let browser: BrowserContext;
-  let profile: string;
   const dir = mkdtempSync(join(tmpdir(), 'routerbench-shots-'));
   const keep = process.env['ROUTERBENCH_SCREENSHOTS'];
 
   beforeAll(async () => {
-    profile = mkdtempSync(join(tmpdir(), 'routerbench-chromium-'));
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      viewport: VIEWPORT,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    chrome = await launchHeadless(VIEWPORT);
+    browser = chrome.browser;
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    rmSync(profile, { recursive: true, force: true });
+    await chrome?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -1,14 +1,14 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { CHROMIUM, haveChromium, launchHeadless, type HeadlessChromium } from '../../test/headless-chromium.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { chartJsBundle } from './html.ts';
 import { renderSweepHtml, sweepChartData } from './sweep-html.ts';
 import { fixture, HOSTILE } from './sweep-fixture.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 
 describe('sweep.html (static checks)', () => {
   test('the fixture recommends the cheapest point meeting the budget', () => {
@@ -85,26 +85,20 @@ describe('sweep.html (static checks)', () => {
   });
 });
 
-const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium) console.warn(`sweep.html browser test skipped: ${CHROMIUM} not found (apt-get install -y chromium)`);
 
 describe.skipIf(!haveChromium)('sweep.html in headless Chromium', () => {
+  let chrome: HeadlessChromium | undefined;
   let browser: BrowserContext;
-  let profile: string;
   const dir = mkdtempSync(join(tmpdir(), 'routerbench-sweep-html-'));
 
   beforeAll(async () => {
-    profile = mkdtempSync(join(tmpdir(), 'routerbench-chromium-'));
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      viewport: { width: 1200, height: 900 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    chrome = await launchHeadless({ width: 1200, height: 900 });
+    browser = chrome.browser;
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    rmSync(profile, { recursive: true, force: true });
+    await chrome?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
