@@ -1,4 +1,5 @@
 import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { RecordBytes } from './record-bytes.ts';
 import type { OutputHeader, OutputRecord } from './records.ts';
 
 /** Where a run's output log goes. */
@@ -10,7 +11,7 @@ export interface OutputSink {
   abort(): void;
 }
 
-const FLUSH_CHARS = 1 << 16;
+const FLUSH_BYTES = 1 << 16;
 
 /**
  * JSON Lines into `<path>.partial`, renamed onto `<path>` only when the run completes, so a crashed or
@@ -19,7 +20,7 @@ const FLUSH_CHARS = 1 << 16;
 export class JsonlFileSink implements OutputSink {
   private readonly partial: string;
   private fd: number | null;
-  private buffer = '';
+  private readonly buffer = new RecordBytes(FLUSH_BYTES + 4096);
 
   constructor(
     private readonly path: string,
@@ -27,18 +28,19 @@ export class JsonlFileSink implements OutputSink {
   ) {
     this.partial = `${path}.partial`;
     this.fd = openSync(this.partial, 'w');
-    this.buffer = JSON.stringify(header) + '\n';
+    this.buffer.appendText(JSON.stringify(header) + '\n');
   }
 
   record(r: OutputRecord): void {
-    this.buffer += recordLine(r);
-    if (this.buffer.length >= FLUSH_CHARS) this.flush();
+    this.buffer.append(r);
+    if (this.buffer.length >= FLUSH_BYTES) this.flush();
   }
 
   private flush(): void {
     if (this.fd === null) throw new Error('output log already closed');
-    writeSync(this.fd, this.buffer);
-    this.buffer = '';
+    const bytes = this.buffer.bytes();
+    for (let done = 0; done < bytes.length; ) done += writeSync(this.fd, bytes, done, bytes.length - done);
+    this.buffer.clear();
   }
 
   commit(): void {
@@ -76,14 +78,3 @@ export class MemorySink implements OutputSink {
 }
 
 export const nullSink: OutputSink = { record() {}, commit() {}, abort() {} };
-
-/**
- * One record as its line. Input records are most of a compact log, one per event: they are written by
- * hand, the same bytes `JSON.stringify` gives for the object run.ts makes (keys in that order; the event
- * type is one of a fixed set of plain names; only the subject, free text, needs JSON's escaping), without
- * walking the object's properties. output-sink.test.ts holds the two equal.
- */
-export function recordLine(r: OutputRecord): string {
-  if (r.type === 'input') return `{"atUs":${r.atUs},"type":"input","event":"${r.event}","subject":${JSON.stringify(r.subject)}}\n`;
-  return JSON.stringify(r) + '\n';
-}

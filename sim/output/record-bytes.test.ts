@@ -1,0 +1,38 @@
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect } from 'vitest';
+import { INPUT_EVENT_TYPES, type InputEventType } from '../../core/events.ts';
+import { RecordBytes } from './record-bytes.ts';
+import type { OutputRecord } from './records.ts';
+
+/** What the sink wrote before it wrote bytes itself: the record's JSON text, UTF-8 encoded. */
+const expected = (records: readonly OutputRecord[]): Buffer => Buffer.from(records.map((r) => JSON.stringify(r) + '\n').join(''), 'utf8');
+
+const written = (records: readonly OutputRecord[], capacity: number): Buffer => {
+  const bytes = new RecordBytes(capacity);
+  for (const r of records) bytes.append(r);
+  return Buffer.from(bytes.bytes());
+};
+
+const subject = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.string({ maxLength: 600 }), fc.constantFrom('ns/web', 'a"b\\c', '\u2028', '\ud800', 'x\ny', 'ü/ß'));
+const atUs = fc.oneof(fc.nat({ max: Number.MAX_SAFE_INTEGER }), fc.constantFrom(0, 9, 10, 99, 100, 1e6), fc.double({ min: 0, max: 1e9, noNaN: true }));
+const input = fc.record({ atUs, type: fc.constant('input' as const), event: fc.constantFrom(...INPUT_EVENT_TYPES) as fc.Arbitrary<InputEventType>, subject });
+const note = fc.record({ atUs: fc.nat(), type: fc.constant('note' as const), message: fc.string({ unit: 'binary' }) });
+
+describe('output records as bytes', () => {
+  // Input records are written by hand, byte by byte: they must be exactly JSON.stringify's line.
+  test.prop([fc.array(fc.oneof(input, note) as fc.Arbitrary<OutputRecord>, { maxLength: 40 }), fc.integer({ min: 1, max: 300 })])(
+    'are the UTF-8 of JSON.stringify per line, whatever the starting capacity',
+    (records, capacity) => {
+      expect(written(records, capacity).equals(expected(records))).toBe(true);
+    },
+  );
+
+  test('clear starts over in the same buffer', () => {
+    const bytes = new RecordBytes(64);
+    const r: OutputRecord = { atUs: 1000, type: 'input', event: 'endpoints.set', subject: 'ns-0/svc-0' };
+    bytes.append(r);
+    bytes.clear();
+    bytes.append(r);
+    expect(bytes.bytes().toString('utf8')).toBe('{"atUs":1000,"type":"input","event":"endpoints.set","subject":"ns-0/svc-0"}\n');
+  });
+});
