@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidArgumentError } from 'commander';
@@ -40,9 +40,12 @@ function parseLogs(value: string): BenchLogName[] {
   return names as BenchLogName[];
 }
 const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
+/** The Node flags the CLI runs under (its shebang line), so that a replay here is sized as the CLI's is. */
+const nodeFlags = /\bnode\s+(.*)$/.exec(readFileSync(join('bin', 'routerbench.js'), 'utf8').split('\n', 1)[0]!)?.[1]!.split(/\s+/) ?? [];
 
 function tsxJson<T>(script: string, args: string[]): T {
-  const [cmd, a] = oneCore ? ['taskset', ['-c', '0', tsx, join('bench', script), ...args]] : [tsx, [join('bench', script), ...args]];
+  const argv = [...nodeFlags, join('bench', script), ...args];
+  const [cmd, a] = oneCore ? ['taskset', ['-c', '0', tsx, ...argv]] : [tsx, argv];
   const out = execFileSync(cmd, a, { encoding: 'utf8', maxBuffer: 1 << 20 });
   return JSON.parse(out.trim().split('\n').pop()!) as T;
 }

@@ -1,4 +1,10 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-old-space-size=1536
+// The heap limit is less about the limit than about how V8 grows the heap: under a limit of 2 GiB or more
+// it lets the old generation grow to four times what survives a full collection, below it to about two.
+// A replay's live data is small and flat (about 35 MB for a saturated day of 2,000 routes) while it makes
+// much short-lived garbage, so the default sizing let a dcm-slots replay of that day peak at 277 MiB of
+// RSS, and 1,536 MiB took it to 190 MiB at the same speed (docs/performance.md). Run
+// `node --max-old-space-size=<MiB> <this file>` for a replay that needs more.
 // The CLI runs the compiled JavaScript in dist/ (built by `npm run build`, which `npm ci` and `npm pack` run
 // through `prepare`). ROUTERBENCH_FROM_SOURCES=1 runs the TypeScript sources through tsx instead: the test
 // suite sets it so that what it spawns is always the code under test, never a stale build.
