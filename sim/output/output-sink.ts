@@ -28,7 +28,7 @@ export class JsonlFileSink implements OutputSink {
   ) {
     this.partial = `${path}.partial`;
     this.fd = openSync(this.partial, 'w');
-    this.buffer.appendText(JSON.stringify(header) + '\n');
+    this.buffer.appendLine(JSON.stringify(header));
   }
 
   record(r: OutputRecord): void {

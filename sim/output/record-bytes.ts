@@ -28,12 +28,18 @@ export class RecordBytes {
 
   append(r: OutputRecord): void {
     if (r.type === 'input') this.appendInput(r.atUs, r.event, r.subject);
-    else this.appendText(JSON.stringify(r) + '\n');
+    else this.appendLine(JSON.stringify(r));
+  }
+
+  /** A line of text: its UTF-8 and a newline (the newline appended apart, which spares a string per line). */
+  appendLine(text: string): void {
+    this.appendText(text);
+    this.buf[this.length++] = 0x0a;
   }
 
   /** Any text, UTF-8 encoded (lone surrogates become U+FFFD, as a string written to a file does). */
-  appendText(text: string): void {
-    this.reserve(text.length * 3);
+  private appendText(text: string): void {
+    this.reserve(text.length * 3 + 1);
     this.length += this.buf.write(text, this.length, 'utf8');
   }
 
@@ -41,7 +47,7 @@ export class RecordBytes {
   private appendInput(atUs: number, event: string, subject: string): void {
     // Names and subjects in the log are short: anything past this bound takes the general path.
     if (!Number.isSafeInteger(atUs) || atUs < 0 || subject.length > 512) {
-      this.appendText(JSON.stringify({ atUs, type: 'input', event, subject }) + '\n');
+      this.appendLine(JSON.stringify({ atUs, type: 'input', event, subject }));
       return;
     }
     this.reserve(INPUT_FIXED + event.length + subject.length * 6);
