@@ -1,8 +1,8 @@
 import { OK, refused, type RuntimeCommand, type RuntimeReply } from '../../core/haproxy/commands.ts';
 import type { BackendConfig, HaproxyConfig, MapEntry } from '../../core/haproxy/config-model.ts';
 import { decodeReply, encodeCommand, encodeReply, reachesCliVerbatim } from '../../core/haproxy/runtime-codec.ts';
-import { listChanges } from '../../core/dcm/backend-names.ts';
 import type { TransportResult } from '../../core/runtime-effect.ts';
+import { BackendIndex } from './backend-index.ts';
 import { backendFromConfig, type MockBackend, type MockServer } from './backend-state.ts';
 import { usageReply } from './cli-help.ts';
 import { parseCliRequest, plainWords, splitRequests, type CliCommand, type CliSession } from './cli-line.ts';
@@ -67,9 +67,6 @@ export interface MockHaproxyOptions {
 }
 
 
-/** Above this many dropped and added backends a reload's backend index is built afresh. */
-const INDEX_CHANGES_MAX = 64;
-
 /** The delivered silent acceptance, shared: transport results are read, never changed. */
 const DELIVERED_OK: TransportResult = { ok: true, reply: OK };
 
@@ -99,8 +96,8 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
    * sends a command), so a reload stores the config and each backend or map is built on first use.
    */
   private running: Running = emptyRunning(undefined, 0);
-  /** The backend index of an earlier load, with the names it was built from (see indexBackends). */
-  private lastIndex: { names: readonly string[]; index: Map<string, number> } | undefined;
+  /** Backend names and positions, carried from load to load (a process cannot add backends at runtime). */
+  private readonly index = new BackendIndex();
 
   constructor(options: MockHaproxyOptions = {}) {
     this.layoutOf = options.layout ?? defaultLayout;
@@ -131,13 +128,12 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
 
   /** Backend names in config order; a process cannot add backends at runtime, so one listing serves a load. */
   backendNames(): readonly string[] {
-    const r = this.running;
-    if (r.backendNames === undefined) {
-      r.indexByName ??= this.indexBackends(r.config.backends);
-      // indexBackends leaves the names of the list it indexed (the previous load's when they are the same).
-      r.backendNames = this.lastIndex!.names;
-    }
-    return r.backendNames;
+    return this.indexed().names;
+  }
+
+  private indexed(): BackendIndex {
+    this.index.update(this.running.config.backends);
+    return this.index;
   }
 
   nowS(): number {
@@ -195,47 +191,12 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
     const r = this.running;
     let be = r.backends.get(name);
     if (be !== undefined) return be;
-    r.indexByName ??= this.indexBackends(r.config.backends);
-    const index = r.indexByName.get(name);
+    const index = this.indexed().position(name);
     if (index === undefined) return name.charCodeAt(0) === 0x23 ? this.backendById(atoi(name.slice(1))) : undefined;
     const id = this.positionalIds() ? renderedBackendId(index) : this.layout().backendIds.get(name)!;
     be = backendFromConfig(r.config.backends[index]!, id, r.loadedAtS);
     r.backends.set(name, be);
     return be;
-  }
-
-  /**
-   * Backend name → position. Consecutive reloads mostly list the same names in the same places (a reload
-   * re-renders what changed, in place), and then the previous index serves again: comparing names is far
-   * cheaper than filling a map of every backend.
-   */
-  private indexBackends(list: readonly BackendConfig[]): Map<string, number> {
-    const last = this.lastIndex;
-    if (last !== undefined && last.names.length === list.length) {
-      let same = true;
-      for (let i = 0; same && i < list.length; i++) same = last.names[i] === list[i]!.name;
-      if (same) return last.index;
-    }
-    const names: string[] = new Array(list.length);
-    for (let i = 0; i < list.length; i++) names[i] = list[i]!.name;
-    // A reload mostly adds or drops a backend or two: the earlier index is updated in place (the earlier
-    // load is gone, nothing else holds it), dropped names out, every name from the first change on at its
-    // new place. That is exact when the names are distinct, which the size then shows.
-    const changes = last === undefined ? undefined : listChanges(last.names, names, INDEX_CHANGES_MAX);
-    if (changes !== undefined) {
-      const index = last!.index;
-      for (const i of changes.dropped) index.delete(last!.names[i]!);
-      for (let i = changes.first; i < names.length; i++) index.set(names[i]!, i);
-      if (index.size === names.length) {
-        this.lastIndex = { names, index };
-        return index;
-      }
-    }
-    // The last backend of a name wins, as in the layout's id map.
-    const index = new Map<string, number>();
-    for (let i = 0; i < list.length; i++) index.set(names[i]!, i);
-    this.lastIndex = { names, index };
-    return index;
   }
 
   map(path: string): MockMap | undefined {
@@ -389,8 +350,7 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
     const r = this.running;
     const be = r.backends.get(name);
     if (be !== undefined) return be;
-    r.indexByName ??= this.indexBackends(r.config.backends);
-    const index = r.indexByName.get(name);
+    const index = this.indexed().position(name);
     return index === undefined ? undefined : r.config.backends[index];
   }
 
@@ -505,14 +465,12 @@ interface Running {
   /** Whether the load came with its layout (else it is derived from the config). */
   layoutGiven: boolean;
   mapLayouts: readonly MapLayout[] | undefined;
-  indexByName: Map<string, number> | undefined;
   backends: Map<string, MockBackend>;
   maps: Map<string, MockMap>;
   /** Map layouts by file (`mapByFile`, `peekMap`), and `peekMap`'s views of maps not built yet. */
   layoutByFile: Map<string, MapLayout | undefined>;
   pristine: Map<string, PristineMap>;
   backendList: MockBackend[] | undefined;
-  backendNames: readonly string[] | undefined;
 }
 
 function emptyRunning(config: HaproxyConfig | undefined, loadedAtS: number, layout?: CfgLayout): Running {
@@ -522,13 +480,11 @@ function emptyRunning(config: HaproxyConfig | undefined, loadedAtS: number, layo
     layoutGiven: layout !== undefined,
     mapLayouts: undefined,
     loadedAtS,
-    indexByName: undefined,
     backends: new Map(),
     maps: new Map(),
     layoutByFile: new Map(),
     pristine: new Map(),
     backendList: undefined,
-    backendNames: undefined,
   };
 }
 
