@@ -101,13 +101,18 @@ export class MockBackend {
   rev = 0;
   /**
    * Name → server, the later of two servers of the same name winning, as a Map filled in server order
-   * does. Built up front only when the config repeats a name (a scan from the end then would disagree
-   * once one of them is deleted); otherwise on first need, and only for backends too large to scan.
+   * does. A scan from the end agrees with it until a server is deleted: then the Map forgets the name
+   * while a scan would find the other server of that name. So it is made before the first deletion when
+   * a name repeats (only a config can repeat one: `add server` refuses a name in use); otherwise on first
+   * need, and only for backends too large to scan. Checking every built backend for a repeated name up
+   * front cost 8% of building it, and most backends never lose a server before the next reload.
    */
   private names: Map<string, MockServer> | undefined;
+  /** Whether the servers were found to have distinct names (checked at the first deletion). */
+  private distinct = false;
   private head: string | undefined;
 
-  constructor(id: number, cfg: BackendConfig, servers: MockServer[], uniqueNames: boolean) {
+  constructor(id: number, cfg: BackendConfig, servers: MockServer[]) {
     this.id = id;
     this.name = cfg.name;
     this.mode = cfg.mode;
@@ -117,7 +122,6 @@ export class MockBackend {
     this.dynamicCookieEnabled = cfg.cookieName !== undefined;
     if (cfg.cookieName !== undefined) this.cookieName = cfg.cookieName;
     if (cfg.dynamicCookieKey !== undefined) this.dynamicCookieKey = cfg.dynamicCookieKey;
-    this.names = uniqueNames ? undefined : nameIndex(servers);
   }
 
   /** `<be_id> <be_name> `, the start of each of its `show servers state` rows. */
@@ -147,10 +151,20 @@ export class MockBackend {
 
   remove(s: MockServer): void {
     this.rev++;
+    if (this.names === undefined && !this.distinct) {
+      if (hasRepeatedName(this.servers)) this.names = nameIndex(this.servers);
+      else this.distinct = true;
+    }
     this.names?.delete(s.name);
     const i = this.servers.indexOf(s);
     if (i >= 0) this.servers.splice(i, 1);
   }
+}
+
+function hasRepeatedName(servers: readonly MockServer[]): boolean {
+  if (servers.length > SCAN_MAX) return new Set(servers.map((s) => s.name)).size !== servers.length;
+  for (let i = 1; i < servers.length; i++) for (let j = 0; j < i; j++) if (servers[j]!.name === servers[i]!.name) return true;
+  return false;
 }
 
 function nameIndex(servers: readonly MockServer[]): Map<string, MockServer> {
@@ -171,15 +185,8 @@ export function isDynamicBalance(b: Balance, hashType: BackendConfig['hashType']
 export function backendFromConfig(cfg: BackendConfig, id: number, nowS: number): MockBackend {
   const source = cfg.servers;
   const servers: MockServer[] = new Array(source.length);
-  let uniqueNames = true;
-  for (let i = 0; i < source.length; i++) {
-    const s = serverFromConfig(source[i]!, i + 1, nowS);
-    servers[i] = s;
-    // Quadratic, but only over the small backends that are scanned; larger ones are checked by a set.
-    if (uniqueNames && i <= SCAN_MAX) for (let j = 0; j < i; j++) if (servers[j]!.name === s.name) uniqueNames = false;
-  }
-  if (uniqueNames && servers.length > SCAN_MAX) uniqueNames = new Set(servers.map((s) => s.name)).size === servers.length;
-  return new MockBackend(id, cfg, servers, uniqueNames);
+  for (let i = 0; i < source.length; i++) servers[i] = serverFromConfig(source[i]!, i + 1, nowS);
+  return new MockBackend(id, cfg, servers);
 }
 
 function serverFromConfig(s: ServerConfig, id: number, nowS: number): MockServer {
