@@ -153,7 +153,7 @@ function render(config: HaproxyConfig, options: RenderOptions, withText: boolean
   const aclExpression = (): void => {
     nextRefId++;
   };
-  const extraMaps = Object.keys(config.maps).filter((f) => !(STANDARD_MAP_FILES as readonly string[]).includes(f) && !UNREFERENCED_MAP_FILES.includes(f));
+  const extraMaps = extraMapFiles(config);
 
   lines.push(
     'global',
@@ -238,6 +238,11 @@ function render(config: HaproxyConfig, options: RenderOptions, withText: boolean
 /** The layout the mock assumes when it is loaded without one: the default render of that config. */
 export function defaultLayout(config: HaproxyConfig): CfgLayout {
   return render(config, DEFAULT_RENDER_OPTIONS, false).layout;
+}
+
+/** Map files of the config the template does not know, in the config's order: each is referenced by a line of its own. */
+export function extraMapFiles(config: HaproxyConfig): string[] {
+  return Object.keys(config.maps).filter((f) => !(STANDARD_MAP_FILES as readonly string[]).includes(f) && !UNREFERENCED_MAP_FILES.includes(f));
 }
 
 /**

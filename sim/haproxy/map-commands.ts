@@ -75,16 +75,24 @@ export function showMap(rt: MapRuntime, w: readonly string[]): RuntimeReply {
 export function showMapList(rt: MapRuntime): RuntimeReply {
   const maps: MapListRow[] = [];
   for (const m of rt.mapListing()) {
-    maps.push({
-      id: m.id,
-      file: m.path,
-      description:
-        `pattern loaded from file '${m.path}' used by map at file '${m.cfgFile}' line ${m.line}${laterUses(m)}. ` +
-        `curr_ver=${m.currVer} next_ver=${m.nextVer} entry_cnt=${m.entryCount}`,
-    });
+    let row = listRows.get(m);
+    if (row === undefined) {
+      row = {
+        id: m.id,
+        file: m.path,
+        description:
+          `pattern loaded from file '${m.path}' used by map at file '${m.cfgFile}' line ${m.line}${laterUses(m)}. ` +
+          `curr_ver=${m.currVer} next_ver=${m.nextVer} entry_cnt=${m.entryCount}`,
+      };
+      listRows.set(m, row);
+    }
+    maps.push(row);
   }
   return { kind: 'maps', maps };
 }
+
+/** The row of a listing a runtime hands out again (a map unchanged since the last reload): replies are read, never changed. */
+const listRows = new WeakMap<MapListing, MapListRow>();
 
 /** `show map [@<ver>] <map>`: the entries of one version, in map order. */
 export function showMapEntries(m: MockMap, version: number): RuntimeReply {

@@ -1,3 +1,4 @@
+import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import type { HaproxyConfig } from '../../core/haproxy/config-model.ts';
 import { DEFAULT_RENDER_OPTIONS } from './haproxy-cfg.ts';
@@ -129,4 +130,35 @@ describe('MockHaproxy', () => {
     // 200,000) would make a million-command run take 20 s, the most a run may spend in the mock.
     expect(seconds).toBeLessThan(4);
   });
+});
+
+describe('MockHaproxy across reloads', () => {
+  /** Map files a reload may write: the template's, one it does not know, each with 0..2 entries. */
+  const files = ['os_http_be.map', 'os_tcp_be.map', 'os_extra.map', 'os_other.map'];
+  const entry = (i: number) => ({ key: `^h${i}\\.example\\.com$`, value: `be_http:ns:r${i}` });
+
+  test.prop([fc.array(fc.record({ counts: fc.array(fc.integer({ min: -1, max: 2 }), { minLength: 4, maxLength: 4 }), keepMaps: fc.boolean(), touch: fc.boolean() }), { minLength: 1, maxLength: 12 })], { numRuns: 100 })(
+    'lists its maps after each reload as a process started on that config does',
+    (loads) => {
+      const m = new MockHaproxy();
+      let maps: HaproxyConfig['maps'] = {};
+      for (const l of loads) {
+        if (!l.keepMaps) {
+          maps = {};
+          // -1: the file is not written at all.
+          l.counts.forEach((n, i) => {
+            if (n >= 0) maps[files[i]!] = Array.from({ length: n }, (_, k) => entry(k));
+          });
+        }
+        const cfg: HaproxyConfig = { backends: config().backends, maps };
+        m.load(cfg);
+        // A map built by a command lists itself; the others are listed from the config.
+        if (l.touch) m.execute(`show map ${MAP}`);
+        const fresh = new MockHaproxy();
+        fresh.load(cfg);
+        if (l.touch) fresh.execute(`show map ${MAP}`);
+        expect(m.execute('show map')).toBe(fresh.execute('show map'));
+      }
+    },
+  );
 });

@@ -6,7 +6,7 @@ import { BackendIndex } from './backend-index.ts';
 import { backendFromConfig, type MockBackend, type MockServer } from './backend-state.ts';
 import { usageReply } from './cli-help.ts';
 import { parseCliRequest, plainWords, splitRequests, type CliCommand, type CliSession } from './cli-line.ts';
-import { defaultLayout, defaultMapLayouts, renderedBackendId, UNREFERENCED_MAP_FILES, type CfgLayout, type MapLayout, type MapMatch } from './haproxy-cfg.ts';
+import { defaultLayout, defaultMapLayouts, extraMapFiles, renderedBackendId, UNREFERENCED_MAP_FILES, type CfgLayout, type MapLayout, type MapMatch } from './haproxy-cfg.ts';
 import {
   addMap,
   addMapEntry,
@@ -98,6 +98,14 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
   private running: Running = emptyRunning(undefined, 0);
   /** Backend names and positions, carried from load to load (a process cannot add backends at runtime). */
   private readonly index = new BackendIndex();
+  /**
+   * The default layout's maps, kept from load to load while the config has the same map files (they are
+   * all the layout depends on), with the listing of each map no command has built yet, kept while its
+   * entry count stands. Rendering the layout after every reload cost 1% of a dcm-slots replay of the day
+   * slice (commit 558c43b), and the listing of unchanged maps is asked for again after each reload.
+   */
+  private mapLayoutsKept: { maps: HaproxyConfig['maps']; extras: readonly string[]; layouts: readonly MapLayout[] } | undefined;
+  private readonly pristineListings = new Map<MapLayout, MapListing>();
 
   constructor(options: MockHaproxyOptions = {}) {
     this.layoutOf = options.layout ?? defaultLayout;
@@ -121,8 +129,13 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
     return this.mapLayouts().map((l) => {
       const built = r.maps.get(l.path);
       if (built !== undefined) return listingOf(built);
-      const n = r.config.maps[l.file]?.length ?? 0;
-      return { id: l.id, path: l.path, cfgFile: l.cfgFile, line: l.line, alsoAt: l.alsoAt ?? [], currVer: 0, nextVer: 0, entryCount: String(n * (l.kinds?.length ?? 1)) };
+      const entryCount = String((r.config.maps[l.file]?.length ?? 0) * (l.kinds?.length ?? 1));
+      let listing = this.pristineListings.get(l);
+      if (listing?.entryCount !== entryCount) {
+        listing = { id: l.id, path: l.path, cfgFile: l.cfgFile, line: l.line, alsoAt: l.alsoAt ?? [], currVer: 0, nextVer: 0, entryCount };
+        this.pristineListings.set(l, listing);
+      }
+      return listing;
     });
   }
 
@@ -174,8 +187,22 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
   private mapLayouts(): readonly MapLayout[] {
     const r = this.running;
     if (r.layout !== undefined || !this.positionalIds()) return this.layout().maps;
-    r.mapLayouts ??= defaultMapLayouts(r.config);
+    r.mapLayouts ??= this.keptMapLayouts(r.config);
     return r.mapLayouts;
+  }
+
+  private keptMapLayouts(config: HaproxyConfig): readonly MapLayout[] {
+    const kept = this.mapLayoutsKept;
+    if (kept !== undefined && kept.maps === config.maps) return kept.layouts;
+    const extras = extraMapFiles(config);
+    if (kept !== undefined && sameStrings(kept.extras, extras)) {
+      this.mapLayoutsKept = { maps: config.maps, extras, layouts: kept.layouts };
+      return kept.layouts;
+    }
+    const layouts = defaultMapLayouts(config);
+    this.mapLayoutsKept = { maps: config.maps, extras, layouts };
+    this.pristineListings.clear();
+    return layouts;
   }
 
   /** `#<id>`: HAProxy looks a proxy up by its id when its name starts with `#` (rare: a scan will do). */
@@ -486,6 +513,12 @@ function emptyRunning(config: HaproxyConfig | undefined, loadedAtS: number, layo
     pristine: new Map(),
     backendList: undefined,
   };
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** What HAProxy refuses to start on: duplicate backends, and map files whose values the converter cannot read. */
