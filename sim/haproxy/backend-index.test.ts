@@ -12,11 +12,16 @@ function plainIndex(list: readonly BackendConfig[]): Map<string, number> {
   return m;
 }
 
-/** A reload's edit of the previous list: a route added, one dropped, one replaced, or a whole new list. */
+/**
+ * A reload's edit of the previous list: a route added, one dropped, one replaced by another name, one
+ * re-rendered (a new object of the same name), the same list, or a whole new list. Backends that stay are
+ * handed over as the same objects, as the renderer does.
+ */
 const edit = fc.oneof(
   fc.record({ kind: fc.constant('add' as const), at: fc.nat(), name: fc.string({ maxLength: 3 }) }),
   fc.record({ kind: fc.constant('drop' as const), at: fc.nat() }),
   fc.record({ kind: fc.constant('replace' as const), at: fc.nat(), name: fc.string({ maxLength: 3 }) }),
+  fc.record({ kind: fc.constant('renew' as const), at: fc.nat() }),
   fc.record({ kind: fc.constant('same' as const) }),
   fc.record({ kind: fc.constant('new' as const), names: fc.array(fc.string({ maxLength: 3 }), { maxLength: 12 }) }),
 );
@@ -26,16 +31,18 @@ describe('BackendIndex', () => {
     'answers what an index built afresh for each load answers',
     (loads) => {
       const index = new BackendIndex();
-      let names: string[] = [];
+      let list: BackendConfig[] = [];
       for (const edits of loads) {
+        list = list.slice();
         for (const e of edits) {
-          const at = 'at' in e ? e.at % (names.length + 1) : 0;
-          if (e.kind === 'add') names.splice(at, 0, e.name);
-          else if (e.kind === 'drop' && at < names.length) names.splice(at, 1);
-          else if (e.kind === 'replace' && at < names.length) names[at] = e.name;
-          else if (e.kind === 'new') names = [...e.names];
+          const at = 'at' in e ? e.at % (list.length + 1) : 0;
+          if (e.kind === 'add') list.splice(at, 0, backend(e.name));
+          else if (e.kind === 'drop' && at < list.length) list.splice(at, 1);
+          else if (e.kind === 'replace' && at < list.length) list[at] = backend(e.name);
+          else if (e.kind === 'renew' && at < list.length) list[at] = backend(list[at]!.name);
+          else if (e.kind === 'new') list = e.names.map(backend);
         }
-        const list = names.map(backend);
+        const names = list.map((b) => b.name);
         index.update(list);
         expect(index.names).toEqual(names);
         const plain = plainIndex(list);
