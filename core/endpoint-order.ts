@@ -27,20 +27,27 @@ export function inRouterOrder(list: Endpoint[]): Endpoint[] {
 /** bytes.Compare of net.ParseIP's 16-byte forms: an IPv4 address is ::ffff:a.b.c.d. */
 export function compareIp(a: string, b: string): number {
   if (a === b) return 0;
+  // Two plain dotted quads, the common case, in one pass each: this runs for every neighbouring pair of
+  // every endpoints event, and the check for ':' before reading them cost as much as reading them.
+  const x = dottedQuad(a);
+  if (x >= 0) {
+    const y = dottedQuad(b);
+    if (y >= 0) return x - y;
+  }
   const a4 = !a.includes(':');
   const b4 = !b.includes(':');
-  if (a4 && b4) return ipv4Number(a) - ipv4Number(b);
-  const x = ip16(a);
-  const y = ip16(b);
-  for (let i = 0; i < 16; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+  if (a4 && b4) return ipv4NumberBySplit(a) - ipv4NumberBySplit(b);
+  const p = ip16(a);
+  const q = ip16(b);
+  for (let i = 0; i < 16; i++) if (p[i] !== q[i]) return p[i]! - q[i]!;
   return 0;
 }
 
 /**
- * Four decimal octets read in place: this runs for every neighbouring pair of every endpoints event, and
- * `split` made an array and four strings each time. Anything else takes the general path below.
+ * Four decimal octets of up to three digits, read in place (no `split`, no strings), as one number; -1 for
+ * anything else, which takes the general path.
  */
-function ipv4Number(ip: string): number {
+function dottedQuad(ip: string): number {
   let n = 0;
   let octet = 0;
   let digits = 0;
@@ -56,10 +63,10 @@ function ipv4Number(ip: string): number {
       digits = 0;
       dots++;
     } else {
-      return ipv4NumberBySplit(ip);
+      return -1;
     }
   }
-  return dots === 3 && digits > 0 ? n * 256 + octet : ipv4NumberBySplit(ip);
+  return dots === 3 && digits > 0 ? n * 256 + octet : -1;
 }
 
 function ipv4NumberBySplit(ip: string): number {

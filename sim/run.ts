@@ -114,7 +114,10 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
     router.start();
     cluster?.start();
     const onInput = (e: InputEvent): void => {
-      emit({ atUs: engine.nowUs, type: 'input', event: e.type, subject: eventSubject(e) });
+      // An endpoints event's subject is its service key: the router's state keeps one string per service,
+      // where eventSubject would build and flatten a new one for each of the log's many endpoint events.
+      const subject = e.type === 'endpoints.set' || e.type === 'endpoints.delete' ? router.state.serviceKeys.of(e.namespace, e.service) : eventSubject(e);
+      emit({ atUs: engine.nowUs, type: 'input', event: e.type, subject });
       if (isChurnEvent(e)) router.onChurn(e);
       else if (cluster !== undefined) cluster.onEvent(e);
       // An event log replayed without a cluster: its node events have nothing to act on, and a user who meant
