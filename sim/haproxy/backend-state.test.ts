@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import type { BackendConfig } from '../../core/haproxy/config-model.ts';
-import { backendFromConfig } from './backend-state.ts';
+import { backendFromConfig, nextFreeServerId } from './backend-state.ts';
 
 const config = (names: readonly string[]): BackendConfig => ({
   name: 'be',
@@ -31,4 +31,14 @@ describe('MockBackend server lookup', () => {
       for (const n of ['a', 'b', 'c', 'd']) expect(be.server(n)).toBe(model.get(n));
     },
   );
+});
+
+describe('nextFreeServerId', () => {
+  test.prop([fc.array(fc.integer({ min: 1, max: 24 }), { maxLength: 30 })], { numRuns: 300 })('is the smallest id no server uses', (ids) => {
+    const be = backendFromConfig(config(ids.map((_, i) => `s${i}`)), 1, 0);
+    be.servers.forEach((s, i) => (s.id = ids[i]!));
+    let expected = 1;
+    while (ids.includes(expected)) expected++;
+    expect(nextFreeServerId(be)).toBe(expected);
+  });
 });

@@ -221,10 +221,23 @@ export function removeServerFromBackend(be: MockBackend, s: MockServer): void {
   be.remove(s);
 }
 
-/** Smallest id no server of the backend uses: HAProxy reuses the ids of deleted servers. */
+/**
+ * Smallest id no server of the backend uses: HAProxy reuses the ids of deleted servers. A backend small
+ * enough to scan is searched without a set (`add server` is most of what dcm-add-del sends).
+ */
 export function nextFreeServerId(be: MockBackend): number {
+  const servers = be.servers;
+  if (servers.length <= SCAN_MAX) {
+    let id = 1;
+    for (let i = 0; i < servers.length; i++) {
+      if (servers[i]!.id !== id) continue;
+      id++;
+      i = -1;
+    }
+    return id;
+  }
   const used = new Set<number>();
-  for (const s of be.servers) used.add(s.id);
+  for (const s of servers) used.add(s.id);
   let id = 1;
   while (used.has(id)) id++;
   return id;
@@ -296,12 +309,12 @@ export function newDynamicServer(
   address: string,
   fqdn: string,
   port: number,
+  portMap: boolean,
   opts: {
     weight: number;
     check: boolean;
     start: DynamicStart;
     ssl: boolean;
-    portMap: boolean;
     checkPort: number;
     forcedId: number;
     checkAddr: string;
@@ -317,7 +330,7 @@ export function newDynamicServer(
     address,
     fqdn,
     port,
-    portMap: opts.portMap,
+    portMap,
     checkPort: opts.checkPort,
     // Most dynamic servers set none of these, and each server of a large backend is read on every `show`.
     extras:

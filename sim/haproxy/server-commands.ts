@@ -336,7 +336,7 @@ export function addServerTo(rt: ServerRuntime, beName: string, name: string, tar
   }
   if (be.server(name) !== undefined) return refused(`${said}Already exists a server with the same name in backend.\n\n`);
   const fqdn = ip === undefined ? target.host : '-';
-  const srv = newDynamicServer(be, name, ip ?? '-', fqdn, target.port, { ...opts, portMap: target.portMap }, rt.nowS());
+  const srv = newDynamicServer(be, name, ip ?? '-', fqdn, target.port, target.portMap, opts, rt.nowS());
   addServerToBackend(be, srv);
   return said === '' ? SERVER_REGISTERED : refused(`${said}New server registered.\n\n`);
 }
