@@ -63,20 +63,20 @@ export class NotFoundError extends RuntimeApiError {
 
 /** Sends one command; resolves with HAProxy's typed reply. Throws TransportError. */
 export function* runCommand(command: RuntimeCommand): RuntimeProgram<RuntimeReply> {
-  const first = yield { kind: 'command', command };
+  const first = yield command;
   return first !== undefined && first.ok ? first.reply : yield* retryCommand(command, first);
 }
 
 /**
  * runCommand after its first attempt, which did not deliver: the retries, or the error. Hot paths send the
  * first attempt themselves and come here only on failure, which spares a generator per command:
- * `const r = yield { kind: 'command', command }; const reply = r?.ok ? r.reply : yield* retryCommand(command, r);`
+ * `const r = yield command; const reply = r?.ok ? r.reply : yield* retryCommand(command, r);`
  */
 export function* retryCommand(command: RuntimeCommand, first: TransportResult | undefined): RuntimeProgram<RuntimeReply> {
   let result = first;
   let delayMs = BACKOFF_INITIAL_MS;
   for (let attempt = 1; ; attempt++) {
-    if (attempt > 1) result = yield { kind: 'command', command };
+    if (attempt > 1) result = yield command;
     if (result === undefined) throw new TransportError(encodeCommand(command), 'reset', attempt);
     if (result.ok) return result.reply;
     const retriable = result.error === 'refused' || result.error === 'reset';

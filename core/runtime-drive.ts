@@ -1,5 +1,5 @@
 import type { RuntimeCommand } from './haproxy/commands.ts';
-import type { RuntimeEffect, RuntimeProgram, TransportResult } from './runtime-effect.ts';
+import { isSleep, type RuntimeEffect, type RuntimeProgram, type TransportResult } from './runtime-effect.ts';
 
 /**
  * Runs a program synchronously: every command is answered by `answer`, sleeps are recorded and skipped.
@@ -14,7 +14,7 @@ export function driveSync<T>(
   while (!next.done) {
     const effect = next.value;
     trace?.push(effect);
-    next = effect.kind === 'command' ? program.next(answer(effect.command)) : program.next(undefined);
+    next = isSleep(effect) ? program.next(undefined) : program.next(answer(effect));
   }
   return next.value;
 }

@@ -10,11 +10,23 @@ export type TransportResult =
   | { ok: true; reply: RuntimeReply }
   | { ok: false; error: 'refused' | 'reset' | 'timeout' };
 
-export type RuntimeEffect =
-  /** Send one command (one connection, reply read to EOF). Resumed with a TransportResult. */
-  | { kind: 'command'; command: RuntimeCommand }
-  /** Wait (client backoff between retries). Resumed with undefined. */
-  | { kind: 'sleep'; ms: number };
+/** Wait (client backoff between retries). Resumed with undefined. */
+export interface Sleep {
+  readonly kind: 'sleep';
+  readonly ms: number;
+}
+
+/**
+ * A command is its own effect: send it (one connection, reply read to EOF), resumed with a TransportResult.
+ * No command kind is `sleep`, so the two tell apart by `kind`, and a command costs no wrapper object (a
+ * dcm-slots replay of a busy day sends about three per event).
+ */
+export type RuntimeEffect = RuntimeCommand | Sleep;
+
+/** Whether the effect is a wait rather than a command. */
+export function isSleep(effect: RuntimeEffect): effect is Sleep {
+  return effect.kind === 'sleep';
+}
 
 /** A unit of config-manager work: yields effects, returns its value when done. */
 export type RuntimeProgram<T = void> = Generator<RuntimeEffect, T, TransportResult | undefined>;

@@ -26,7 +26,8 @@ export interface StrategyContext {
  */
 export interface RouterStrategy {
   readonly name: StrategyName;
-  onChange(change: StateChange, state: RouterState, ctx: StrategyContext): RuntimeProgram | void;
+  /** The program's return value, if any, is not used: it lets a manager hand out one of its steps as is. */
+  onChange(change: StateChange, state: RouterState, ctx: StrategyContext): RuntimeProgram<unknown> | void;
   /** The full configuration a reload would write for this state (pool backends and slots included). */
   render(state: RouterState): HaproxyConfig;
   /** A reload finished and HAProxy now runs `render(stateAtReloadStart)`: reset every runtime bookkeeping. */

@@ -14,7 +14,7 @@ import { RouteAdmission } from '../core/route-admission.ts';
 import { applyChurn, emptyRouterState, type RouterState } from '../core/router-state.ts';
 import type { RuntimeCommand } from '../core/haproxy/commands.ts';
 import { commandVerb, encodeCommand, encodeReply } from '../core/haproxy/runtime-codec.ts';
-import type { RuntimeProgram, TransportResult } from '../core/runtime-effect.ts';
+import { isSleep, type RuntimeProgram, type TransportResult } from '../core/runtime-effect.ts';
 import type { RouterStrategy, StrategyContext } from '../core/strategy.ts';
 import type { CompactTally } from './output/command-tally.ts';
 import type { OutputRecord } from './output/records.ts';
@@ -149,7 +149,7 @@ export class RouterProcess {
    * A reply that comes later continues the program when it comes (the returned promise); a reply given at
    * once (the simulation's) keeps it all synchronous, without a promise.
    */
-  private drive(program: RuntimeProgram, input: TransportResult | undefined): Step {
+  private drive(program: RuntimeProgram<unknown>, input: TransportResult | undefined): Step {
     for (;;) {
       const step = program.next(input);
       if (step.done) {
@@ -161,22 +161,20 @@ export class RouterProcess {
         return;
       }
       const effect = step.value;
-      if (effect.kind === 'command') {
-        const command = effect.command;
-        const sent = this.haproxy.send(command);
-        if (sent instanceof Promise) {
-          return sent.then((result) => {
-            this.recordCommand(command, result);
-            return this.drive(program, result);
-          });
-        }
-        input = sent;
-        this.recordCommand(command, sent);
-      } else {
+      if (isSleep(effect)) {
         this.busy = true;
         this.scheduler.after(msToUs(effect.ms), () => this.drive(program, undefined));
         return;
       }
+      const sent = this.haproxy.send(effect);
+      if (sent instanceof Promise) {
+        return sent.then((result) => {
+          this.recordCommand(effect, result);
+          return this.drive(program, result);
+        });
+      }
+      input = sent;
+      this.recordCommand(effect, sent);
     }
   }
 

@@ -65,48 +65,67 @@ export class RuntimeView {
     return this.backends.find(name);
   }
 
-  /** The backend's servers in `show servers state` order, from the cache or freshly read. */
-  *serversOf(backend: string): RuntimeProgram<CachedServer[]> {
+  /**
+   * The backend's cached servers in `show servers state` order; undefined when none are cached, and then
+   * `showServersState(backend)` reads them (keepServers). The hot path sends that command itself, which
+   * spares a generator per endpoint change (see retryCommand).
+   */
+  cachedServers(backend: string): CachedServer[] | undefined {
     const cached = this.servers.get(backend);
-    if (cached !== undefined && cached.length > 0) return cached;
-    const command = cmd.showServersState(backend);
-    const r = yield { kind: 'command', command };
-    const reply = r !== undefined && r.ok ? r.reply : yield* retryCommand(command, r);
+    return cached !== undefined && cached.length > 0 ? cached : undefined;
+  }
+
+  /** Caches the servers of a `show servers state <backend>` reply; anything but the listing throws. */
+  keepServers(command: RuntimeCommand & { kind: 'show servers state' }, reply: cmd.RuntimeReply): CachedServer[] {
     if (reply.kind !== 'servers') throw unexpectedReply(command, reply);
     const rows = reply.rows;
     const list: CachedServer[] = new Array(rows.length);
     for (let i = 0; i < rows.length; i++) list[i] = newCachedServer(rows[i]!);
-    this.servers.set(backend, list);
+    this.servers.set(command.backend, list);
     return list;
   }
 
+  /** The backend's servers, from the cache or freshly read. */
+  *serversOf(backend: string): RuntimeProgram<CachedServer[]> {
+    const cached = this.cachedServers(backend);
+    if (cached !== undefined) return cached;
+    const command = cmd.showServersState(backend) as RuntimeCommand & { kind: 'show servers state' };
+    const r = yield command;
+    return this.keepServers(command, r !== undefined && r.ok ? r.reply : yield* retryCommand(command, r));
+  }
+
   /**
-   * Backend.Commit: per server, `addr` (with `port` only if it changed), `weight` if changed, `state` if
-   * staged; each reply must be an accepted one. The commands are sent inline, not through runCommand, to
-   * spare a generator per command (see retryCommand).
+   * Backend.Commit's commands: per server, `addr` (with `port` only if it changed), `weight` if changed,
+   * `state` if staged. Each reply must be an accepted one; once all are, `committed` empties the cache. A
+   * commit that fails midway leaves the cache as it was, so the next commit on the backend sends again
+   * what had been sent. Made whole before the first is sent: nothing stages while a commit is under way.
    */
-  *commit(backend: string): RuntimeProgram<void> {
+  commitCommands(backend: string): RuntimeCommand[] {
+    const out: RuntimeCommand[] = [];
     const list = this.servers.get(backend);
-    if (list !== undefined) {
-      for (const s of list) {
-        if (s.nextAddress !== s.address || s.nextPort !== s.port) {
-          const command = cmd.setServerAddr(backend, s.name, s.nextAddress, s.nextPort !== s.port ? s.nextPort : undefined);
-          const r = yield { kind: 'command', command };
-          checkAccepted(command, r !== undefined && r.ok ? r.reply : yield* retryCommand(command, r));
-        }
-        if (s.nextWeight !== s.weightText) {
-          const command = cmd.setServerWeight(backend, s.name, s.nextWeight);
-          const r = yield { kind: 'command', command };
-          checkAccepted(command, r !== undefined && r.ok ? r.reply : yield* retryCommand(command, r));
-        }
-        if (s.nextState !== null) {
-          const command = cmd.setServerState(backend, s.name, s.nextState);
-          const r = yield { kind: 'command', command };
-          checkAccepted(command, r !== undefined && r.ok ? r.reply : yield* retryCommand(command, r));
-        }
+    if (list === undefined) return out;
+    for (const s of list) {
+      if (s.nextAddress !== s.address || s.nextPort !== s.port) {
+        out.push(cmd.setServerAddr(backend, s.name, s.nextAddress, s.nextPort !== s.port ? s.nextPort : undefined));
       }
+      if (s.nextWeight !== s.weightText) out.push(cmd.setServerWeight(backend, s.name, s.nextWeight));
+      if (s.nextState !== null) out.push(cmd.setServerState(backend, s.name, s.nextState));
     }
+    return out;
+  }
+
+  /** Every command of the backend's commit was accepted: its server cache is read afresh next time. */
+  committed(backend: string): void {
     this.servers.delete(backend);
+  }
+
+  /** Backend.Commit as a program: the commit's commands in order, each accepted, then `committed`. */
+  *commit(backend: string): RuntimeProgram<void> {
+    for (const command of this.commitCommands(backend)) {
+      const r = yield command;
+      checkAccepted(command, r !== undefined && r.ok ? r.reply : yield* retryCommand(command, r));
+    }
+    this.committed(backend);
   }
 
   /** Whether the cached backend list has this backend; false also when there is no list yet (see findBackend). */

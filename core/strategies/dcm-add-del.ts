@@ -2,12 +2,13 @@ import { BackendList } from '../dcm/backend-list.ts';
 import { BlueprintPool } from '../dcm/pool.ts';
 import type { Endpoint } from '../endpoint.ts';
 import * as cmd from '../haproxy/commands.ts';
+import type { RuntimeCommand, RuntimeReply } from '../haproxy/commands.ts';
 import type { HaproxyConfig } from '../haproxy/config-model.ts';
 import { aliasKey, backendNameOf, preferPortOf, servedEndpoints, servedForRoute, type ServedEndpoint } from '../haproxy/names.ts';
 import { ConfigRenderer } from '../haproxy/config-renderer.ts';
 import { routeKey, type Route } from '../route.ts';
 import { endpointsOf, type RouterState, type StateChange } from '../router-state.ts';
-import { NotFoundError, RuntimeApiError, runAccepted, runCommand, unexpectedReply } from '../runtime-client.ts';
+import { NotFoundError, retryCommand, RuntimeApiError, runAccepted, unexpectedReply } from '../runtime-client.ts';
 import type { RuntimeProgram } from '../runtime-effect.ts';
 import type { RouterStrategy, StrategyContext } from '../strategy.ts';
 import { sameServed, ServiceIndex } from './service-index.ts';
@@ -215,7 +216,13 @@ export class DcmAddDelStrategy implements RouterStrategy {
       let missingBackend = false;
       try {
         yield* this.backends.find(backend);
-        for (const e of served) yield* this.collect(errors, this.deleteServer(backend, e));
+        for (const e of served) {
+          try {
+            yield* this.deleteServer(backend, e);
+          } catch (err) {
+            collect(errors, err);
+          }
+        }
       } catch (e) {
         if (!(e instanceof RuntimeApiError)) throw e;
         errors.push(e.message);
@@ -239,7 +246,11 @@ export class DcmAddDelStrategy implements RouterStrategy {
     return true;
   }
 
-  /** ReplaceRouteEndpoints: deletes, then adds, then health checks; errors are collected, not fail-fast. */
+  /**
+   * ReplaceRouteEndpoints: deletes, then adds, then health checks; errors are collected, not fail-fast.
+   * Commands are sent here and in deleteServer/addServer rather than through runAccepted, which spares
+   * three generators per command (see retryCommand).
+   */
   private *replaceRouteEndpoints(
     route: Route,
     oldServed: readonly ServedEndpoint[],
@@ -248,11 +259,13 @@ export class DcmAddDelStrategy implements RouterStrategy {
   ): RuntimeProgram<{ errors: string[]; missingBackend: boolean }> {
     const backend = backendNameOf(route);
     const errors: string[] = [];
-    try {
-      yield* this.backends.find(backend);
-    } catch (e) {
-      if (e instanceof RuntimeApiError) return { errors: [e.message], missingBackend: e instanceof NotFoundError };
-      throw e;
+    if (!this.backends.knows(backend)) {
+      try {
+        yield* this.backends.find(backend);
+      } catch (e) {
+        if (e instanceof RuntimeApiError) return { errors: [e.message], missingBackend: e instanceof NotFoundError };
+        throw e;
+      }
     }
     const newIds = new Set(newServed.map((e) => e.id));
     const oldIds = new Set(oldServed.map((e) => e.id));
@@ -261,41 +274,72 @@ export class DcmAddDelStrategy implements RouterStrategy {
     // Same ID means same address and port here, so "modified" endpoints never occur in this model.
     if (deleted.length + added.length > 0) ctx.armCommitTimer();
 
-    for (const e of deleted) yield* this.collect(errors, this.deleteServer(backend, e));
-    for (const e of added) yield* this.collect(errors, this.addServer(route, backend, e));
+    for (const e of deleted) {
+      try {
+        yield* this.deleteServer(backend, e);
+      } catch (err) {
+        collect(errors, err);
+      }
+    }
+    for (const e of added) {
+      try {
+        yield* this.addServer(route, backend, e);
+      } catch (err) {
+        collect(errors, err);
+      }
+    }
 
     // Health checks: on for new servers (and the former single one) once there is more than one endpoint;
     // off for the single remaining one.
     if (newServed.length > 1) {
       const enable = added.slice();
       if (oldServed.length === 1) enable.push(oldServed[0]!);
-      for (const e of enable) yield* this.collect(errors, runAccepted(cmd.enableHealth(backend, e.id)));
+      for (const e of enable) {
+        const command = cmd.enableHealth(backend, e.id);
+        try {
+          const r = yield command;
+          accept(command, r !== undefined && r.ok ? r.reply : yield* retryCommand(command, r));
+        } catch (err) {
+          collect(errors, err);
+        }
+      }
     } else if (newServed.length === 1 && oldServed.length !== 1) {
-      yield* this.collect(errors, runAccepted(cmd.disableHealth(backend, newServed[0]!.id)));
+      const command = cmd.disableHealth(backend, newServed[0]!.id);
+      try {
+        const r = yield command;
+        accept(command, r !== undefined && r.ok ? r.reply : yield* retryCommand(command, r));
+      } catch (err) {
+        collect(errors, err);
+      }
     }
     return { errors, missingBackend: false };
   }
 
   /** DeleteServer: maint first (an error there counts), then `del server` (a refusal is only logged). */
   private *deleteServer(backend: string, e: ServedEndpoint): RuntimeProgram<void> {
-    yield* runAccepted(cmd.setServerState(backend, e.id, 'maint'));
-    const reply = yield* runCommand(cmd.delServer(backend, e.id));
-    if (reply.kind !== 'ok') {
-      // "disabling backend server instead of deleting due to a delete failure": left in maint.
-    }
+    const maint = cmd.setServerState(backend, e.id, 'maint');
+    const r = yield maint;
+    accept(maint, r !== undefined && r.ok ? r.reply : yield* retryCommand(maint, r));
+    const del = cmd.delServer(backend, e.id);
+    const d = yield del;
+    // "disabling backend server instead of deleting due to a delete failure": a refusal leaves it in maint.
+    if (d === undefined || !d.ok) yield* retryCommand(del, d);
   }
 
   /** AddServer: `add server`, retried once after deleting a leftover server of the same name; then `state ready`. */
   private *addServer(route: Route, backend: string, e: ServedEndpoint): RuntimeProgram<void> {
     const command = cmd.addServer(backend, e.id, e.ip, e.port, this.serverKeywords(route));
-    const reply = yield* runCommand(command);
+    const r = yield command;
+    const reply = r !== undefined && r.ok ? r.reply : yield* retryCommand(command, r);
     if (reply.kind !== 'ok') {
       if (reply.kind !== 'refused' || !reply.text.includes('Already exists a server ')) throw unexpectedReply(command, reply);
       yield* runAccepted(cmd.delServer(backend, e.id));
       yield* runAccepted(command);
     }
     // weight 1 > 0 → ready (drain only for weight 0).
-    yield* runAccepted(cmd.setServerState(backend, e.id, 'ready'));
+    const ready = cmd.setServerState(backend, e.id, 'ready');
+    const s = yield ready;
+    accept(ready, s !== undefined && s.ok ? s.reply : yield* retryCommand(ready, s));
   }
 
   /** innerAddServer's keywords after the address: `weight 1`, reencrypt TLS options, `check inter`, `maxconn`. */
@@ -320,15 +364,17 @@ export class DcmAddDelStrategy implements RouterStrategy {
     if (maxconn !== undefined && GO_ATOI.test(maxconn)) k.push('maxconn', maxconn);
     return k;
   }
+}
 
-  private *collect(errors: string[], step: RuntimeProgram<void>): RuntimeProgram<void> {
-    try {
-      yield* step;
-    } catch (e) {
-      if (!(e instanceof RuntimeApiError)) throw e;
-      errors.push(e.message);
-    }
-  }
+/** A client error is collected for the route's report; anything else is a bug and goes on up. */
+function collect(errors: string[], e: unknown): void {
+  if (!(e instanceof RuntimeApiError)) throw e;
+  errors.push(e.message);
+}
+
+/** A reply that must be the acceptance (`set`, `enable`, `add`, `del`); anything else throws. */
+function accept(command: RuntimeCommand, reply: RuntimeReply): void {
+  if (reply.kind !== 'ok') throw unexpectedReply(command, reply);
 }
 
 /** The route's EndpointTable as dynamicallyAddRoute records it: its port's share of the service. */

@@ -4,6 +4,7 @@ import { deletesAny, stageEndpointReplace } from '../dcm/endpoint-diff.ts';
 import { BlueprintPool } from '../dcm/pool.ts';
 import { RuntimeView, type CachedServer } from '../dcm/runtime-view.ts';
 import * as cmd from '../haproxy/commands.ts';
+import type { RuntimeCommand } from '../haproxy/commands.ts';
 import type { HaproxyConfig } from '../haproxy/config-model.ts';
 import { dynamicMapEntries, type MapAssociation } from '../haproxy/map-entries.ts';
 import { backendNameOf, preferPortOf, routingKeyName, servedEndpoints, servedForRoute, type ServedEndpoint } from '../haproxy/names.ts';
@@ -11,7 +12,7 @@ import { ConfigRenderer } from '../haproxy/config-renderer.ts';
 import type { ReloadReason } from '../reload-reason.ts';
 import { routeKey, type Route } from '../route.ts';
 import { endpointsOf, type RouterState, type StateChange } from '../router-state.ts';
-import { NotFoundError, RuntimeApiError, runAccepted } from '../runtime-client.ts';
+import { NotFoundError, retryCommand, RuntimeApiError, runAccepted, unexpectedReply } from '../runtime-client.ts';
 import type { RuntimeProgram } from '../runtime-effect.ts';
 import type { RouterStrategy, StrategyContext } from '../strategy.ts';
 import { sameServed, ServiceIndex } from './service-index.ts';
@@ -73,7 +74,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
     this.renderer = new ConfigRenderer({ maxDynamicServers: opts.maxDynamicServers, manager: 'slots', allowWildcardRoutes: opts.allowWildcardRoutes === true, served: this.index });
   }
 
-  onChange(change: StateChange, state: RouterState, ctx: StrategyContext): RuntimeProgram | void {
+  onChange(change: StateChange, state: RouterState, ctx: StrategyContext): RuntimeProgram<unknown> | void {
     this.renderer.note(change);
     if (change.kind === 'blueprint.changed') {
       // AddBlueprint/RemoveBlueprint (re)provision pool routes: when that changes the router's routes, it reloads.
@@ -93,10 +94,10 @@ export class DcmSlotsStrategy implements RouterStrategy {
     switch (change.kind) {
       case 'route.added':
         this.index.add(change.route);
-        return this.run(ctx, this.addRoute(change.route, state, ctx));
+        return this.guard(ctx, this.addRoute(change.route, state, ctx));
       case 'route.removed':
         this.index.remove(change.route);
-        return this.run(ctx, this.removeRoute(change.route, ctx));
+        return this.guard(ctx, this.removeRoute(change.route, ctx));
       case 'route.modified':
         this.index.remove(change.before);
         this.index.add(change.after);
@@ -203,17 +204,12 @@ export class DcmSlotsStrategy implements RouterStrategy {
 
   // ---- programs ------------------------------------------------------------------------------------
 
-  private *run(ctx: StrategyContext, step: RuntimeProgram<boolean>): RuntimeProgram<void> {
-    yield* this.guard(ctx, step);
-  }
-
   /** Runs a step; a Fallback or client error becomes a reload request with its reason. */
-  private *guard(ctx: StrategyContext, step: RuntimeProgram<boolean>): RuntimeProgram<boolean> {
+  private *guard(ctx: StrategyContext, step: RuntimeProgram<void>): RuntimeProgram<void> {
     try {
-      return yield* step;
+      yield* step;
     } catch (e) {
       this.fallBack(ctx, e);
-      return false;
     }
   }
 
@@ -245,7 +241,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
   }
 
   /** dynamicallyAddRoute → AddRoute, then ReplaceRouteEndpoints([] → current endpoints) on the slot. */
-  private *addRoute(route: Route, state: RouterState, ctx: StrategyContext): RuntimeProgram<boolean> {
+  private *addRoute(route: Route, state: RouterState, ctx: StrategyContext): RuntimeProgram<void> {
     const entry = this.entryOf(route);
     const refuse = (reason: ReloadReason, detail: string): never => {
       entry.pendingReason = reason;
@@ -276,11 +272,10 @@ export class DcmSlotsStrategy implements RouterStrategy {
 
     const served = servedForRoute(this.servedNow(route, state), preferPortOf(route));
     yield* this.replaceEndpoints(entry, NO_SERVED, served, ctx);
-    return true;
   }
 
   /** RemoveRoute: delete its map entries, free its slot, set every server of its backend to maint. */
-  private *removeRoute(route: Route, ctx: StrategyContext): RuntimeProgram<boolean> {
+  private *removeRoute(route: Route, ctx: StrategyContext): RuntimeProgram<void> {
     const key = routeKey(route);
     if (ctx.reloadInProgress) throw new Fallback('reload-in-progress', `reload in progress, cannot dynamically remove route ${key}`);
     if (route.namespace === POOL_NAMESPACE) throw new Fallback('route-change', `managed pool blueprint route ${key} ignored`);
@@ -306,11 +301,27 @@ export class DcmSlotsStrategy implements RouterStrategy {
     const servers = yield* this.view.serversOf(backend);
     for (const s of servers) s.nextState = 'maint';
     yield* this.view.commit(backend);
-    return true;
   }
 
-  /** AddEndpoints → dynamicallyReplaceEndpoints: every route of the service, stopping at the first failure. */
-  private *replaceServiceEndpoints(
+  /**
+   * AddEndpoints → dynamicallyReplaceEndpoints: every route of the service, stopping at the first failure.
+   * A service of one route (most are) is that route's program itself, one generator per change.
+   */
+  private replaceServiceEndpoints(
+    keys: readonly string[],
+    oldServed: readonly ServedEndpoint[],
+    newServed: readonly ServedEndpoint[],
+    state: RouterState,
+    ctx: StrategyContext,
+  ): RuntimeProgram<unknown> | void {
+    if (keys.length === 1) {
+      const route = state.routes.get(keys[0]!);
+      return route === undefined ? undefined : this.replaceRouteEndpoints(route, keys[0]!, oldServed, newServed, ctx);
+    }
+    return this.replaceEachRouteEndpoints(keys, oldServed, newServed, state, ctx);
+  }
+
+  private *replaceEachRouteEndpoints(
     keys: readonly string[],
     oldServed: readonly ServedEndpoint[],
     newServed: readonly ServedEndpoint[],
@@ -320,12 +331,23 @@ export class DcmSlotsStrategy implements RouterStrategy {
     for (const key of keys) {
       const route = state.routes.get(key);
       if (route === undefined) continue;
-      // Each route is handed its own port's share of the new endpoints (router.go: endpointsForAlias), but the
-      // service's whole old EndpointTable: another port's old endpoints count as deleted (configChanged).
-      const port = preferPortOf(route);
-      const ok = yield* this.guard(ctx, this.replaceEndpoints(this.entryOf(route, key), oldServed, servedForRoute(newServed, port), ctx));
-      if (!ok) return;
+      if (!(yield* this.replaceRouteEndpoints(route, key, oldServed, newServed, ctx))) return;
     }
+  }
+
+  /**
+   * One route's share of a service's endpoint change; false when it fell back to a reload. Each route is
+   * handed its own port's share of the new endpoints (router.go: endpointsForAlias), but the service's
+   * whole old EndpointTable: another port's old endpoints count as deleted (configChanged).
+   */
+  private replaceRouteEndpoints(
+    route: Route,
+    key: string,
+    oldServed: readonly ServedEndpoint[],
+    newServed: readonly ServedEndpoint[],
+    ctx: StrategyContext,
+  ): RuntimeProgram<boolean> {
+    return this.replaceEndpoints(this.entryOf(route, key), oldServed, servedForRoute(newServed, preferPortOf(route)), ctx);
   }
 
   /**
@@ -341,36 +363,54 @@ export class DcmSlotsStrategy implements RouterStrategy {
     }
   }
 
-  /** ReplaceRouteEndpoints on the route's current backend (its pool slot while pooled). */
+  /**
+   * ReplaceRouteEndpoints on the route's current backend (its pool slot while pooled), guarded: a Fallback
+   * or client error becomes a reload request, and the answer is false. Its commands are sent here rather
+   * than through RuntimeView's programs, which spares two generators per endpoint change (see retryCommand).
+   */
   private *replaceEndpoints(entry: Entry, oldServed: readonly ServedEndpoint[], newServed: readonly ServedEndpoint[], ctx: StrategyContext): RuntimeProgram<boolean> {
-    if (ctx.reloadInProgress) throw reloadRefusal(entry);
-    // Passthrough backends take a relative weight: 100% (absolute weights hung the 2018 API).
-    const weight = entry.route.tls?.termination === 'passthrough' ? '100%' : '1';
-    const backend = entry.poolSlot ?? entry.backendName;
-    if (!this.view.knowsBackend(backend)) {
-      try {
-        yield* this.view.findBackend(backend);
-      } catch (e) {
-        throw this.missing(e, entry);
-      }
-    }
-    let servers: CachedServer[];
     try {
-      servers = yield* this.view.serversOf(backend);
+      if (ctx.reloadInProgress) throw reloadRefusal(entry);
+      // Passthrough backends take a relative weight: 100% (absolute weights hung the 2018 API).
+      const weight = entry.route.tls?.termination === 'passthrough' ? '100%' : '1';
+      const backend = entry.poolSlot ?? entry.backendName;
+      if (!this.view.knowsBackend(backend)) {
+        try {
+          yield* this.view.findBackend(backend);
+        } catch (e) {
+          throw this.missing(e, entry);
+        }
+      }
+      let servers = this.view.cachedServers(backend);
+      if (servers === undefined) {
+        const command = cmd.showServersState(backend) as RuntimeCommand & { kind: 'show servers state' };
+        try {
+          const r = yield command;
+          servers = this.view.keepServers(command, r !== undefined && r.ok ? r.reply : yield* retryCommand(command, r));
+        } catch (e) {
+          // configChanged is set by a deleted old endpoint before backend.Servers() lists anything: a listing
+          // that then fails still arms the commit timer (its deferred check runs on every return).
+          if (deletesAny(oldServed, newServed)) ctx.armCommitTimer();
+          throw e;
+        }
+      }
+      const staged = stageEndpointReplace(servers, entry.slotMap, oldServed, newServed, weight);
+      // ReplaceRouteEndpoints defers scheduleRouterReload if configChanged, whatever it then returns.
+      if (staged.changed) ctx.armCommitTimer();
+      if (staged.remaining > 0) {
+        throw new Fallback('dynamic-slots-exhausted', `no free dynamic server slots for backend ${backend}, ${staged.remaining} endpoint(s) remaining`);
+      }
+      for (const command of this.view.commitCommands(backend)) {
+        const r = yield command;
+        const reply = r !== undefined && r.ok ? r.reply : yield* retryCommand(command, r);
+        if (reply.kind !== 'ok') throw unexpectedReply(command, reply);
+      }
+      this.view.committed(backend);
+      return true;
     } catch (e) {
-      // configChanged is set by a deleted old endpoint before backend.Servers() lists anything: a listing
-      // that then fails still arms the commit timer (its deferred check runs on every return).
-      if (deletesAny(oldServed, newServed)) ctx.armCommitTimer();
-      throw e;
+      this.fallBack(ctx, e);
+      return false;
     }
-    const staged = stageEndpointReplace(servers, entry.slotMap, oldServed, newServed, weight);
-    // ReplaceRouteEndpoints defers scheduleRouterReload if configChanged, whatever it then returns.
-    if (staged.changed) ctx.armCommitTimer();
-    if (staged.remaining > 0) {
-      throw new Fallback('dynamic-slots-exhausted', `no free dynamic server slots for backend ${backend}, ${staged.remaining} endpoint(s) remaining`);
-    }
-    yield* this.view.commit(backend);
-    return true;
   }
 
   /** The route's service's served endpoints as the router has them now. */

@@ -28,11 +28,11 @@ export function forgetsReady(inner: RouterStrategy): RouterStrategy {
   };
 }
 
-function* withoutReady(program: RuntimeProgram): RuntimeProgram {
+function* withoutReady(program: RuntimeProgram<unknown>): RuntimeProgram<unknown> {
   let step = program.next();
   while (!step.done) {
     const effect: RuntimeEffect = step.value;
-    if (effect.kind === 'command' && effect.command.kind === 'set server state' && effect.command.state === 'ready') {
+    if (effect.kind === 'set server state' && effect.state === 'ready') {
       step = program.next({ ok: true, reply: OK });
       continue;
     }
