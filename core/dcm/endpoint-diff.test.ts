@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import type { ServedEndpoint } from '../haproxy/names.ts';
-import { DYNAMIC_SERVER_PREFIX, stageEndpointReplace, type StagedReplace } from './endpoint-diff.ts';
+import { DYNAMIC_SERVER_PREFIX, missingFrom, stageEndpointReplace, type StagedReplace } from './endpoint-diff.ts';
 import type { CachedServer } from './runtime-view.ts';
 
 /** The reference model: ReplaceRouteEndpoints written straight from upstream, with a Map and a Set. */
@@ -87,4 +87,12 @@ describe('stageEndpointReplace', () => {
       expect([...mapA]).toEqual([...mapB]);
     },
   );
+});
+
+describe('missingFrom', () => {
+  // Lists up to 40 long cross the in-place search's limit (16), so both lookups are held to the Set filter.
+  test.prop([listArb, listArb], { numRuns: 1000 })('is the Set-based filter, in list order', (list, other) => {
+    const ids = new Set(other.map((e) => e.id));
+    expect(missingFrom(list, other)).toEqual(list.filter((e) => !ids.has(e.id)));
+  });
 });

@@ -98,6 +98,26 @@ export function deletesAny(oldEndpoints: readonly ServedEndpoint[], newEndpoints
 const SMALL = 16;
 
 /**
+ * The endpoints of `list` whose ID `other` lacks, in `list` order: the 2026 manager's deleted (old not in
+ * new) and added (new not in old) servers.
+ */
+export function missingFrom(list: readonly ServedEndpoint[], other: readonly ServedEndpoint[]): ServedEndpoint[] {
+  const out: ServedEndpoint[] = [];
+  if (other.length > SMALL) {
+    const ids = new Set(other.map((e) => e.id));
+    for (const e of list) if (!ids.has(e.id)) out.push(e);
+    return out;
+  }
+  for (const e of list) if (!hasId(other, e.id)) out.push(e);
+  return out;
+}
+
+function hasId(list: readonly ServedEndpoint[], id: string): boolean {
+  for (const e of list) if (e.id === id) return true;
+  return false;
+}
+
+/**
  * Upstream's `modified` map (new endpoints by ID, insertion-ordered; a repeated ID keeps its first place and
  * takes the later endpoint), with entries taken out as they are handled. Small sets are searched in place;
  * larger ones keep an ID index.

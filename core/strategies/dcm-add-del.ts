@@ -1,4 +1,5 @@
 import { BackendList } from '../dcm/backend-list.ts';
+import { missingFrom } from '../dcm/endpoint-diff.ts';
 import { BlueprintPool } from '../dcm/pool.ts';
 import type { Endpoint } from '../endpoint.ts';
 import * as cmd from '../haproxy/commands.ts';
@@ -64,6 +65,12 @@ export class DcmAddDelStrategy implements RouterStrategy {
    * `runtime-api-error` reloads.
    */
   private readonly tables = new Map<string, readonly ServedEndpoint[]>();
+  /**
+   * What every endpoint change of a route needs and only the route object decides: its backend name and its
+   * servers' keywords, worked out once per route object rather than per change (each a new string to hash,
+   * or array to build, at every lookup).
+   */
+  private readonly facts = new WeakMap<Route, RouteFacts>();
 
   constructor(private readonly opts: DcmAddDelOptions = {}) {
     this.pool = new BlueprintPool(opts.blueprintPoolSize ?? 10, opts.customBlueprints ?? []);
@@ -211,7 +218,7 @@ export class DcmAddDelStrategy implements RouterStrategy {
       }
       // RemoveRouteEndpoints arms the commit timer whatever follows.
       ctx.armCommitTimer();
-      const backend = backendNameOf(route);
+      const backend = this.factsOf(route).backend;
       const errors: string[] = [];
       let missingBackend = false;
       try {
@@ -257,7 +264,7 @@ export class DcmAddDelStrategy implements RouterStrategy {
     newServed: readonly ServedEndpoint[],
     ctx: StrategyContext,
   ): RuntimeProgram<{ errors: string[]; missingBackend: boolean }> {
-    const backend = backendNameOf(route);
+    const backend = this.factsOf(route).backend;
     const errors: string[] = [];
     if (!this.backends.knows(backend)) {
       try {
@@ -267,10 +274,8 @@ export class DcmAddDelStrategy implements RouterStrategy {
         throw e;
       }
     }
-    const newIds = new Set(newServed.map((e) => e.id));
-    const oldIds = new Set(oldServed.map((e) => e.id));
-    const deleted = oldServed.filter((e) => !newIds.has(e.id));
-    const added = newServed.filter((e) => !oldIds.has(e.id));
+    const deleted = missingFrom(oldServed, newServed);
+    const added = missingFrom(newServed, oldServed);
     // Same ID means same address and port here, so "modified" endpoints never occur in this model.
     if (deleted.length + added.length > 0) ctx.armCommitTimer();
 
@@ -328,7 +333,7 @@ export class DcmAddDelStrategy implements RouterStrategy {
 
   /** AddServer: `add server`, retried once after deleting a leftover server of the same name; then `state ready`. */
   private *addServer(route: Route, backend: string, e: ServedEndpoint): RuntimeProgram<void> {
-    const command = cmd.addServer(backend, e.id, e.ip, e.port, this.serverKeywords(route));
+    const command = cmd.addServer(backend, e.id, e.ip, e.port, this.factsOf(route).keywords);
     const r = yield command;
     const reply = r !== undefined && r.ok ? r.reply : yield* retryCommand(command, r);
     if (reply.kind !== 'ok') {
@@ -340,6 +345,15 @@ export class DcmAddDelStrategy implements RouterStrategy {
     const ready = cmd.setServerState(backend, e.id, 'ready');
     const s = yield ready;
     accept(ready, s !== undefined && s.ok ? s.reply : yield* retryCommand(ready, s));
+  }
+
+  private factsOf(route: Route): RouteFacts {
+    let f = this.facts.get(route);
+    if (f === undefined) {
+      f = { backend: backendNameOf(route), keywords: this.serverKeywords(route) };
+      this.facts.set(route, f);
+    }
+    return f;
   }
 
   /** innerAddServer's keywords after the address: `weight 1`, reencrypt TLS options, `check inter`, `maxconn`. */
@@ -364,6 +378,11 @@ export class DcmAddDelStrategy implements RouterStrategy {
     if (maxconn !== undefined && GO_ATOI.test(maxconn)) k.push('maxconn', maxconn);
     return k;
   }
+}
+
+interface RouteFacts {
+  readonly backend: string;
+  readonly keywords: readonly string[];
 }
 
 /** A client error is collected for the route's report; anything else is a bug and goes on up. */

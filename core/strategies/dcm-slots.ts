@@ -62,6 +62,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
   private readonly pool: BlueprintPool;
   private readonly view = new RuntimeView();
   private readonly entries = new Map<string, Entry>();
+  private readonly backendNames = new WeakMap<Route, string>();
   private readonly index = new ServiceIndex();
   private loaded = false;
   private indexed = false;
@@ -229,10 +230,23 @@ export class DcmSlotsStrategy implements RouterStrategy {
   private entryOf(route: Route, key = routeKey(route)): Entry {
     let e = this.entries.get(key);
     if (e === undefined || e.route !== route) {
-      e = { route, backendName: backendNameOf(route), poolSlot: null, mapEntries: null, slotMap: new Map(), pendingReason: null };
+      e = { route, backendName: this.backendNameOf(route), poolSlot: null, mapEntries: null, slotMap: new Map(), pendingReason: null };
       this.entries.set(key, e);
     }
     return e;
+  }
+
+  /**
+   * backendNameOf, once per route object: a reload drops the entries of the routes it wrote, so their next
+   * endpoint change builds them again, and the same name string keeps its hash for every lookup by it.
+   */
+  private backendNameOf(route: Route): string {
+    let name = this.backendNames.get(route);
+    if (name === undefined) {
+      name = backendNameOf(route);
+      this.backendNames.set(route, name);
+    }
+    return name;
   }
 
   private *modifyRoute(before: Route, after: Route, state: RouterState, ctx: StrategyContext): RuntimeProgram<void> {
