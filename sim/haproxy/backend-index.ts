@@ -1,8 +1,10 @@
 import type { BackendConfig } from '../../core/haproxy/config-model.ts';
-import { listChanges } from '../../core/dcm/backend-names.ts';
 
 /** Above this many dropped and added backends a reload's index is built afresh. */
 const CHANGES_MAX = 64;
+
+/** How far ahead a walk looks for the backend it is at, in the other list (as listChanges does). */
+const LOOK_AHEAD = 8;
 
 /** A backend's position in the running config; a reload that moves the backend moves it here, in place. */
 interface Place {
@@ -12,10 +14,12 @@ interface Place {
 /**
  * The running config's backend names, in config order, and each name's position (the last backend of a
  * name wins, as in the layout's id map), carried from one load to the next. Consecutive reloads mostly list
- * the same backends in the same places, or add and drop a route or two: the lists are then compared, the
- * places of the backends that stay are renumbered in place, and only the names that come and go touch the
- * map. Renumbering every name after the first change in the map instead cost 4.3% of a dcm-slots replay of
- * the day slice (/tmp/day200k.jsonl, commit 558c43b), a thousand map writes per reload.
+ * the same backends in the same places, or add and drop a few routes: the lists are then walked together,
+ * the places of the backends that stay are renumbered in place, and only the names that come and go touch
+ * the map. Renumbering every name after the first change in the map cost 4.3% of a dcm-slots replay of the
+ * day slice (/tmp/day200k.jsonl, commit 558c43b), a thousand map writes per reload; reading and diffing the
+ * names between the first and the last change still cost 3% of a dcm-add-del replay, where a reload
+ * brings several changes far apart.
  */
 export class BackendIndex {
   private list: readonly BackendConfig[] | undefined;
@@ -33,29 +37,51 @@ export class BackendIndex {
     return this.byName.get(name)?.pos;
   }
 
-  /**
-   * Indexes a load's backends (the earlier load is gone: nothing else holds its positions). The lists
-   * are compared from both ends, by backend identity first (configs are read-only, so a backend handed
-   * over again has its name): only the names between the first and the last change are read and diffed.
-   */
+  /** Indexes a load's backends (the earlier load is gone: nothing else holds its positions). */
   update(list: readonly BackendConfig[]): void {
     const last = this.list;
     if (list === last) return;
     this.list = list;
-    const old = this.listed;
     if (last === undefined || this.places.length === 0) return this.rebuild(list);
-    const n = list.length;
-    const oldN = old.length;
-    const shorter = Math.min(n, oldN);
-    let head = 0;
-    while (head < shorter && (list[head] === last[head] || list[head]!.name === old[head])) head++;
-    if (head === n && n === oldN) return;
-    let tail = 0;
-    while (tail < shorter - head && (list[n - 1 - tail] === last[oldN - 1 - tail] || list[n - 1 - tail]!.name === old[oldN - 1 - tail])) tail++;
-    const middle: string[] = new Array(n - tail - head);
-    for (let j = head; j < n - tail; j++) middle[j - head] = list[j]!.name;
-    const changes = listChanges(old.slice(head, oldN - tail), middle, CHANGES_MAX);
-    if (changes === undefined || !this.applyChanges(old, head, oldN - tail, middle, changes.dropped, changes.added)) this.rebuild(list);
+    const dropped: number[] = [];
+    const added: number[] = [];
+    if (!this.changes(last, list, dropped, added) || !this.apply(list, dropped, added)) this.rebuild(list);
+  }
+
+  /**
+   * The positions of `last` dropped and of `list` added, walking both together as listChanges does, but
+   * pairing backends by identity first (configs are read-only, so a backend handed over again has its
+   * name), and by name only when that fails: only re-rendered and moved backends are read. Every backend
+   * is either paired with one of its name or listed; false when more than CHANGES_MAX are listed.
+   */
+  private changes(last: readonly BackendConfig[], list: readonly BackendConfig[], dropped: number[], added: number[]): boolean {
+    const old = this.listed;
+    let i = 0;
+    let j = 0;
+    while (i < last.length && j < list.length) {
+      const b = list[j]!;
+      if (b === last[i] || b.name === old[i]) {
+        i++;
+        j++;
+        continue;
+      }
+      const inOld = indexAhead(last, i + 1, b);
+      if (inOld >= 0) {
+        while (i < inOld) dropped.push(i++);
+      } else {
+        const inNew = indexAhead(list, j + 1, last[i]!);
+        if (inNew >= 0) {
+          while (j < inNew) added.push(j++);
+        } else {
+          dropped.push(i++);
+          added.push(j++);
+        }
+      }
+      if (dropped.length + added.length > CHANGES_MAX) return false;
+    }
+    while (i < last.length) dropped.push(i++);
+    while (j < list.length) added.push(j++);
+    return dropped.length + added.length <= CHANGES_MAX;
   }
 
   private rebuild(list: readonly BackendConfig[]): void {
@@ -74,53 +100,40 @@ export class BackendIndex {
   }
 
   /**
-   * The new list is the old one with `old[from, to)` replaced by `middle`, whose changes listChanges found
-   * (positions within the windows). It pairs the windows in order, so the places that stay map onto the
-   * positions of `middle` that were not added, in order; the places after the window move by the
-   * difference in length. Exact when the names are distinct, which the map's size then shows (false:
-   * index afresh).
+   * The walk pairs the lists in order, so taking the dropped positions out and putting the added ones in
+   * leaves each backend at its new position. Exact when the names are distinct, which the map's size then
+   * shows (false: index afresh). A reload that only re-rendered backends keeps the names array as it was.
    */
-  private applyChanges(old: readonly string[], from: number, to: number, middle: readonly string[], dropped: readonly number[], added: readonly number[]): boolean {
-    const oldPlaces = this.places;
+  private apply(list: readonly BackendConfig[], dropped: readonly number[], added: readonly number[]): boolean {
+    if (dropped.length === 0 && added.length === 0) return true;
+    // The names array was handed out (show backend): a new one. The places are this index's own.
+    const names = this.listed.slice();
+    const places = this.places;
     const byName = this.byName;
-    for (const i of dropped) if (byName.get(old[from + i]!) === oldPlaces[from + i]) byName.delete(old[from + i]!);
-    const n = old.length - (to - from) + middle.length;
-    const names: string[] = new Array(n);
-    const places: Place[] = new Array(n);
-    for (let j = 0; j < from; j++) {
-      names[j] = old[j]!;
-      places[j] = oldPlaces[j]!;
+    for (let k = dropped.length - 1; k >= 0; k--) {
+      const i = dropped[k]!;
+      const name = names[i]!;
+      if (byName.get(name) === places[i]) byName.delete(name);
+      names.splice(i, 1);
+      places.splice(i, 1);
     }
-    let i = from;
-    let d = 0;
-    let a = 0;
-    for (let k = 0; k < middle.length; k++) {
-      const j = from + k;
-      names[j] = middle[k]!;
-      if (a < added.length && added[a] === k) {
-        a++;
-        const p = { pos: j };
-        places[j] = p;
-        byName.set(middle[k]!, p);
-        continue;
-      }
-      while (d < dropped.length && from + dropped[d]! === i) {
-        d++;
-        i++;
-      }
-      const p = oldPlaces[i++]!;
-      p.pos = j;
-      places[j] = p;
+    // Ascending, each added backend lands at its final position: those before it are all in place.
+    for (const j of added) {
+      const name = list[j]!.name;
+      const p = { pos: j };
+      names.splice(j, 0, name);
+      places.splice(j, 0, p);
+      byName.set(name, p);
     }
-    const shift = from + middle.length - to;
-    for (let k = to; k < old.length; k++) {
-      const p = oldPlaces[k]!;
-      if (shift !== 0) p.pos += shift;
-      names[k + shift] = old[k]!;
-      places[k + shift] = p;
-    }
+    const from = Math.min(dropped.length === 0 ? names.length : dropped[0]!, added.length === 0 ? names.length : added[0]!);
+    for (let j = from; j < places.length; j++) places[j]!.pos = j;
     this.listed = names;
-    this.places = places;
-    return byName.size === n;
+    return byName.size === names.length;
   }
+}
+
+function indexAhead(list: readonly BackendConfig[], from: number, b: BackendConfig): number {
+  const end = Math.min(list.length, from + LOOK_AHEAD);
+  for (let k = from; k < end; k++) if (list[k] === b) return k;
+  return -1;
 }
