@@ -1,6 +1,6 @@
 import { OK, refused, type MapEntryRow, type MapListRow, type RuntimeReply } from '../../core/haproxy/commands.ts';
 import { lookupOf, MapLookup } from './map-lookup.ts';
-import { compileMapRegex, entryCount, isIntValue, parseVersion, versionAfter, type MockMap, type MockMapEntry, type PointerSource } from './map-state.ts';
+import { compileMapRegex, entryCount, isIntValue, MockMapEntry, parseVersion, versionAfter, type MockMap, type PointerSource } from './map-state.ts';
 
 /**
  * The map commands of HAProxy 2.6's runtime API, with its exact replies (measured on 2.6.12). Every reply
@@ -97,7 +97,7 @@ const listRows = new WeakMap<MapListing, MapListRow>();
 /** `show map [@<ver>] <map>`: the entries of one version, in map order. */
 export function showMapEntries(m: MockMap, version: number): RuntimeReply {
   const entries: MapEntryRow[] = [];
-  for (const e of m.entries) if (e.version === version) entries.push((e.row ??= { ref: e.ref, key: e.key, value: e.value }));
+  for (const e of m.entries) if (e.version === version) entries.push(e);
   return { kind: 'entries', entries };
 }
 
@@ -128,7 +128,7 @@ function addEntry(rt: MapRuntime, m: MockMap, key: string, value: string, versio
       return refused;
     }
   }
-  m.entries.push({ ref: rt.pointers.next(), key, value, version, row: undefined });
+  m.entries.push(new MockMapEntry(rt.pointers.next(), key, value, version));
   m.rev++;
   m.appends++;
   return undefined;
@@ -192,7 +192,7 @@ export function delMap(rt: MapRuntime, w: readonly string[]): RuntimeReply {
   const m = lookupMap(rt, w[2]);
   if (m === undefined) return UNKNOWN_MAP;
   const before = m.entries.length;
-  for (const e of m.entries) if (e.key === target) e.removed = true;
+  for (const e of m.entries) if (e.key === target) e.markRemoved();
   m.entries = m.entries.filter((e) => e.key !== target);
   removed(m, before - m.entries.length);
   m.rev++;
@@ -207,7 +207,7 @@ export function delMapRef(rt: MapRuntime, mapRef: string, ref: string): RuntimeR
   if (e === undefined) return KEY_NOT_FOUND;
   m.entries.splice(m.entries.indexOf(e), 1);
   removed(m, 1);
-  e.removed = true;
+  e.markRemoved();
   m.rev++;
   return OK;
 }
@@ -226,25 +226,26 @@ export function setMap(rt: MapRuntime, w: readonly string[]): string {
   if (target.charCodeAt(0) === 0x23) {
     const e = findByRef(m, target.slice(1));
     if (e === undefined) return 'key or pattern not found.\n\n';
-    if (accepted) {
-        e.value = value;
-        e.row = undefined;
-      }
+    if (accepted) replaceValue(m, m.entries.indexOf(e), value);
     m.rev++;
     return '\n';
   }
   let found = false;
-  for (const e of m.entries) {
-    if (e.key === target) {
-      if (accepted) {
-        e.value = value;
-        e.row = undefined;
-      }
+  for (let i = 0; i < m.entries.length; i++) {
+    if (m.entries[i]!.key === target) {
+      if (accepted) replaceValue(m, i, value);
       m.rev++;
       found = true;
     }
   }
   return found ? '\n' : 'entry not found.\n\n';
+}
+
+/** Entries are handed out as `show map` rows, which stay as they were listed: a new value is a new entry. */
+function replaceValue(m: MockMap, i: number, value: string): void {
+  const e = m.entries[i]!;
+  m.entries[i] = e.withValue(value);
+  e.markRemoved();
 }
 
 /** `clear map [@ver] <map>`: removes the entries of one version (the current one by default). */

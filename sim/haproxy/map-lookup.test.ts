@@ -2,7 +2,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { routeRegexp, sniRegexp } from '../../core/haproxy/route-regexp.ts';
 import { MapLookup, pristineLookupOf } from './map-lookup.ts';
-import type { MockMap } from './map-state.ts';
+import { MockMapEntry, type MockMap } from './map-state.ts';
 import { firstMatch } from './route-resolver.ts';
 
 const hosts = ['a.example.com', 'ab.example.com', 'b.apps.io', 'x.b.apps.io', 'A.example.com'];
@@ -30,7 +30,7 @@ describe('MapLookup', () => {
     ({ match, entries }, inputs) => {
       const map: MockMap = {
         id: 1, path: '/m.map', file: 'm.map', match, values: 'str', cfgFile: 'h.cfg', line: 1, alsoAt: [], kinds: [{ match, values: 'str' }], currVer: 0, nextVer: 0, entryCountSkew: 0, rev: 0, shape: 0, appends: 0,
-        entries: entries.map((e, i) => ({ ref: `0x${i}`, ...e })),
+        entries: entries.map((e, i) => new MockMapEntry(`0x${i}`, e.key, e.value, e.version)),
       };
       const lookup = new MapLookup(map.entries, map.match, map.currVer);
       // The same entries as a config hands them over (no pointer, no version) must give the same answers.

@@ -162,3 +162,20 @@ describe('MockHaproxy across reloads', () => {
     },
   );
 });
+
+describe('MockHaproxy show map rows', () => {
+  it('stay as they were listed when set map changes an entry afterwards', () => {
+    const m = loaded();
+    const before = m.run({ kind: 'show map', file: MAP });
+    const key = '^web\\.example\\.com(/.*)?$';
+    expect(before).toMatchObject({ kind: 'entries', entries: [{ key, value: 'be_http:ns:web' }] });
+    const kept = before.kind === 'entries' ? before.entries[0]! : undefined;
+    expect(m.execute(`set map ${MAP} ${kept!.key.replace(/\\/g, '\\\\')} be_other`)).toBe('\n');
+    expect(kept).toEqual({ ref: kept!.ref, key, value: 'be_http:ns:web' });
+    // The entry keeps its reference and place; only its value moved.
+    expect(m.run({ kind: 'show map', file: MAP })).toEqual({ kind: 'entries', entries: [{ ref: kept!.ref, key, value: 'be_other' }] });
+    expect(m.execute(`set map ${MAP} #${kept!.ref} be_third`)).toBe('\n');
+    expect(m.execute(`show map ${MAP}`)).toBe(`${kept!.ref} ${key} be_third\n\n`);
+    expect(kept!.value).toBe('be_http:ns:web');
+  });
+});
