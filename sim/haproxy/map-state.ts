@@ -95,20 +95,20 @@ function entryCountText(n: number): string {
  * real ones (12 hex digits). The conformance test normalises them.
  */
 export class PointerSource {
-  private n = 0;
-  private high = -1;
-  private highText = '';
+  /** The pointer's digits above its low 16 bits, and its slot among the 1024 low values a step apart. */
+  private high = POINTER_BASE / 0x10000;
+  private highText = `0x${this.high.toString(16)}`;
+  private low = 0;
 
   next(): string {
     // Every reload lists its maps' entries afresh, a pointer each: the high digits change once every 1024
     // pointers and the low four come from a table, instead of a number-to-hex conversion per entry.
-    const value = POINTER_BASE + this.n++ * POINTER_STEP;
-    const high = Math.floor(value / 0x10000);
-    if (high !== this.high) {
-      this.high = high;
-      this.highText = `0x${high.toString(16)}`;
+    if (this.low === LOW_HEX.length) {
+      this.low = 0;
+      this.high++;
+      this.highText = `0x${this.high.toString(16)}`;
     }
-    return this.highText + LOW_HEX[(value % 0x10000) / POINTER_STEP]!;
+    return this.highText + LOW_HEX[this.low++]!;
   }
 }
 
