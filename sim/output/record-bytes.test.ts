@@ -27,6 +27,13 @@ describe('output records as bytes', () => {
     },
   );
 
+  test('the same bytes past the bound of kept line tails (16,384 subjects per event type), and for subjects seen again after it', () => {
+    const records: OutputRecord[] = [];
+    for (let i = 0; i < 20_000; i++) records.push({ atUs: i, type: 'input', event: 'endpoints.set', subject: `ns/svc-${i}` });
+    for (let i = 0; i < 100; i++) records.push({ atUs: 20_000 + i, type: 'input', event: 'endpoints.set', subject: `ns/svc-${i}` });
+    expect(written(records, 1024).equals(expected(records))).toBe(true);
+  });
+
   test('clear starts over in the same buffer', () => {
     const bytes = new RecordBytes(64);
     const r: OutputRecord = { atUs: 1000, type: 'input', event: 'endpoints.set', subject: 'ns-0/svc-0' };
