@@ -44,8 +44,23 @@ const endpoint = fc.record(
   },
   { requiredKeys: [] },
 );
+const tlsLike = fc.oneof(
+  fc.record(
+    {
+      termination: fc.constantFrom('edge', 'passthrough', 'reencrypt', 'Edge', ''),
+      insecureEdgeTerminationPolicy: maybe(fc.constantFrom('None', 'Allow', 'Redirect', 'none', '')),
+      certificate: maybe(fc.oneof(fc.string({ maxLength: 4 }), fc.constant(1))),
+      key: maybe(fc.string({ maxLength: 4 })),
+      caCertificate: maybe(fc.constant(null)),
+      destinationCACertificate: maybe(fc.string({ maxLength: 4 })),
+      extra: maybe(fc.constant(1)),
+    },
+    { requiredKeys: [] },
+  ),
+  fc.constantFrom(null, [], 'edge'),
+);
 const route = fc.record(
-  { namespace: name, name, host: fc.oneof(name, hostLike), service: name, path: maybe(fc.constantFrom('/', '/api', 'api', '')), tls: maybe(fc.constant({ termination: 'edge' })), x: maybe(fc.constant(1)) },
+  { namespace: name, name, host: fc.oneof(name, hostLike), service: name, path: maybe(fc.constantFrom('/', '/api', 'api', '')), tls: maybe(tlsLike), x: maybe(fc.constant(1)) },
   { requiredKeys: [] },
 );
 const event = fc.record(
@@ -67,6 +82,21 @@ describe('the fast event check', () => {
     const raw = JSON.parse(JSON.stringify(e));
     if (looksValid(raw)) expect(InputEventSchema.safeParse(raw).success).toBe(true);
   });
+
+  // Every TLS form the schema accepts is decided here: the two must agree on each.
+  test.prop([tlsLike], { numRuns: 2000 })('decides a route\'s TLS exactly as the schema does', (tls) => {
+    const raw = JSON.parse(JSON.stringify({ at: 1, type: 'route.upsert', route: { namespace: 'a', name: 'b', host: 'h', service: 's', tls } }));
+    const schema = InputEventSchema.safeParse(raw).success;
+    expect(looksValid(raw)).toBe(schema);
+  });
+
+  test.prop([fc.constantFrom('edge', 'passthrough', 'reencrypt'), maybe(fc.constantFrom('None', 'Allow', 'Redirect')), maybe(fc.string())])(
+    'accepts a route with TLS itself',
+    (termination, insecureEdgeTerminationPolicy, certificate) => {
+      const tls = { termination, ...(insecureEdgeTerminationPolicy !== undefined && { insecureEdgeTerminationPolicy }), ...(certificate !== undefined && { certificate }) };
+      expect(looksValid({ at: 5, type: 'route.upsert', route: { namespace: 'ns', name: 'r', host: 'r.example.com', service: 's', tls } })).toBe(true);
+    },
+  );
 
   test.prop([fc.array(fc.record({ ip: fc.ipV4(), port: fc.integer({ min: 1, max: 65535 }), portName: fc.constantFrom('http', 'https', 'metrics-9090') }, { requiredKeys: ['ip', 'port'] }), { maxLength: 5 })])(
     'accepts the common well-formed endpoint update itself',
