@@ -107,8 +107,8 @@ export class DcmAddDelStrategy implements RouterStrategy {
         if (this.pool.applyChange(change.before, change.after)) ctx.requestReload('blueprint-change');
         return;
       case 'endpoints.changed':
-        if (change.deleted) return this.removeServiceEndpoints(change.key, change.service, change.before, state, ctx);
-        return this.replaceServiceEndpoints(change.key, change.service, change.before, change.after, state, ctx);
+        if (change.deleted) return this.removeServiceEndpoints(change.key, change.service, change.before, ctx);
+        return this.replaceServiceEndpoints(change.key, change.service, change.before, change.after, ctx);
     }
   }
 
@@ -176,18 +176,17 @@ export class DcmAddDelStrategy implements RouterStrategy {
     service: string,
     before: readonly Endpoint[],
     after: readonly Endpoint[],
-    state: RouterState,
     ctx: StrategyContext,
   ): RuntimeProgram<void> {
     const rec = this.index.recordOf(serviceKey);
     if (rec === undefined) return;
-    const keys = rec.routes;
+    const { routes: keys, routeObjects: routes } = rec;
     const oldServed = rec.served.of(service, before);
     const newServed = rec.served.of(service, after);
     if (sameServed(oldServed, newServed)) return;
-    for (const key of keys) {
-      const route = state.routes.get(key);
-      if (route === undefined) continue;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      const route = routes[i]!;
       const oldServed = this.tables.get(key) ?? NO_SERVED;
       // The route's share of the service: only its targetPort's endpoints (endpointsForAlias).
       const routeServed = servedForRoute(newServed, preferPortOf(route));
@@ -207,11 +206,14 @@ export class DcmAddDelStrategy implements RouterStrategy {
    * every port's: a route with a targetPort is asked to delete servers it never had, which fails and
    * reloads. Stops at the first failure.
    */
-  private *removeServiceEndpoints(serviceKey: string, service: string, before: readonly Endpoint[], state: RouterState, ctx: StrategyContext): RuntimeProgram<void> {
+  private *removeServiceEndpoints(serviceKey: string, service: string, before: readonly Endpoint[], ctx: StrategyContext): RuntimeProgram<void> {
     const served = servedEndpoints(service, before);
-    for (const key of this.index.routesOfKey(serviceKey)) {
-      const route = state.routes.get(key);
-      if (route === undefined) continue;
+    const rec = this.index.recordOf(serviceKey);
+    if (rec === undefined) return;
+    const { routes: keys, routeObjects: routes } = rec;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      const route = routes[i]!;
       if (ctx.reloadInProgress) {
         ctx.requestReload('reload-in-progress', `reload in progress, cannot dynamically delete endpoints of ${key}`);
         return;

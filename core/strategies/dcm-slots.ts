@@ -15,7 +15,7 @@ import { endpointsOf, type RouterState, type StateChange } from '../router-state
 import { NotFoundError, retryCommand, RuntimeApiError, runAccepted, unexpectedReply } from '../runtime-client.ts';
 import type { RuntimeProgram } from '../runtime-effect.ts';
 import type { RouterStrategy, StrategyContext } from '../strategy.ts';
-import { sameServed, ServiceIndex } from './service-index.ts';
+import { sameServed, ServiceIndex, type ServiceRecord } from './service-index.ts';
 
 export interface DcmSlotsOptions {
   maxDynamicServers: number;
@@ -118,10 +118,10 @@ export class DcmSlotsStrategy implements RouterStrategy {
           return;
         }
         if (sameServed(oldServed, newServed)) return;
-        if (ctx.reloadInProgress) return this.refuseServiceEndpoints(keys, state, ctx);
+        if (ctx.reloadInProgress) return this.refuseServiceEndpoints(rec, ctx);
         // DeleteEndpoints → RemoveRouteEndpoints defers scheduleRouterReload before anything can fail.
         if (change.deleted) ctx.armCommitTimer();
-        return this.replaceServiceEndpoints(keys, oldServed, newServed, state, ctx);
+        return this.replaceServiceEndpoints(rec, oldServed, newServed, ctx);
       }
     }
   }
@@ -319,33 +319,27 @@ export class DcmSlotsStrategy implements RouterStrategy {
 
   /**
    * AddEndpoints → dynamicallyReplaceEndpoints: every route of the service, stopping at the first failure.
-   * A service of one route (most are) is that route's program itself, one generator per change.
+   * A service of one route is that route's program itself, one generator per change.
    */
   private replaceServiceEndpoints(
-    keys: readonly string[],
+    rec: ServiceRecord,
     oldServed: readonly ServedEndpoint[],
     newServed: readonly ServedEndpoint[],
-    state: RouterState,
     ctx: StrategyContext,
   ): RuntimeProgram<unknown> | void {
-    if (keys.length === 1) {
-      const route = state.routes.get(keys[0]!);
-      return route === undefined ? undefined : this.replaceRouteEndpoints(route, keys[0]!, oldServed, newServed, ctx);
-    }
-    return this.replaceEachRouteEndpoints(keys, oldServed, newServed, state, ctx);
+    if (rec.routes.length === 1) return this.replaceRouteEndpoints(rec.routeObjects[0]!, rec.routes[0]!, oldServed, newServed, ctx);
+    return this.replaceEachRouteEndpoints(rec, oldServed, newServed, ctx);
   }
 
   private *replaceEachRouteEndpoints(
-    keys: readonly string[],
+    rec: ServiceRecord,
     oldServed: readonly ServedEndpoint[],
     newServed: readonly ServedEndpoint[],
-    state: RouterState,
     ctx: StrategyContext,
   ): RuntimeProgram<void> {
-    for (const key of keys) {
-      const route = state.routes.get(key);
-      if (route === undefined) continue;
-      if (!(yield* this.replaceRouteEndpoints(route, key, oldServed, newServed, ctx))) return;
+    const { routes: keys, routeObjects: routes } = rec;
+    for (let i = 0; i < keys.length; i++) {
+      if (!(yield* this.replaceRouteEndpoints(routes[i]!, keys[i]!, oldServed, newServed, ctx))) return;
     }
   }
 
@@ -368,13 +362,8 @@ export class DcmSlotsStrategy implements RouterStrategy {
    * replaceServiceEndpoints while a reload runs, without a program: the first route's replace is refused
    * before it sends anything, and its failure ends the walk.
    */
-  private refuseServiceEndpoints(keys: readonly string[], state: RouterState, ctx: StrategyContext): void {
-    for (const key of keys) {
-      const route = state.routes.get(key);
-      if (route === undefined) continue;
-      this.fallBack(ctx, reloadRefusal(this.entryOf(route, key)));
-      return;
-    }
+  private refuseServiceEndpoints(rec: ServiceRecord, ctx: StrategyContext): void {
+    this.fallBack(ctx, reloadRefusal(this.entryOf(rec.routeObjects[0]!, rec.routes[0]!)));
   }
 
   /**

@@ -2,7 +2,9 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import type { Endpoint } from '../endpoint.ts';
 import { servedEndpoints } from '../haproxy/names.ts';
-import { sameServed, sameServedEndpoints } from './service-index.ts';
+import { routeKey, serviceKey, type Route } from '../route.ts';
+import { emptyRouterState } from '../router-state.ts';
+import { sameServed, sameServedEndpoints, ServiceIndex } from './service-index.ts';
 
 // Few distinct values so duplicates, reorders and not-ready twins come up often.
 const endpointArb: fc.Arbitrary<Endpoint> = fc
@@ -30,5 +32,46 @@ describe('sameServedEndpoints', () => {
     expect(sameServedEndpoints('svc', [e, e], [e])).toBe(true);
     expect(sameServedEndpoints('svc', [e, { ...e, ip: '10.0.0.2', ready: false }], [e])).toBe(true);
     expect(sameServedEndpoints('svc', [e], [{ ...e, port: 81 }])).toBe(false);
+  });
+});
+
+describe('ServiceIndex', () => {
+  // The strategies walk a service's routes through the index's route objects instead of looking each key up
+  // in the router state: told every change (a modify as remove + add, as the managers do), the index must
+  // hold, per service, exactly the state's routes of that service, in key order, as the same objects.
+  const op = fc.record({
+    remove: fc.boolean(),
+    ns: fc.constantFrom('a', 'b'),
+    name: fc.constantFrom('r1', 'r2', 'r3', 'r4'),
+    service: fc.constantFrom('s1', 's2', 's3'),
+  });
+  test.prop([fc.array(op, { maxLength: 60 }), fc.nat({ max: 60 })])('holds the state routes per service, in key order, as objects', (ops, rebuildAt) => {
+    const state = emptyRouterState();
+    const index = new ServiceIndex();
+    ops.forEach(({ remove, ns, name, service }, i) => {
+      const key = routeKey({ namespace: ns, name });
+      const before = state.routes.get(key);
+      if (before !== undefined) index.remove(before);
+      if (remove) state.routes.delete(key);
+      else {
+        const route: Route = { namespace: ns, name, host: `${name}.example.com`, service };
+        state.routes.set(key, route);
+        index.add(route);
+      }
+      if (i === rebuildAt) index.rebuild(state);
+    });
+    const expected = new Map<string, Route[]>();
+    for (const r of state.routes.values()) {
+      const k = serviceKey(r.namespace, r.service);
+      expected.set(k, [...(expected.get(k) ?? []), r]);
+    }
+    for (const [k, routes] of expected) {
+      routes.sort((x, y) => (routeKey(x) < routeKey(y) ? -1 : 1));
+      const rec = index.recordOf(k)!;
+      expect(rec.routes).toEqual(routes.map(routeKey));
+      expect(rec.routeObjects.length).toBe(routes.length);
+      routes.forEach((r, i) => expect(rec.routeObjects[i]).toBe(r));
+    }
+    for (const s of ['s1', 's2', 's3']) for (const ns of ['a', 'b']) if (!expected.has(serviceKey(ns, s))) expect(index.recordOf(serviceKey(ns, s))).toBeUndefined();
   });
 });
