@@ -62,15 +62,10 @@ export class DcmAddDelStrategy implements RouterStrategy {
    * before its runtime update is tried, so a failure stops the walk over the service's routes with the
    * later routes' tables left behind; never touched by a reload or by a deletion of the endpoints. A stale
    * table makes the next diff add servers that exist or delete ones that do not: the real router's extra
-   * `runtime-api-error` reloads.
+   * `runtime-api-error` reloads. Kept in the route's record (RouteRecord), with what its endpoint changes
+   * need of the route itself: one lookup per route and change.
    */
-  private readonly tables = new Map<string, readonly ServedEndpoint[]>();
-  /**
-   * What every endpoint change of a route needs and only the route object decides: its backend name and its
-   * servers' keywords, worked out once per route object rather than per change (each a new string to hash,
-   * or array to build, at every lookup).
-   */
-  private readonly facts = new WeakMap<Route, RouteFacts>();
+  private readonly records = new Map<string, RouteRecord>();
 
   constructor(private readonly opts: DcmAddDelOptions = {}) {
     this.pool = new BlueprintPool(opts.blueprintPoolSize ?? 10, opts.customBlueprints ?? []);
@@ -123,17 +118,17 @@ export class DcmAddDelStrategy implements RouterStrategy {
       case 'route.added':
       case 'route.modified': {
         const r = change.kind === 'route.added' ? change.route : change.after;
-        this.tables.set(routeKey(r), tableOf(r, state));
+        this.recordOf(routeKey(r)).table = tableOf(r, state);
         return;
       }
       case 'route.removed':
-        this.tables.delete(routeKey(change.route));
+        this.records.delete(routeKey(change.route));
         return;
       case 'endpoints.changed': {
         if (this.loaded || change.deleted) return;
         const first = this.routeKeysOf(change.namespace, change.service, state)[0];
         const route = first === undefined ? undefined : state.routes.get(first);
-        if (route !== undefined) this.tables.set(first!, servedForRoute(servedEndpoints(change.service, change.after), preferPortOf(route)));
+        if (route !== undefined) this.recordOf(first!).table = servedForRoute(servedEndpoints(change.service, change.after), preferPortOf(route));
         return;
       }
       default:
@@ -167,7 +162,10 @@ export class DcmAddDelStrategy implements RouterStrategy {
     this.indexed = true;
     // Routes of the initial sync were added before the strategy saw any change: their tables are taken to
     // be right (the endpoints were known when each route was added).
-    for (const [key, r] of state.routes) if (!this.tables.has(key)) this.tables.set(key, tableOf(r, state));
+    for (const [key, r] of state.routes) {
+      const rec = this.recordOf(key);
+      if (rec.table === undefined) rec.table = tableOf(r, state);
+    }
   }
 
   /** dynamicallyReplaceEndpoints: every route of the service in key order, stopping at the first failure. */
@@ -187,15 +185,16 @@ export class DcmAddDelStrategy implements RouterStrategy {
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
       const route = routes[i]!;
-      const oldServed = this.tables.get(key) ?? NO_SERVED;
+      const record = this.recordOf(key);
+      const oldServed = record.table ?? NO_SERVED;
       // The route's share of the service: only its targetPort's endpoints (endpointsForAlias).
       const routeServed = servedForRoute(newServed, preferPortOf(route));
-      this.tables.set(key, routeServed);
+      record.table = routeServed;
       if (ctx.reloadInProgress) {
         ctx.requestReload('reload-in-progress', `reload in progress, cannot dynamically change endpoints of ${key}`);
         return;
       }
-      const { errors, missingBackend } = yield* this.replaceRouteEndpoints(route, oldServed, routeServed, ctx);
+      const { errors, missingBackend } = yield* this.replaceRouteEndpoints(this.factsOf(record, route), oldServed, routeServed, ctx);
       if (this.failed(key, route, errors, missingBackend, ctx)) return;
     }
   }
@@ -220,7 +219,7 @@ export class DcmAddDelStrategy implements RouterStrategy {
       }
       // RemoveRouteEndpoints arms the commit timer whatever follows.
       ctx.armCommitTimer();
-      const backend = this.factsOf(route).backend;
+      const backend = this.factsOf(this.recordOf(key), route).backend;
       const errors: string[] = [];
       let missingBackend = false;
       try {
@@ -261,12 +260,12 @@ export class DcmAddDelStrategy implements RouterStrategy {
    * three generators per command (see retryCommand).
    */
   private *replaceRouteEndpoints(
-    route: Route,
+    facts: RouteFacts,
     oldServed: readonly ServedEndpoint[],
     newServed: readonly ServedEndpoint[],
     ctx: StrategyContext,
   ): RuntimeProgram<{ errors: string[]; missingBackend: boolean }> {
-    const backend = this.factsOf(route).backend;
+    const backend = facts.backend;
     const errors: string[] = [];
     if (!this.backends.knows(backend)) {
       try {
@@ -290,7 +289,7 @@ export class DcmAddDelStrategy implements RouterStrategy {
     }
     for (const e of added) {
       try {
-        yield* this.addServer(route, backend, e);
+        yield* this.addServer(backend, facts.keywords, e);
       } catch (err) {
         collect(errors, err);
       }
@@ -334,8 +333,8 @@ export class DcmAddDelStrategy implements RouterStrategy {
   }
 
   /** AddServer: `add server`, retried once after deleting a leftover server of the same name; then `state ready`. */
-  private *addServer(route: Route, backend: string, e: ServedEndpoint): RuntimeProgram<void> {
-    const command = cmd.addServer(backend, e.id, e.ip, e.port, this.factsOf(route).keywords);
+  private *addServer(backend: string, keywords: readonly string[], e: ServedEndpoint): RuntimeProgram<void> {
+    const command = cmd.addServer(backend, e.id, e.ip, e.port, keywords);
     const r = yield command;
     const reply = r !== undefined && r.ok ? r.reply : yield* retryCommand(command, r);
     if (reply.kind !== 'ok') {
@@ -349,13 +348,24 @@ export class DcmAddDelStrategy implements RouterStrategy {
     accept(ready, s !== undefined && s.ok ? s.reply : yield* retryCommand(ready, s));
   }
 
-  private factsOf(route: Route): RouteFacts {
-    let f = this.facts.get(route);
-    if (f === undefined) {
-      f = { backend: backendNameOf(route), keywords: this.serverKeywords(route) };
-      this.facts.set(route, f);
+  /** The route key's record, made empty if it has none. */
+  private recordOf(key: string): RouteRecord {
+    let rec = this.records.get(key);
+    if (rec === undefined) {
+      rec = { table: undefined, factsOf: undefined, backend: '', keywords: NO_KEYWORDS };
+      this.records.set(key, rec);
     }
-    return f;
+    return rec;
+  }
+
+  /** The record's facts, worked out again only when the route object changed since. */
+  private factsOf(rec: RouteRecord, route: Route): RouteFacts {
+    if (rec.factsOf !== route) {
+      rec.factsOf = route;
+      rec.backend = backendNameOf(route);
+      rec.keywords = this.serverKeywords(route);
+    }
+    return rec;
   }
 
   /** innerAddServer's keywords after the address: `weight 1`, reencrypt TLS options, `check inter`, `maxconn`. */
@@ -382,10 +392,27 @@ export class DcmAddDelStrategy implements RouterStrategy {
   }
 }
 
+/** What every endpoint change of a route needs and only the route object decides. */
 interface RouteFacts {
+  /** Its backend, `be_*:<ns>:<name>`. */
   readonly backend: string;
+  /** Its servers' `add server` keywords (serverKeywords). */
   readonly keywords: readonly string[];
 }
+
+/**
+ * What the manager keeps per route key: its EndpointTable (undefined until one is recorded) and its facts,
+ * worked out once per route object rather than per change (a new name string to hash, a keyword array).
+ */
+interface RouteRecord extends RouteFacts {
+  table: readonly ServedEndpoint[] | undefined;
+  /** The route object the facts are of; undefined until first asked. */
+  factsOf: Route | undefined;
+  backend: string;
+  keywords: readonly string[];
+}
+
+const NO_KEYWORDS: readonly string[] = [];
 
 /** A client error is collected for the route's report; anything else is a bug and goes on up. */
 function collect(errors: string[], e: unknown): void {
