@@ -18,7 +18,7 @@ function plain(config: HaproxyConfig): unknown {
 const names = ['a', 'b', 'c', 'd'];
 const services = ['s0', 's1'];
 
-const routeArb: fc.Arbitrary<Route> = fc
+const routeArbOf = (names: readonly string[]): fc.Arbitrary<Route> => fc
   .record({
     ns: fc.constantFrom('n1', 'n2'),
     name: fc.constantFrom(...names),
@@ -35,8 +35,8 @@ const routeArb: fc.Arbitrary<Route> = fc
     ...(termination !== undefined && { tls: { termination } }),
   }));
 
-const eventArb: fc.Arbitrary<ChurnEvent> = fc.oneof(
-  routeArb.map((route) => ({ at: 0, type: 'route.upsert' as const, route })),
+const eventArbOf = (names: readonly string[]): fc.Arbitrary<ChurnEvent> => fc.oneof(
+  routeArbOf(names).map((route) => ({ at: 0, type: 'route.upsert' as const, route })),
   fc.record({ ns: fc.constantFrom('n1', 'n2'), name: fc.constantFrom(...names) }).map(({ ns, name }) => ({ at: 0, type: 'route.delete' as const, namespace: ns, name })),
   fc
     .record({ ns: fc.constantFrom('n1', 'n2'), service: fc.constantFrom(...services), members: fc.subarray([1, 2, 3, 4]), notReady: fc.subarray([1, 2, 3, 4]) })
@@ -49,6 +49,12 @@ const eventArb: fc.Arbitrary<ChurnEvent> = fc.oneof(
     })),
   fc.record({ ns: fc.constantFrom('n1', 'n2'), service: fc.constantFrom(...services) }).map(({ ns, service }) => ({ at: 0, type: 'endpoints.delete' as const, namespace: ns, service })),
 );
+const eventArb = eventArbOf(names);
+/**
+ * Enough route names that more routes than the renderer's place hint looks around (8) can be added or
+ * removed before a row between two renders of its service, so its place is searched for by sort key.
+ */
+const manyNames = Array.from({ length: 24 }, (_, i) => `r${String(i).padStart(2, '0')}`);
 
 const pools: Route[][] = [
   [],
@@ -75,6 +81,23 @@ describe('ConfigRenderer', () => {
         const incremental = renderer.render(state, pools[pool]);
         expect(plain(incremental)).toEqual(plain(renderRouterConfig(state, { ...opts, extraBackends: pools[pool]! })));
         for (const r of state.routes.values()) expect(renderer.renderedRoute(`${r.namespace}/${r.name}`)).toBe(r);
+      }
+    },
+  );
+
+  // Bursts of route changes move rows far from where they were last seen; renders come after some of them.
+  test.prop([optionsArb, fc.array(fc.tuple(fc.array(eventArbOf(manyNames), { minLength: 1, maxLength: 24 }), fc.integer({ min: 0, max: 1 })), { maxLength: 12 })], { numRuns: 100 })(
+    'renders what a fresh full render gives when many rows moved between renders',
+    (opts, bursts) => {
+      const state = emptyRouterState();
+      const renderer = new ConfigRenderer(opts);
+      for (const [events, pool] of bursts) {
+        for (const event of events) {
+          const change = applyChurn(state, event);
+          if (change !== null) renderer.note(change);
+        }
+        const incremental = renderer.render(state, pools[pool]);
+        expect(plain(incremental)).toEqual(plain(renderRouterConfig(state, { ...opts, extraBackends: pools[pool]! })));
       }
     },
   );

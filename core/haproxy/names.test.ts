@@ -1,11 +1,18 @@
 import { fc, test as propTest } from '@fast-check/vitest';
 import { expect, test } from 'vitest';
 import type { Endpoint } from '../endpoint.ts';
-import { endpointServerName, preferPortOf, ServedMemo, servedEndpoints, servedForRoute } from './names.ts';
+import { endpointServerName, md5Hex, preferPortOf, ServedMemo, servedEndpoints, servedForRoute } from './names.ts';
 
 const http = (i: number): Endpoint => ({ ip: `10.0.0.${i}`, port: 8080, name: `web-${i}`, portName: 'http' });
 const https = (i: number): Endpoint => ({ ip: `10.0.0.${i}`, port: 8443, name: `web-${i}`, portName: 'https' });
 const unnamed = (i: number): Endpoint => ({ ip: `10.0.0.${i}`, port: 9000 });
+
+test('md5Hex gives MD5 in lower-case hex (RFC 1321, appendix A.5 test suite), the same when asked again', () => {
+  expect(md5Hex('')).toBe('d41d8cd98f00b204e9800998ecf8427e');
+  expect(md5Hex('abc')).toBe('900150983cd24fb0d6963f7d28e17f72');
+  expect(md5Hex('message digest')).toBe('f96b697d7cb7938d525a2f31aaf161d0');
+  expect(md5Hex('abc')).toBe('900150983cd24fb0d6963f7d28e17f72');
+});
 
 test('server names carry the port name in their fourth field, empty for an unnamed port (plugin.go)', () => {
   expect(endpointServerName('web', http(1))).toBe('pod:web-1:web:http:10.0.0.1:8080');

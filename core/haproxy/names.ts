@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { isReady, servesPort, type Endpoint } from '../endpoint.ts';
 import { terminationOf, type Route, type Termination } from '../route.ts';
 
@@ -47,11 +47,19 @@ export function endpointServerName(service: string, e: Endpoint): string {
 const MD5_MEMO_MAX = 100_000;
 const md5Memo = new Map<string, string>();
 
+/**
+ * The one-shot `crypto.hash` (Node 20.12+) hashes a route key in about a quarter of the time of a
+ * `createHash` object (0.4 against 1.6 µs); each new route costs one, about 1% of a reload-always replay
+ * of the day slice before this (1 Dec 2026). Older Node 20 releases keep the object.
+ */
+const md5Once: (s: string) => string =
+  typeof crypto.hash === 'function' ? (s) => crypto.hash('md5', s, 'hex') : (s) => crypto.createHash('md5').update(s).digest('hex');
+
 export function md5Hex(s: string): string {
   let h = md5Memo.get(s);
   if (h === undefined) {
     if (md5Memo.size >= MD5_MEMO_MAX) md5Memo.clear();
-    h = createHash('md5').update(s).digest('hex');
+    h = md5Once(s);
     md5Memo.set(s, h);
   }
   return h;
