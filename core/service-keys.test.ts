@@ -15,6 +15,26 @@ describe('ServiceKeys', () => {
     },
   );
 
+  // A model: the set of services asked for and not forgotten since. Repeats in a row (the memo's case) are common.
+  test.prop([fc.array(fc.tuple(fc.boolean(), fc.constantFrom('a', 'b', 'a/b'), fc.constantFrom('x', 'b/x', 'y')), { maxLength: 40 })])(
+    'remembers exactly the services asked for and not forgotten since, with the right keys',
+    (calls) => {
+      const keys = new ServiceKeys();
+      const model = new Set<string>();
+      for (const [forget, ns, svc] of calls) {
+        if (forget) {
+          keys.forget(ns, svc);
+          model.delete(JSON.stringify([ns, svc]));
+        } else {
+          expect(keys.of(ns, svc)).toBe(serviceKey(ns, svc));
+          expect(keys.of(ns, svc)).toBe(serviceKey(ns, svc));
+          model.add(JSON.stringify([ns, svc]));
+        }
+        expect(keys.size).toBe(model.size);
+      }
+    },
+  );
+
   it('remembers each service once, forgets one, and makes its key again when it comes back', () => {
     const keys = new ServiceKeys();
     keys.of('ns', 'a');

@@ -17,7 +17,21 @@ export class ServiceKeys {
     return this.count;
   }
 
+  /** The last answer: an event's service is asked for twice in a row (its input record, then its change). */
+  private lastNamespace = '';
+  private lastService = '';
+  private lastKey = '';
+
   of(namespace: string, service: string): string {
+    if (namespace === this.lastNamespace && service === this.lastService && this.lastKey !== '') return this.lastKey;
+    const key = this.lookUp(namespace, service);
+    this.lastNamespace = namespace;
+    this.lastService = service;
+    this.lastKey = key;
+    return key;
+  }
+
+  private lookUp(namespace: string, service: string): string {
     let services = this.byNamespace.get(namespace);
     if (services === undefined) {
       services = new Map();
@@ -38,6 +52,7 @@ export class ServiceKeys {
    * they are bounded by the services the routes name.
    */
   forget(namespace: string, service: string): void {
+    this.lastKey = '';
     const services = this.byNamespace.get(namespace);
     if (services === undefined) return;
     if (services.delete(service)) this.count--;
