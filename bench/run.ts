@@ -15,7 +15,7 @@ import { benchCommand, intIn, parseBenchArgs, strategiesOf } from './lib/cli.ts'
 const cli = parseBenchArgs(
   benchCommand(
     'run.ts',
-    `replays the bench event logs under each strategy, one process per replay, writing the compact output log as \`run --out\` does (logs generated deterministically on first use and cached in ${tmpdir()})`,
+    `replays the bench event logs under each strategy, one process per replay under the Node flags the CLI starts with (bin/routerbench.js's shebang: its heap limit decides how far V8 lets the heap grow), writing the compact output log as \`run --out\` does (logs generated deterministically on first use and cached in ${tmpdir()})`,
     'per log and strategy, the best round by CPU ratio: events/s; the ratio to reading the same file alone (split into lines and JSON.parse, bench/read-log.ts) measured in the same round, in wall time and in CPU time of all the process\'s threads (steadier on a loaded machine); output.jsonl size ÷ the input size; peak RSS; reloads and runtime API commands. With --flat, peak RSS at 1M against 3M events.',
   )
     .argument('[strategy...]', 'strategies to replay (default: reload-always, dcm-slots, dcm-add-del)')
