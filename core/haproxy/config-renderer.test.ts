@@ -51,10 +51,10 @@ const eventArbOf = (names: readonly string[]): fc.Arbitrary<ChurnEvent> => fc.on
 );
 const eventArb = eventArbOf(names);
 /**
- * Enough route names that more routes than the renderer's place hint looks around (8) can be added or
- * removed before a row between two renders of its service, so its place is searched for by sort key.
+ * Enough route names that bursts of route changes move a row many places between two renders of its
+ * service, so its place hint is off (the test of a move past the hint's reach is below).
  */
-const manyNames = Array.from({ length: 24 }, (_, i) => `r${String(i).padStart(2, '0')}`);
+const manyNames = Array.from({ length: 48 }, (_, i) => `r${String(i).padStart(2, '0')}`);
 
 const pools: Route[][] = [
   [],
@@ -74,6 +74,8 @@ describe('ConfigRenderer', () => {
     (opts, steps) => {
       const state = emptyRouterState();
       const renderer = new ConfigRenderer(opts);
+      // Every config handed out stays as it was rendered, whatever the renderer does after.
+      const handedOut: [HaproxyConfig, unknown][] = [];
       for (const [event, renderNow, pool] of steps) {
         const change = applyChurn(state, event);
         if (change !== null) renderer.note(change);
@@ -81,16 +83,19 @@ describe('ConfigRenderer', () => {
         const incremental = renderer.render(state, pools[pool]);
         expect(plain(incremental)).toEqual(plain(renderRouterConfig(state, { ...opts, extraBackends: pools[pool]! })));
         for (const r of state.routes.values()) expect(renderer.renderedRoute(`${r.namespace}/${r.name}`)).toBe(r);
+        handedOut.push([incremental, plain(incremental)]);
       }
+      for (const [config, asRendered] of handedOut) expect(plain(config)).toEqual(asRendered);
     },
   );
 
   // Bursts of route changes move rows far from where they were last seen; renders come after some of them.
-  test.prop([optionsArb, fc.array(fc.tuple(fc.array(eventArbOf(manyNames), { minLength: 1, maxLength: 24 }), fc.integer({ min: 0, max: 1 })), { maxLength: 12 })], { numRuns: 100 })(
+  test.prop([optionsArb, fc.array(fc.tuple(fc.array(eventArbOf(manyNames), { minLength: 1, maxLength: 48 }), fc.integer({ min: 0, max: 1 })), { maxLength: 12 })], { numRuns: 100 })(
     'renders what a fresh full render gives when many rows moved between renders',
     (opts, bursts) => {
       const state = emptyRouterState();
       const renderer = new ConfigRenderer(opts);
+      const handedOut: [HaproxyConfig, unknown][] = [];
       for (const [events, pool] of bursts) {
         for (const event of events) {
           const change = applyChurn(state, event);
@@ -98,9 +103,29 @@ describe('ConfigRenderer', () => {
         }
         const incremental = renderer.render(state, pools[pool]);
         expect(plain(incremental)).toEqual(plain(renderRouterConfig(state, { ...opts, extraBackends: pools[pool]! })));
+        handedOut.push([incremental, plain(incremental)]);
       }
+      for (const [config, asRendered] of handedOut) expect(plain(config)).toEqual(asRendered);
     },
   );
+
+  it('finds a row moved further than its place hint looks around (32 places) by its sort key', () => {
+    const state = emptyRouterState();
+    const renderer = new ConfigRenderer({ maxDynamicServers: 0 });
+    const note = (e: ChurnEvent) => {
+      const change = applyChurn(state, e);
+      if (change !== null) renderer.note(change);
+    };
+    note({ at: 0, type: 'route.upsert', route: { namespace: 'n', name: 'z', host: 'z.example.com', service: 's-z' } });
+    renderer.render(state);
+    // 40 routes sorting before `n:z` move its row 40 places.
+    for (let i = 0; i < 40; i++) note({ at: 1, type: 'route.upsert', route: { namespace: 'n', name: `a${i}`, host: `a${i}.example.com`, service: 's-a' } });
+    renderer.render(state);
+    note({ at: 2, type: 'endpoints.set', namespace: 'n', service: 's-z', endpoints: [{ ip: '10.0.0.9', port: 80 }] });
+    const config = renderer.render(state);
+    expect(plain(config)).toEqual(plain(renderRouterConfig(state, { maxDynamicServers: 0 })));
+    expect(config.backends[40]!.servers.map((s) => s.address)).toEqual(['10.0.0.9']);
+  });
 
   it('reuses unchanged backends and maps, and re-renders only the service whose endpoints changed', () => {
     const state = emptyRouterState();

@@ -33,8 +33,12 @@ interface MapLine {
 }
 
 const NO_ENDPOINTS: readonly Endpoint[] = [];
-/** How far from its hint a row's place is looked for before the sort keys are searched (`placeOf`). */
-const NEAR = 8;
+/**
+ * How far from its hint a row's place is looked for before the sort keys are searched (`placeOf`). On the
+ * day slice (2,000 routes, a route added or removed about once a reload) a re-rendered row had moved by
+ * 1 to 8 places in 73% of the lookups, 9 to 32 in 7%, more than 32 in 8 of 193,000 (20% had not moved).
+ */
+const NEAR = 32;
 
 /** The rows of one service's routes, and what was noted about its endpoints since the last render. */
 interface ServiceRows {
@@ -79,8 +83,13 @@ export class ConfigRenderer {
    * backends from the rows at every reload read 2,000 scattered rows each time, 2.5% of a reload-always
    * replay of the day slice (5% of the simulation, 1 Dec 2026); a re-rendered service now writes its
    * backends at its rows' places (`placeOf`).
+   *
+   * The list last handed out is copied before its first change (`ownBackends`), not at the hand-out: the
+   * copy is young while this render splices it, where splicing a list promoted to the old generation cost
+   * a write barrier for each young backend moved (1.1% of the same replay, 0.2% for the rows' list).
    */
   private backends: BackendConfig[] = [];
+  private backendsHandedOut = false;
   /**
    * Each map file's lines in file order, their entries in the same order (kept in step), and the entry
    * lists last handed out. A reload hands out a copy of a changed file's entries, since the config it
@@ -140,7 +149,8 @@ export class ConfigRenderer {
     for (let i = 0; i < this.dirtyCount; i++) this.dirtyServices[i]!.noted = false;
     this.dirtyCount = 0;
 
-    const backends = this.backends.slice();
+    const backends = this.backends;
+    this.backendsHandedOut = true;
     if (this.dirtyFiles.size > 0) {
       const maps: Record<string, MapEntry[]> = {};
       for (const [file, es] of this.entries) maps[file] = this.dirtyFiles.has(file) ? es.slice() : this.maps[file]!;
@@ -165,11 +175,11 @@ export class ConfigRenderer {
     rows.push(...this.extraRows);
     rows.sort((a, b) => compareKeys(a.sortKey, b.sortKey));
     this.sorted = rows;
-    this.backends = new Array(rows.length);
-    for (let i = 0; i < rows.length; i++) {
-      rows[i]!.index = i;
-      this.backends[i] = rows[i]!.backend;
-    }
+    this.backends = rows.map((row, i) => {
+      row.index = i;
+      return row.backend;
+    });
+    this.backendsHandedOut = false;
 
     this.lines.clear();
     this.entries.clear();
@@ -237,10 +247,12 @@ export class ConfigRenderer {
     const sorted = this.sorted;
     const hint = row.index;
     if (sorted[hint] === row) return hint;
-    const from = Math.max(0, hint - NEAR);
-    const to = Math.min(sorted.length, hint + NEAR + 1);
-    for (let i = from; i < to; i++) {
-      if (sorted[i] === row) return (row.index = i);
+    // Outwards from the hint: the closest places are the likeliest.
+    for (let d = 1; d <= NEAR; d++) {
+      const after = hint + d;
+      if (after < sorted.length && sorted[after] === row) return (row.index = after);
+      const before = hint - d;
+      if (before >= 0 && sorted[before] === row) return (row.index = before);
     }
     return (row.index = sorted.indexOf(row, lowerBound(sorted, row.sortKey, (r) => r.sortKey, compareKeys)));
   }
@@ -255,7 +267,7 @@ export class ConfigRenderer {
   private place(row: Row): void {
     const at = lowerBound(this.sorted, row.sortKey, (r) => r.sortKey, compareKeys);
     this.sorted.splice(at, 0, row);
-    this.backends.splice(at, 0, row.backend);
+    this.ownBackends().splice(at, 0, row.backend);
     row.index = at;
     for (const l of row.mapLines) {
       const ls = this.lines.get(l.file);
@@ -271,7 +283,7 @@ export class ConfigRenderer {
   private unplace(row: Row): void {
     const at = this.placeOf(row);
     this.sorted.splice(at, 1);
-    this.backends.splice(at, 1);
+    this.ownBackends().splice(at, 1);
     for (const l of row.mapLines) {
       const ls = this.lines.get(l.file);
       if (ls === undefined) continue;
@@ -306,7 +318,16 @@ export class ConfigRenderer {
   private renderServers(row: Row, endpoints: readonly Endpoint[] | undefined): void {
     row.endpoints = endpoints;
     row.backend = backendWithEndpoints(row.shape, endpoints ?? NO_ENDPOINTS, this.served, row.serviceKey);
-    this.backends[this.placeOf(row)] = row.backend;
+    this.ownBackends()[this.placeOf(row)] = row.backend;
+  }
+
+  /** The backends list, copied first if the last config handed it out (configs are snapshots). */
+  private ownBackends(): BackendConfig[] {
+    if (this.backendsHandedOut) {
+      this.backends = this.backends.slice();
+      this.backendsHandedOut = false;
+    }
+    return this.backends;
   }
 }
 
