@@ -10,7 +10,7 @@ import type { RenderOptions } from './render.ts';
 /** Plain data, with the server lists and cookies (computed on read) spelled out so equality sees them. */
 function plain(config: HaproxyConfig): unknown {
   return {
-    maps: config.maps,
+    maps: Object.fromEntries(Object.entries(config.maps).map(([file, entries]) => [file, entries.map((e) => ({ ...e }))])),
     backends: config.backends.map((b) => ({ ...b, servers: b.servers.map((s) => ({ ...s, cookie: s.cookie })) })),
   };
 }
