@@ -155,10 +155,10 @@ describe('ConfigRenderer', () => {
     expect(renderer.render(two).backends.map((b) => b.name)).toEqual(['be_http:n:z']);
   });
 
-  it('renders right after a long stretch of endpoint changes without a render', () => {
+  it('renders right after a long stretch of endpoint changes without a render (the dirty list is compacted)', () => {
     // dcm-slots may go an hour between reloads. s-c changes once, first; then 10,000 changes alternate
-    // between s-a and s-b, each noted service listed once however often it changes. s-c, listed before
-    // them, must still be rendered; s-d, never noted, keeps the backend rendered before.
+    // between s-a and s-b, passing the compaction threshold (4,096 notes) twice. s-c must survive both
+    // compactions to be rendered; s-d, never noted, keeps the backend rendered before.
     const opts = { maxDynamicServers: 2, manager: 'slots' } as const;
     const state = emptyRouterState();
     const renderer = new ConfigRenderer(opts);

@@ -39,14 +39,8 @@ const NO_ENDPOINTS: readonly Endpoint[] = [];
  * 1 to 8 places in 73% of the lookups, 9 to 32 in 7%, more than 32 in 8 of 193,000 (20% had not moved).
  */
 const NEAR = 32;
-
-/** The rows of one service's routes, and what was noted about its endpoints since the last render. */
-interface ServiceRows {
-  readonly rows: Row[];
-  /** The endpoints the last noted change left (undefined once deleted); read only while `noted`. */
-  endpoints: readonly Endpoint[] | undefined;
-  noted: boolean;
-}
+/** The dirty-service list is compacted when it passes this, or twice its distinct services. */
+const DIRTY_COMPACT_MIN = 4096;
 
 /**
  * What a reload writes, kept up to date between reloads. The real router re-renders its whole template on
@@ -64,18 +58,19 @@ export class ConfigRenderer {
   /** The state this renderer has seen whole; another state object means a full render. */
   private synced: RouterState | null = null;
   private readonly rows = new Map<string, Row>();
-  private readonly rowsByService = new Map<string, ServiceRows>();
+  private readonly rowsByService = new Map<string, Row[]>();
   private extraRows: readonly Row[] = [];
   private readonly dirtyRoutes = new Set<string>();
   /**
-   * Services with rows whose endpoints were noted since the last render, each once (its `noted` flag).
-   * A Set of keys here, cleared at every reload, cost about 10% of a reload-always replay: its hash table
-   * grew again from empty after every reload. Looking the service up when its change is noted, rather than
-   * at the render, finds it once however often it changes, and its endpoints come with the change.
+   * Services noted since the last render, repeats and all. A Set here, cleared at every reload, cost about
+   * 10% of a reload-always replay: its hash table grew again from empty after every reload. Rendering a
+   * service twice is harmless (a row whose endpoints are current is skipped), and a long stretch without a
+   * render (dcm-slots may go an hour) is compacted now and then, so the list stays bounded by the services.
    */
-  private readonly dirtyServices: ServiceRows[] = [];
+  private readonly dirtyServices: string[] = [];
   /** How many of `dirtyServices` are current: the array keeps its length, so it is not regrown per reload. */
   private dirtyCount = 0;
+  private compactDirtyAt = DIRTY_COMPACT_MIN;
   /** Rows in template order. */
   private sorted: Row[] = [];
   /**
@@ -120,20 +115,22 @@ export class ConfigRenderer {
       case 'route.modified':
         this.dirtyRoutes.add(routeKey(change.after));
         return;
-      case 'endpoints.changed': {
-        // A service without rows yet needs nothing: a row made later reads the state's endpoints.
-        const service = this.rowsByService.get(change.key);
-        if (service === undefined) return;
-        service.endpoints = change.deleted ? undefined : change.after;
-        if (service.noted) return;
-        service.noted = true;
-        this.dirtyServices[this.dirtyCount++] = service;
+      case 'endpoints.changed':
+        this.dirtyServices[this.dirtyCount++] = change.key;
+        if (this.dirtyCount > this.compactDirtyAt) this.compactDirtyServices();
         return;
-      }
       case 'blueprint.changed':
         // Blueprints reach the config only as the pool routes the caller passes as `extra`.
         return;
     }
+  }
+
+  private compactDirtyServices(): void {
+    const unique = new Set(this.dirtyServices.slice(0, this.dirtyCount));
+    this.dirtyServices.length = 0;
+    for (const svc of unique) this.dirtyServices.push(svc);
+    this.dirtyCount = unique.size;
+    this.compactDirtyAt = Math.max(DIRTY_COMPACT_MIN, 2 * unique.size);
   }
 
   /** The route object the last render wrote under this route key, if any. */
@@ -146,7 +143,6 @@ export class ConfigRenderer {
     if (this.synced !== state) this.renderAll(state, extra);
     else this.renderChanged(state, extra);
     this.dirtyRoutes.clear();
-    for (let i = 0; i < this.dirtyCount; i++) this.dirtyServices[i]!.noted = false;
     this.dirtyCount = 0;
 
     const backends = this.backends;
@@ -200,7 +196,7 @@ export class ConfigRenderer {
       if (row !== undefined && row.route === route) continue;
       if (row !== undefined) {
         this.rows.delete(key);
-        const list = this.rowsByService.get(row.serviceKey)!.rows;
+        const list = this.rowsByService.get(row.serviceKey)!;
         list.splice(list.indexOf(row), 1);
         if (list.length === 0) this.rowsByService.delete(row.serviceKey);
         this.unplace(row);
@@ -213,8 +209,10 @@ export class ConfigRenderer {
       }
     }
     for (let i = 0; i < this.dirtyCount; i++) {
-      // A service whose last route went above keeps no rows here; a row made above is already current.
-      const { rows, endpoints } = this.dirtyServices[i]!;
+      const svc = this.dirtyServices[i]!;
+      const rows = this.rowsByService.get(svc);
+      if (rows === undefined) continue;
+      const endpoints = state.endpoints.get(svc);
       // Only servers change: the row keeps its place and its map lines.
       for (const row of rows) if (row.endpoints !== endpoints) this.renderServers(row, endpoints);
     }
@@ -258,9 +256,9 @@ export class ConfigRenderer {
   }
 
   private indexByService(row: Row): void {
-    const service = this.rowsByService.get(row.serviceKey);
-    if (service === undefined) this.rowsByService.set(row.serviceKey, { rows: [row], endpoints: row.endpoints, noted: false });
-    else service.rows.push(row);
+    const list = this.rowsByService.get(row.serviceKey);
+    if (list === undefined) this.rowsByService.set(row.serviceKey, [row]);
+    else list.push(row);
   }
 
   /** Inserts the row's backend and map lines where a full sort would put them. */
