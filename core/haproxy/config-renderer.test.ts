@@ -50,10 +50,7 @@ const eventArbOf = (names: readonly string[]): fc.Arbitrary<ChurnEvent> => fc.on
   fc.record({ ns: fc.constantFrom('n1', 'n2'), service: fc.constantFrom(...services) }).map(({ ns, service }) => ({ at: 0, type: 'endpoints.delete' as const, namespace: ns, service })),
 );
 const eventArb = eventArbOf(names);
-/**
- * Enough route names that bursts of route changes move a row many places between two renders of its
- * service, so its place hint is off (the test of a move past the hint's reach is below).
- */
+/** Enough route names that bursts of route changes move a row many places between two renders of its service. */
 const manyNames = Array.from({ length: 48 }, (_, i) => `r${String(i).padStart(2, '0')}`);
 
 const pools: Route[][] = [
@@ -109,7 +106,7 @@ describe('ConfigRenderer', () => {
     },
   );
 
-  it('finds a row moved further than its place hint looks around (32 places) by its sort key', () => {
+  it('re-renders a service whose row moved 40 places since its last render', () => {
     const state = emptyRouterState();
     const renderer = new ConfigRenderer({ maxDynamicServers: 0 });
     const note = (e: ChurnEvent) => {

@@ -21,8 +21,6 @@ interface Row {
   readonly mapLines: readonly MapLine[];
   endpoints: readonly Endpoint[] | undefined;
   backend: BackendConfig;
-  /** Where it was last seen in `sorted`: a hint, as rows placed or unplaced before it move it. */
-  index: number;
 }
 
 interface MapLine {
@@ -33,12 +31,6 @@ interface MapLine {
 }
 
 const NO_ENDPOINTS: readonly Endpoint[] = [];
-/**
- * How far from its hint a row's place is looked for before the sort keys are searched (`placeOf`). On the
- * day slice (2,000 routes, a route added or removed about once a reload) a re-rendered row had moved by
- * 1 to 8 places in 73% of the lookups, 9 to 32 in 7%, more than 32 in 8 of 193,000 (20% had not moved).
- */
-const NEAR = 32;
 /** The dirty-service list is compacted when it passes this, or twice its distinct services. */
 const DIRTY_COMPACT_MIN = 4096;
 
@@ -73,18 +65,6 @@ export class ConfigRenderer {
   private compactDirtyAt = DIRTY_COMPACT_MIN;
   /** Rows in template order. */
   private sorted: Row[] = [];
-  /**
-   * Each row's backend, kept in step with `sorted`: a reload hands out a copy of the list. Gathering the
-   * backends from the rows at every reload read 2,000 scattered rows each time, 2.5% of a reload-always
-   * replay of the day slice (5% of the simulation, 1 Dec 2026); a re-rendered service now writes its
-   * backends at its rows' places (`placeOf`).
-   *
-   * The list last handed out is copied before its first change (`ownBackends`), not at the hand-out: the
-   * copy is young while this render splices it, where splicing a list promoted to the old generation cost
-   * a write barrier for each young backend moved (1.1% of the same replay, 0.2% for the rows' list).
-   */
-  private backends: BackendConfig[] = [];
-  private backendsHandedOut = false;
   /**
    * Each map file's lines in file order, their entries in the same order (kept in step), and the entry
    * lists last handed out. A reload hands out a copy of a changed file's entries, since the config it
@@ -145,8 +125,9 @@ export class ConfigRenderer {
     this.dirtyRoutes.clear();
     this.dirtyCount = 0;
 
-    const backends = this.backends;
-    this.backendsHandedOut = true;
+    const sorted = this.sorted;
+    const backends: BackendConfig[] = new Array(sorted.length);
+    for (let i = 0; i < sorted.length; i++) backends[i] = sorted[i]!.backend;
     if (this.dirtyFiles.size > 0) {
       const maps: Record<string, MapEntry[]> = {};
       for (const [file, es] of this.entries) maps[file] = this.dirtyFiles.has(file) ? es.slice() : this.maps[file]!;
@@ -171,11 +152,6 @@ export class ConfigRenderer {
     rows.push(...this.extraRows);
     rows.sort((a, b) => compareKeys(a.sortKey, b.sortKey));
     this.sorted = rows;
-    this.backends = rows.map((row, i) => {
-      row.index = i;
-      return row.backend;
-    });
-    this.backendsHandedOut = false;
 
     this.lines.clear();
     this.entries.clear();
@@ -236,25 +212,6 @@ export class ConfigRenderer {
     for (const row of this.extraRows) this.place(row);
   }
 
-  /**
-   * The row's place in `sorted`. Its hint is off by the rows placed or unplaced before it since it was last
-   * looked for, mostly none or a few: those are looked at first, then the sort keys are searched.
-   * Renumbering the rows after each move instead touched as many scattered rows as the gathering it replaced.
-   */
-  private placeOf(row: Row): number {
-    const sorted = this.sorted;
-    const hint = row.index;
-    if (sorted[hint] === row) return hint;
-    // Outwards from the hint: the closest places are the likeliest.
-    for (let d = 1; d <= NEAR; d++) {
-      const after = hint + d;
-      if (after < sorted.length && sorted[after] === row) return (row.index = after);
-      const before = hint - d;
-      if (before >= 0 && sorted[before] === row) return (row.index = before);
-    }
-    return (row.index = sorted.indexOf(row, lowerBound(sorted, row.sortKey, (r) => r.sortKey, compareKeys)));
-  }
-
   private indexByService(row: Row): void {
     const list = this.rowsByService.get(row.serviceKey);
     if (list === undefined) this.rowsByService.set(row.serviceKey, [row]);
@@ -263,10 +220,7 @@ export class ConfigRenderer {
 
   /** Inserts the row's backend and map lines where a full sort would put them. */
   private place(row: Row): void {
-    const at = lowerBound(this.sorted, row.sortKey, (r) => r.sortKey, compareKeys);
-    this.sorted.splice(at, 0, row);
-    this.ownBackends().splice(at, 0, row.backend);
-    row.index = at;
+    this.sorted.splice(lowerBound(this.sorted, row.sortKey, (r) => r.sortKey, compareKeys), 0, row);
     for (const l of row.mapLines) {
       const ls = this.lines.get(l.file);
       if (ls === undefined) continue;
@@ -279,9 +233,7 @@ export class ConfigRenderer {
   }
 
   private unplace(row: Row): void {
-    const at = this.placeOf(row);
-    this.sorted.splice(at, 1);
-    this.ownBackends().splice(at, 1);
+    this.sorted.splice(this.sorted.indexOf(row, lowerBound(this.sorted, row.sortKey, (r) => r.sortKey, compareKeys)), 1);
     for (const l of row.mapLines) {
       const ls = this.lines.get(l.file);
       if (ls === undefined) continue;
@@ -309,23 +261,12 @@ export class ConfigRenderer {
       })),
       endpoints,
       backend: backendWithEndpoints(shape, endpoints ?? NO_ENDPOINTS, this.served, svc),
-      index: -1,
     };
   }
 
   private renderServers(row: Row, endpoints: readonly Endpoint[] | undefined): void {
     row.endpoints = endpoints;
     row.backend = backendWithEndpoints(row.shape, endpoints ?? NO_ENDPOINTS, this.served, row.serviceKey);
-    this.ownBackends()[this.placeOf(row)] = row.backend;
-  }
-
-  /** The backends list, copied first if the last config handed it out (configs are snapshots). */
-  private ownBackends(): BackendConfig[] {
-    if (this.backendsHandedOut) {
-      this.backends = this.backends.slice();
-      this.backendsHandedOut = false;
-    }
-    return this.backends;
   }
 }
 
