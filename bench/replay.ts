@@ -1,4 +1,5 @@
 import { rmSync, statSync } from 'node:fs';
+import { limitHeapGrowth } from '../sim/cli/heap-growth.ts';
 import { loadRunInput } from '../sim/load-input.ts';
 import { JsonlFileSink, nullSink } from '../sim/output/output-sink.ts';
 import { headerOf, runOne } from '../sim/run.ts';
@@ -17,6 +18,8 @@ const cli = parseBenchArgs(
     .option('--trace <what>', 'runtime: every runtime command in the output log, as `run --trace runtime`')
     .option('--keep', 'keep the output log'),
 );
+// The heap grows as under the CLI, so that peak RSS is what a user of `run` sees.
+limitHeapGrowth();
 const [file, strategy] = cli.args as [string, string];
 strategiesOf([strategy], []);
 const { out, trace, keep } = cli.opts<{ out?: string; trace?: string; keep?: boolean }>();

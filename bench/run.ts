@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidArgumentError } from 'commander';
@@ -15,7 +15,7 @@ import { benchCommand, intIn, parseBenchArgs, strategiesOf } from './lib/cli.ts'
 const cli = parseBenchArgs(
   benchCommand(
     'run.ts',
-    `replays the bench event logs under each strategy, one process per replay under the Node flags the CLI starts with (bin/routerbench.js's shebang: its heap limit decides how far V8 lets the heap grow), writing the compact output log as \`run --out\` does (logs generated deterministically on first use and cached in ${tmpdir()})`,
+    `replays the bench event logs under each strategy, one process per replay with the heap growth the CLI sets (sim/cli/heap-growth.ts), writing the compact output log as \`run --out\` does (logs generated deterministically on first use and cached in ${tmpdir()})`,
     'per log and strategy, the best round by CPU ratio: events/s; the ratio to reading the same file alone (split into lines and JSON.parse, bench/read-log.ts) measured in the same round, in wall time and in CPU time of all the process\'s threads (steadier on a loaded machine); output.jsonl size ÷ the input size; peak RSS; reloads and runtime API commands. With --flat, peak RSS at 1M against 3M events.',
   )
     .argument('[strategy...]', 'strategies to replay (default: reload-always, dcm-slots, dcm-add-del)')
@@ -40,11 +40,8 @@ function parseLogs(value: string): BenchLogName[] {
   return names as BenchLogName[];
 }
 const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
-/** The Node flags the CLI runs under (its shebang line), so that a replay here is sized as the CLI's is. */
-const nodeFlags = /\bnode\s+(.*)$/.exec(readFileSync(join('bin', 'routerbench.js'), 'utf8').split('\n', 1)[0]!)?.[1]!.split(/\s+/) ?? [];
-
 function tsxJson<T>(script: string, args: string[]): T {
-  const argv = [...nodeFlags, join('bench', script), ...args];
+  const argv = [join('bench', script), ...args];
   const [cmd, a] = oneCore ? ['taskset', ['-c', '0', tsx, ...argv]] : [tsx, argv];
   const out = execFileSync(cmd, a, { encoding: 'utf8', maxBuffer: 1 << 20 });
   return JSON.parse(out.trim().split('\n').pop()!) as T;

@@ -1,6 +1,9 @@
 import { CommanderError } from 'commander';
 import { buildProgram } from './commands.ts';
 import { EXIT } from './exit-codes.ts';
+import { limitHeapGrowth } from './heap-growth.ts';
+
+limitHeapGrowth();
 
 /**
  * A file or directory the user named that cannot be read or written (missing, a directory where a file
