@@ -62,8 +62,9 @@ export class RecordBytes {
 
   /**
    * Everything of an input line after its time, as bytes, kept per event type and subject: the same few
-   * thousand services and routes recur through a log, and copying their bytes whole cost a third of
-   * writing the line a character at a time (1 Dec 2026). A table past TAILS_MAX subjects starts over.
+   * thousand services and routes recur through a log, and copying their bytes whole cost about two thirds
+   * of writing the line a character at a time (200,000 records: 68 against 107 ms, 1 Dec 2026). A table
+   * past TAILS_MAX subjects starts over.
    */
   private tailOf(event: InputEventType, subject: string): Buffer {
     let tails = this.tails.get(event);
