@@ -1,9 +1,11 @@
+import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { emptyRouterState, type RouterState } from '../router-state.ts';
 import type { Route } from '../route.ts';
 import { escapeCliKey } from './cli-escape.ts';
 import { dynamicMapEntries, renderedMapEntries } from './map-entries.ts';
-import { endpointServerName, md5Hex, routingKeyName } from './names.ts';
+import { backendNameOf, endpointServerName, md5Hex, routingKeyName } from './names.ts';
+import { backendShape } from './render.ts';
 import { renderRouterConfig } from './config-renderer.ts';
 import { routeRegexp, sniRegexp } from './route-regexp.ts';
 
@@ -118,6 +120,27 @@ describe('renderRouterConfig', () => {
     expect(cfg.backends[3]!.servers.map((s) => s.name)).toEqual(['pod:web-1:web::10.0.0.1:8080', 'ept:web::10.0.0.3:8080', '_dynamic-pod-1', '_dynamic-pod-2']);
     expect(cfg.backends[3]!.dynamicCookieKey).toBe(routingKeyName(web));
   });
+
+  // backendShape hands every backend of a slot count and weight the same slot list (render.ts slotServerList):
+  // it must be the list the template writes for that route, whatever was rendered before it.
+  test.prop([fc.array(fc.tuple(fc.integer({ min: 0, max: 8 }), fc.constantFrom('', 'edge', 'passthrough', 'reencrypt')), { minLength: 1, maxLength: 12 })])(
+    'slot servers: the template list for each route, one shared list per slot count and weight',
+    (renders) => {
+      const seen = new Map<string, readonly unknown[]>();
+      for (const [slots, termination] of renders) {
+        const route: Route = { ...web, tls: termination === '' ? undefined : { termination: termination as 'edge' } };
+        const shape = backendShape(route, backendNameOf(route), 'slots', slots);
+        // server-template _dynamic-pod- 1-N 172.4.0.4:8765 … disabled; reencrypt lists them with weight 0.
+        const weight = termination === 'reencrypt' ? 0 : 1;
+        expect(shape.slotServers).toEqual(
+          Array.from({ length: slots }, (_, i) => ({ name: `_dynamic-pod-${i + 1}`, address: '172.4.0.4', port: 8765, weight, disabled: true, check: true })),
+        );
+        const key = `${slots}/${weight}`;
+        if (seen.has(key)) expect(shape.slotServers).toBe(seen.get(key));
+        seen.set(key, shape.slotServers);
+      }
+    },
+  );
 
   it('writes every map file, sorted in reverse with the pool (no host) absent', () => {
     const other: Route = { namespace: 'shop', name: 'web2', host: 'www.example.com', path: '/static', service: 'web' };
