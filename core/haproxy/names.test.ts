@@ -46,14 +46,24 @@ test('without a targetPort, or when every endpoint matches, the route shares the
   expect(servedForRoute(mixed, 'https').map((e) => e.id)).toEqual(['pod:web-1:web:https:10.0.0.1:8443', 'pod:web-2:web:https:10.0.0.2:8443']);
 });
 
+test('two endpoints whose fields differ but whose IDs agree are served once, the first kept (plugin.go dedupes by ID)', () => {
+  // 'pod:web-1:web:p:fd00:1::2:8080' both times: the port name's colon moves the split between port name and address.
+  const first: Endpoint = { ip: '1::2', port: 8080, name: 'web-1', portName: 'p:fd00' };
+  const second: Endpoint = { ip: 'fd00:1::2', port: 8080, name: 'web-1', portName: 'p' };
+  expect(endpointServerName('web', first)).toBe(endpointServerName('web', second));
+  expect(new ServedMemo().of('web', [first, second]).map((e) => e.ip)).toEqual(['1::2']);
+  expect(new ServedMemo().of('web', [second, first]).map((e) => e.ip)).toEqual(['fd00:1::2']);
+});
+
 // Endpoints from a small pool of identities, so that successive lists share endpoints, repeat one (an ID
 // served once), differ only in readiness or in an unset against an empty port name (the same ID, other fields).
 const anyEndpoint = fc.record(
   {
-    ip: fc.constantFrom('10.0.0.1', '10.0.0.2', 'fd00::1'),
+    ip: fc.constantFrom('10.0.0.1', '10.0.0.2', 'fd00::1', '1::2', 'fd00:1::2'),
     port: fc.constantFrom(8080, 8443),
     name: fc.constantFrom('web-1', 'web-2'),
-    portName: fc.constantFrom('', 'http'),
+    // With a `:` in a port name two endpoints can share an ID (p:fd00 + 1::2 against p + fd00:1::2).
+    portName: fc.constantFrom('', 'http', 'p', 'p:fd00'),
     ready: fc.boolean(),
   },
   { requiredKeys: ['ip', 'port'] },

@@ -151,6 +151,8 @@ export class ServedMemo {
     const out: ServedEndpoint[] = [];
     let seen: Set<string> | undefined;
     let cursor = 0;
+    /** Whether every endpoint in `sources` so far has plain fields (see hasSameId). */
+    let plain = true;
     for (const e of endpoints) {
       if (!isReady(e)) continue;
       const j = findSame(prevSources, e, cursor);
@@ -164,7 +166,7 @@ export class ServedMemo {
       if (out.length > 0) {
         // The first of two endpoints with one ID is served, as plugin.go keeps it.
         if (out.length < SMALL_TABLE && seen === undefined) {
-          if (hasId(out, entry.id)) continue;
+          if (plain && plainFields(e) ? hasSameId(sources, e) : hasId(out, entry.id)) continue;
         } else {
           seen ??= new Set(out.map((x) => x.id));
           if (seen.has(entry.id)) continue;
@@ -173,6 +175,7 @@ export class ServedMemo {
       }
       out.push(entry);
       sources.push(e);
+      if (plain) plain = plainFields(e);
     }
     return out;
   }
@@ -193,6 +196,28 @@ function findSame(sources: readonly Endpoint[], e: Endpoint, from: number): numb
 
 function sameIdentity(x: Endpoint, y: Endpoint): boolean {
   return x.ip === y.ip && x.port === y.port && x.name === y.name && x.portName === y.portName;
+}
+
+/**
+ * Whether the endpoint's pod and port name hold no `:`. Then its ID (`pod:<pod>:<service>:<port name>:<ip>:<port>`,
+ * the port decimal) splits back into its fields, so two such endpoints of a service have one ID exactly when
+ * they have one pod (or none), one port name (unset and empty alike), address and port.
+ */
+function plainFields(e: Endpoint): boolean {
+  return (e.name === undefined || !e.name.includes(':')) && (e.portName === undefined || !e.portName.includes(':'));
+}
+
+/**
+ * Whether an endpoint already served has the ID of `e`, all of them with plain fields, compared on the
+ * endpoints just read rather than on ID strings: entries kept from the list before are cold in cache, and
+ * comparing their IDs was the largest part of building a dcm-add-del replay's served lists.
+ */
+function hasSameId(sources: readonly Endpoint[], e: Endpoint): boolean {
+  for (let i = 0; i < sources.length; i++) {
+    const x = sources[i]!;
+    if (x.ip === e.ip && x.port === e.port && x.name === e.name && (x.portName ?? '') === (e.portName ?? '')) return true;
+  }
+  return false;
 }
 
 function hasId(list: readonly ServedEndpoint[], id: string): boolean {
