@@ -2,6 +2,7 @@ import type { Endpoint } from '../endpoint.ts';
 import { findMatchingBlueprint, POOL_NAMESPACE } from '../dcm/blueprints.ts';
 import { deletesAny, stageEndpointReplace } from '../dcm/endpoint-diff.ts';
 import { BlueprintPool } from '../dcm/pool.ts';
+import { RoutesSinceRender } from '../dcm/routes-since-render.ts';
 import { RuntimeView, type CachedServer } from '../dcm/runtime-view.ts';
 import * as cmd from '../haproxy/commands.ts';
 import type { RuntimeCommand } from '../haproxy/commands.ts';
@@ -62,6 +63,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
   private readonly pool: BlueprintPool;
   private readonly view = new RuntimeView();
   private readonly entries = new Map<string, Entry>();
+  private readonly sinceRender = new RoutesSinceRender();
   private readonly backendNames = new WeakMap<Route, string>();
   private readonly index = new ServiceIndex();
   private loaded = false;
@@ -77,6 +79,8 @@ export class DcmSlotsStrategy implements RouterStrategy {
 
   onChange(change: StateChange, state: RouterState, ctx: StrategyContext): RuntimeProgram<unknown> | void {
     this.renderer.note(change);
+    if (change.kind === 'route.added') this.sinceRender.changed(change.route, this.renderer.renderedRoute(routeKey(change.route)));
+    else if (change.kind === 'route.modified') this.sinceRender.changed(change.after, this.renderer.renderedRoute(routeKey(change.after)));
     if (change.kind === 'blueprint.changed') {
       // AddBlueprint/RemoveBlueprint (re)provision pool routes: when that changes the router's routes, it reloads.
       if (this.pool.applyChange(change.before, change.after)) ctx.requestReload('blueprint-change');
@@ -151,6 +155,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
 
   render(state: RouterState): HaproxyConfig {
     if (!this.seeded) this.seedBlueprints(state);
+    this.sinceRender.rendered();
     return this.renderer.render(state, this.pool.poolRoutes());
   }
 
@@ -161,14 +166,13 @@ export class DcmSlotsStrategy implements RouterStrategy {
     this.view.reset();
     // Entries of routes the reload wrote start afresh; routes changed meanwhile keep the reason their
     // backend is missing (a reload is pending for them).
-    for (const [key, e] of this.entries) {
-      if (this.renderer.renderedRoute(key) === e.route || state.routes.get(key) !== e.route) {
-        this.entries.delete(key);
-      } else {
-        e.poolSlot = null;
-        e.mapEntries = null;
-        e.slotMap.clear();
-      }
+    const kept = this.sinceRender.kept(this.entries, state.routes);
+    this.entries.clear();
+    for (const [key, e] of kept) {
+      e.poolSlot = null;
+      e.mapEntries = null;
+      e.slotMap.clear();
+      this.entries.set(key, e);
     }
     // Changes before the first reload ends skip the index (see onChange); every later one keeps it current.
     if (this.indexed) return;
