@@ -14,6 +14,8 @@ const COMPILER =
   /compiler::|maglev|turboshaft|Scanner|Parser<|ParserBase|PreParser|interpreter::|Bytecode|AstNode|Zone|Compiler::|CompilationJob|CodeGenerator|InstructionSelector|RegisterAllocat|LiveRange|Assembler/;
 /** Where the rest goes, for the breakdown (first match wins). */
 const CATEGORIES: Array<[string, RegExp]> = [
+  // The output log's records that are not written by hand go through JSON.stringify: not reading.
+  ['JSON.stringify', /JsonStringifier/],
   ['JSON.parse', /Json/],
   ['garbage collection', /Scaveng|Heap::|Marking|Sweep|Evacuat|MemoryAllocator|RememberedSet|SlotSet|MinorMC|MarkCompact/],
   ['JavaScript (JIT code)', /^\?\?\?$|^0x/],
@@ -27,6 +29,8 @@ export interface Count {
   byCategory: Map<string, number>;
   /** V8's compilers and parser, counted apart. */
   compiler: number;
+  /** Every other function's instructions by name (JIT code is one unnamed entry: valgrind cannot name it). */
+  byFunction: Map<string, number>;
 }
 
 export function requireValgrind(): void {
@@ -46,16 +50,18 @@ export function countInstructions(nodeArgs: readonly string[], out: string): Cou
   byCategory.set('other', 0);
   let total = 0;
   let compiler = 0;
-  for (const [fn, n] of perFunction(readFileSync(out, 'utf8'))) {
+  const byFunction = perFunction(readFileSync(out, 'utf8'));
+  for (const [fn, n] of byFunction) {
     if (COMPILER.test(fn) && !fn.includes('Json')) {
       compiler += n;
+      byFunction.delete(fn);
       continue;
     }
     total += n;
     const name = CATEGORIES.find(([, re]) => re.test(fn))?.[0] ?? 'other';
     byCategory.set(name, byCategory.get(name)! + n);
   }
-  return { total, byCategory, compiler };
+  return { total, byCategory, compiler, byFunction };
 }
 
 /** Sums a cachegrind output file's instruction counts per function name. */

@@ -1,7 +1,7 @@
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { benchCommand, intPair, parseBenchArgs, strategiesOf } from './lib/cli.ts';
+import { benchCommand, intIn, intPair, parseBenchArgs, strategiesOf } from './lib/cli.ts';
 import { countInstructions, requireValgrind } from './cachegrind.ts';
 import { benchChurnLogPath, writeBenchChurnLog } from './churn-log.ts';
 import { FileLineCursor } from '../sim/eventlog/line-source.ts';
@@ -27,9 +27,10 @@ const cli = parseBenchArgs(
     'per strategy: instructions per event (compilers excluded), the share of each kind of work (JSON.parse, garbage collection, JIT code, built-ins, V8 runtime, other), and the count without garbage collection, the steadier figure to compare versions by',
   )
     .argument('[strategy...]', 'strategies to replay (default: reload-always)')
-    .option('--events <a,b>', 'the two head slices of the bench log, in events, smaller first', intPair(1, 10_000_000), [30_000, 100_000]),
+    .option('--events <a,b>', 'the two head slices of the bench log, in events, smaller first', intPair(1, 10_000_000), [30_000, 100_000])
+    .option('--functions <n>', 'also list the n (0 to 1000) functions with the most instructions per event (V8 built-ins and C++ by name; all JIT code is one entry)', intIn(0, 1000), 0),
 );
-const sizes = cli.opts<{ events: [number, number] }>().events;
+const { events: sizes, functions } = cli.opts<{ events: [number, number]; functions: number }>();
 const strategies = strategiesOf(cli.args, ['reload-always']);
 requireValgrind();
 
@@ -54,9 +55,24 @@ try {
     // from timings), so two versions compare best on what is left.
     const gc = perEvent(counts[0]!.byCategory.get('garbage collection') ?? 0, counts[1]!.byCategory.get('garbage collection') ?? 0);
     console.log(`  ${'all but garbage collection'.padEnd(34)} ${Math.round(total - gc).toLocaleString('en-US').padStart(8)}`);
+    if (functions > 0) {
+      console.log(`  the ${functions} functions with the most instructions per event:`);
+      const rows = [...counts[1]!.byFunction].map(([fn, n]) => [fn, perEvent(counts[0]!.byFunction.get(fn) ?? 0, n)] as const);
+      rows.sort((a, b) => b[1] - a[1]);
+      for (const [fn, n] of rows.slice(0, functions)) {
+        console.log(`  ${Math.round(n).toLocaleString('en-US').padStart(8)} ${((n / total) * 100).toFixed(1).padStart(5)}%  ${functionLabel(fn)}`);
+      }
+    }
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** A function's name as cachegrind gives it, without argument lists; valgrind cannot name JIT code. */
+function functionLabel(fn: string): string {
+  if (fn === '???') return 'JavaScript (JIT code, all functions)';
+  const open = fn.indexOf('(');
+  return open > 0 ? fn.slice(0, open) : fn;
 }
 
 /** The header and the first `events` events of `log`. */
