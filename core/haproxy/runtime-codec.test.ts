@@ -1,6 +1,7 @@
+import { fc, test as propTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import * as cmd from './commands.ts';
-import { decodeReply, encodeCommand, encodeReply, reachesCliVerbatim, SERVERS_STATE_HEADER } from './runtime-codec.ts';
+import { decodeReply, encodeCommand, encodeReply, hasCut, reachesCliVerbatim, SERVERS_STATE_HEADER } from './runtime-codec.ts';
 
 describe('encodeCommand', () => {
   it('writes the lines the config managers send', () => {
@@ -65,6 +66,19 @@ describe('decodeReply', () => {
   });
 });
 
+describe('hasCut', () => {
+  // The rule, character by character: blank, tab, line ends and `;` end a word or a command; a backslash
+  // escapes (unless the word was escaped for the CLI already); a final `<` opens a payload.
+  const byCharacter = (s: string, escaped: boolean): boolean =>
+    [...s].some((c) => ' \t\n\r;'.includes(c) || (c === '\\' && !escaped)) || s.endsWith('<');
+  propTest.prop([fc.string({ unit: fc.constantFrom('a', ':', ' ', '\t', '\n', '\r', ';', '\\', '<', '/', 'é', '\u2028') }), fc.boolean()])(
+    'finds what the character rule finds',
+    (s, escaped) => {
+      expect(hasCut(s, escaped)).toBe(byCharacter(s, escaped));
+    },
+  );
+});
+
 describe('reachesCliVerbatim', () => {
   it('holds for the words the router sends and not for what the CLI would cut or unescape', () => {
     expect(reachesCliVerbatim(cmd.setServerState('be_http:ns:r', '_dynamic-pod-1', 'maint'))).toBe(true);
@@ -74,5 +88,18 @@ describe('reachesCliVerbatim', () => {
     expect(reachesCliVerbatim(cmd.showMap('@1'))).toBe(false);
     expect(reachesCliVerbatim(cmd.addServer('be', 's', 'fd00::1', 80, ['weight', '1']))).toBe(false);
     expect(reachesCliVerbatim(cmd.setServerWeight('be', 's', ''))).toBe(false);
+  });
+
+  it('checks every keyword list it has not found plain as that same frozen list', () => {
+    const frozen = Object.freeze(['weight', '1', 'check']);
+    expect(reachesCliVerbatim(cmd.addServer('be', 's', '10.0.0.1', 80, frozen))).toBe(true);
+    expect(reachesCliVerbatim(cmd.addServer('be', 's', '10.0.0.1', 80, frozen))).toBe(true);
+    // Another list with the same first words but a cut one is checked on its own.
+    expect(reachesCliVerbatim(cmd.addServer('be', 's', '10.0.0.1', 80, ['weight', '1', 'check;']))).toBe(false);
+    // A list that is not frozen can change between two commands: it is checked each time.
+    const open = ['weight', '1'];
+    expect(reachesCliVerbatim(cmd.addServer('be', 's', '10.0.0.1', 80, open))).toBe(true);
+    open.push('a b');
+    expect(reachesCliVerbatim(cmd.addServer('be', 's', '10.0.0.1', 80, open))).toBe(false);
   });
 });

@@ -66,6 +66,8 @@ export class DcmAddDelStrategy implements RouterStrategy {
    * need of the route itself: one lookup per route and change.
    */
   private readonly records = new Map<string, RouteRecord>();
+  /** Keyword lists by their JSON text (see serverKeywords). */
+  private readonly keywordLists = new Map<string, readonly string[]>();
 
   constructor(private readonly opts: DcmAddDelOptions = {}) {
     this.pool = new BlueprintPool(opts.blueprintPoolSize ?? 10, opts.customBlueprints ?? []);
@@ -369,7 +371,24 @@ export class DcmAddDelStrategy implements RouterStrategy {
   }
 
   /** innerAddServer's keywords after the address: `weight 1`, reencrypt TLS options, `check inter`, `maxconn`. */
-  private serverKeywords(route: Route): string[] {
+  /**
+   * The route's `add server` keywords, as one frozen list shared by every route with the same options (most
+   * routes have `weight 1 check inter 5000ms`): the mock then recognises a list it has checked and read
+   * before by identity (reachesCliVerbatim, parseDynamicServerOptions).
+   */
+  private serverKeywords(route: Route): readonly string[] {
+    const words = this.keywordsOf(route);
+    const text = JSON.stringify(words);
+    let shared = this.keywordLists.get(text);
+    if (shared === undefined) {
+      if (this.keywordLists.size >= KEYWORD_LISTS_MAX) this.keywordLists.clear();
+      shared = Object.freeze(words);
+      this.keywordLists.set(text, shared);
+    }
+    return shared;
+  }
+
+  private keywordsOf(route: Route): string[] {
     const k = ['weight', '1'];
     if (route.tls?.termination === 'reencrypt') {
       k.push('ssl');
@@ -413,6 +432,8 @@ interface RouteRecord extends RouteFacts {
 }
 
 const NO_KEYWORDS: readonly string[] = [];
+/** Distinct keyword lists kept (one per CA file at most, so bounded by the routes); cleared whole past it. */
+const KEYWORD_LISTS_MAX = 10_000;
 
 /** A client error is collected for the route's report; anything else is a bug and goes on up. */
 function collect(errors: string[], e: unknown): void {
