@@ -1,6 +1,8 @@
+import { fc, test } from '@fast-check/vitest';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Endpoint } from '../endpoint.ts';
 import type { Route } from '../route.ts';
+import type { RouterState } from '../router-state.ts';
 import { routingKeyName } from '../haproxy/names.ts';
 import { FakeHaproxy } from '../testing/fake-haproxy.ts';
 import { Harness } from '../testing/harness.ts';
@@ -347,5 +349,76 @@ describe('dcm-slots blueprints known at the initial sync', () => {
     expect(fake.backends.has('be_secure:_hapcm_blueprint_pool:bp-re-1')).toBe(true);
     h.apply(upsert(route('re', { tls: { termination: 'reencrypt' } })));
     expect(h.requests).toEqual([]);
+  });
+});
+
+describe('dcm-slots: entries kept across reloads', () => {
+  // The strategy keeps its per-route entries when a reload ends and clears one when next reached (the
+  // entries' `epoch`); upstream drops them at the reload's end. EagerDrop drops them there too (every entry
+  // not of the new period, as upstream's reset leaves it), so both must do and say exactly the same.
+  class EagerDrop extends DcmSlotsStrategy {
+    override onReloaded(state: RouterState): void {
+      super.onReloaded(state);
+      const self = this as unknown as { entries: Map<string, { epoch: number; live: boolean }>; epoch: number };
+      for (const [key, e] of self.entries) {
+        if (e.epoch === self.epoch) continue;
+        e.live = false;
+        self.entries.delete(key);
+      }
+    }
+  }
+
+  // Route objects to pick from, several per name (the same object may come back): plain http routes pool
+  // into slots, one with its own certificate never does (no-blueprint-match), passthrough takes other maps.
+  // r0 and r1 share a service, so an endpoint change walks two routes.
+  const variants = (name: string, service: string): Route[] => [
+    route(name, { service }),
+    route(name, { service, host: `${name}-2.example.com` }),
+    route(name, { service, tls: { termination: 'edge', certificate: 'C' } }),
+    route(name, { service, tls: { termination: 'passthrough' } }),
+  ];
+  const ROUTES = [variants('r0', 's0'), variants('r1', 's0'), variants('r2', 's2'), variants('r3', 's3')];
+  const SERVICES = ['s0', 's2', 's3'];
+
+  type Op =
+    | { op: 'upsert'; r: number; v: number }
+    | { op: 'delete'; r: number }
+    | { op: 'eps'; s: number; is: number[] }
+    | { op: 'reload' }
+    | { op: 'begin' }
+    | { op: 'end' };
+  const opArb: fc.Arbitrary<Op> = fc.oneof(
+    fc.record({ op: fc.constant('upsert' as const), r: fc.nat(3), v: fc.nat(3) }),
+    fc.record({ op: fc.constant('delete' as const), r: fc.nat(3) }),
+    fc.record({ op: fc.constant('eps' as const), s: fc.nat(2), is: fc.uniqueArray(fc.integer({ min: 1, max: 5 }), { maxLength: 4 }) }),
+    fc.record({ op: fc.constant('reload' as const) }),
+    fc.record({ op: fc.constant('begin' as const) }),
+    fc.record({ op: fc.constant('end' as const) }),
+  );
+
+  function replay(strategy: DcmSlotsStrategy, ops: readonly Op[]): string[] {
+    const fake = new FakeHaproxy();
+    const h = new Harness(strategy, fake);
+    h.sync([upsert(ROUTES[0]![0]!), eps('s0', 1)]);
+    const out: string[] = [];
+    let end: (() => void) | undefined;
+    for (const o of ops) {
+      if (o.op === 'upsert') h.apply(upsert(ROUTES[o.r]![o.v]!));
+      else if (o.op === 'delete') h.apply(del(`r${o.r}`));
+      else if (o.op === 'eps') h.apply(eps(SERVICES[o.s]!, ...o.is));
+      else if (o.op === 'reload' && end === undefined) h.reload();
+      else if (o.op === 'begin' && end === undefined) end = h.beginReload();
+      else if (o.op === 'end' && end !== undefined) {
+        end();
+        end = undefined;
+      }
+      out.push(JSON.stringify([h.requests, h.notes, h.runtimeErrors, h.commitArms, fake.commands]));
+    }
+    return out;
+  }
+
+  test.prop([fc.array(opArb, { maxLength: 40 })], { numRuns: 300 })('do and say what dropping them at the reload end does', (ops) => {
+    const opts = { maxDynamicServers: 2, blueprintPoolSize: 2 };
+    expect(replay(new DcmSlotsStrategy(opts), ops)).toEqual(replay(new EagerDrop(opts), ops));
   });
 });

@@ -5,7 +5,7 @@ import { routeKey, serviceKey, type Route } from '../route.ts';
 import type { RouterState } from '../router-state.ts';
 
 /** One service a route uses: its routes' keys, and its served endpoints as last computed. */
-export interface ServiceRecord {
+export interface ServiceRecord<T = unknown> {
   /** Route keys, in key order. */
   readonly routes: string[];
   /**
@@ -14,6 +14,12 @@ export interface ServiceRecord {
    * state's map per route, which cost 2-3% of a dcm replay of the day slice in cache misses alone.
    */
   readonly routeObjects: Route[];
+  /**
+   * What the index's owner keeps for each route, in the same order: undefined until it stores something,
+   * and again once the route object at that place is replaced. A strategy reaches its per-route data from
+   * the record its endpoint event already found, without a lookup by route key.
+   */
+  readonly routeData: (T | undefined)[];
   readonly served: ServedMemo;
 }
 
@@ -23,8 +29,8 @@ export interface ServiceRecord {
  * an endpoint event finds its routes and its served endpoints with one lookup. The strategy's renderer
  * reads served endpoints from here too (ServedSource), so both name a server with one string.
  */
-export class ServiceIndex implements ServedSource {
-  private readonly byService = new Map<string, ServiceRecord>();
+export class ServiceIndex<T = unknown> implements ServedSource {
+  private readonly byService = new Map<string, ServiceRecord<T>>();
 
   rebuild(state: RouterState): void {
     this.byService.clear();
@@ -36,7 +42,7 @@ export class ServiceIndex implements ServedSource {
     const key = routeKey(r);
     const rec = this.byService.get(k);
     if (rec === undefined) {
-      this.byService.set(k, { routes: [key], routeObjects: [r], served: new ServedMemo() });
+      this.byService.set(k, { routes: [key], routeObjects: [r], routeData: [undefined], served: new ServedMemo() });
       return;
     }
     const list = rec.routes;
@@ -44,10 +50,12 @@ export class ServiceIndex implements ServedSource {
     while (i > 0 && list[i - 1]! > key) i--;
     if (list[i - 1] === key) {
       rec.routeObjects[i - 1] = r;
+      rec.routeData[i - 1] = undefined;
       return;
     }
     list.splice(i, 0, key);
     rec.routeObjects.splice(i, 0, r);
+    rec.routeData.splice(i, 0, undefined);
   }
 
   remove(r: Route): void {
@@ -59,6 +67,7 @@ export class ServiceIndex implements ServedSource {
     if (i >= 0) {
       list.splice(i, 1);
       rec.routeObjects.splice(i, 1);
+      rec.routeData.splice(i, 1);
     }
     if (list.length === 0) this.byService.delete(k);
   }
@@ -73,7 +82,7 @@ export class ServiceIndex implements ServedSource {
   }
 
   /** The service's record by `serviceKey(namespace, service)`; undefined when no route uses it. */
-  recordOf(key: string): ServiceRecord | undefined {
+  recordOf(key: string): ServiceRecord<T> | undefined {
     return this.byService.get(key);
   }
 
