@@ -47,7 +47,7 @@ const GO_ATOI = /^[+-]?[0-9]+$/;
  */
 export class DcmAddDelStrategy implements RouterStrategy {
   readonly name = 'dcm-add-del' as const;
-  private readonly index = new ServiceIndex();
+  private readonly index = new ServiceIndex<RouteRecord>();
   private readonly backends = new BackendList();
   private loaded = false;
   private readonly pool: BlueprintPool;
@@ -63,7 +63,9 @@ export class DcmAddDelStrategy implements RouterStrategy {
    * later routes' tables left behind; never touched by a reload or by a deletion of the endpoints. A stale
    * table makes the next diff add servers that exist or delete ones that do not: the real router's extra
    * `runtime-api-error` reloads. Kept in the route's record (RouteRecord), with what its endpoint changes
-   * need of the route itself: one lookup per route and change.
+   * need of the route itself. The map holds every record; the service index's record also keeps each of its
+   * routes' records (routeData), so an endpoint change reaches them without a lookup by route key (2.6% of
+   * a dcm-add-del replay of the churn slice).
    */
   private readonly records = new Map<string, RouteRecord>();
   /** Keyword lists by their JSON text (see serverKeywords). */
@@ -187,7 +189,8 @@ export class DcmAddDelStrategy implements RouterStrategy {
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
       const route = routes[i]!;
-      const record = this.recordOf(key);
+      // The record as the service record keeps it, else by key (then kept there until the route changes).
+      const record = rec.routeData[i] ?? (rec.routeData[i] = this.recordOf(key));
       const oldServed = record.table ?? NO_SERVED;
       // The route's share of the service: only its targetPort's endpoints (endpointsForAlias).
       const routeServed = servedForRoute(newServed, preferPortOf(route));
@@ -221,7 +224,7 @@ export class DcmAddDelStrategy implements RouterStrategy {
       }
       // RemoveRouteEndpoints arms the commit timer whatever follows.
       ctx.armCommitTimer();
-      const backend = this.factsOf(this.recordOf(key), route).backend;
+      const backend = this.factsOf(rec.routeData[i] ?? (rec.routeData[i] = this.recordOf(key)), route).backend;
       const errors: string[] = [];
       let missingBackend = false;
       try {
