@@ -1,3 +1,5 @@
+import { OneString } from './one-string.ts';
+
 /** An OpenShift Route as the router sees it (route.openshift.io/v1, the fields that shape HAProxy config). */
 export type Termination = 'edge' | 'passthrough' | 'reencrypt';
 export type InsecureEdgeTerminationPolicy = 'None' | 'Allow' | 'Redirect';
@@ -33,7 +35,13 @@ export function terminationOf(r: Route): Termination | '' {
   return r.tls?.termination ?? '';
 }
 
-/** `namespace/service`: the key endpoints are stored under. */
+/**
+ * `namespace/service`: the key endpoints are stored under. One string object per key (OneString): the
+ * state, the strategies' service index and the renderer each key their maps by it, and an endpoint event's
+ * key is looked up in all of them.
+ */
 export function serviceKey(namespace: string, service: string): string {
-  return `${namespace}/${service}`;
+  return serviceKeys.of(`${namespace}/${service}`);
 }
+
+const serviceKeys = new OneString(100_000);

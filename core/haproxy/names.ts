@@ -1,5 +1,6 @@
 import * as crypto from 'node:crypto';
 import { isReady, servesPort, type Endpoint } from '../endpoint.ts';
+import { OneString } from '../one-string.ts';
 import { terminationOf, type Route, type Termination } from '../route.ts';
 
 /**
@@ -34,19 +35,10 @@ export function backendPrefix(termination: Termination | ''): string {
  * 2.3% to 1.0% of a dcm-add-del replay of the day slice).
  */
 export function backendNameOf(route: Route): string {
-  const name = `${backendPrefix(terminationOf(route))}:${route.namespace}:${route.name}`;
-  let one = backendNames.get(name);
-  if (one === undefined) {
-    if (backendNames.size >= BACKEND_NAMES_MAX) backendNames.clear();
-    backendNames.set(name, name);
-    one = name;
-  }
-  return one;
+  return backendNames.of(`${backendPrefix(terminationOf(route))}:${route.namespace}:${route.name}`);
 }
 
-/** Bounded like md5Memo: cleared whole when full, which only costs the identity until names are made again. */
-const BACKEND_NAMES_MAX = 100_000;
-const backendNames = new Map<string, string>();
+const backendNames = new OneString(100_000);
 
 /**
  * The endpoint ID the router uses as the static server name. Endpoints backed by a pod (our `name`) are
