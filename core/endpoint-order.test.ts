@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import type { Endpoint } from './endpoint.ts';
-import { compareIp, inRouterOrder } from './endpoint-order.ts';
+import { compareEndpoints, compareIp, inRouterOrder } from './endpoint-order.ts';
 import { applyChurn, emptyRouterState } from './router-state.ts';
 import { createStrategy } from './strategies/index.ts';
 import { FakeHaproxy } from './testing/fake-haproxy.ts';
@@ -25,6 +25,22 @@ describe('endpoints in the router’s order (EndpointSlice conversion, DefaultEn
   test('a sorted list is returned as it is (no copy)', () => {
     const list: Endpoint[] = [{ ip: '10.0.0.1', port: 80 }, { ip: '10.0.0.2', port: 80 }];
     expect(inRouterOrder(list)).toBe(list);
+  });
+
+  // Addresses that tie, differ by a byte, are IPv6 or not dotted quads at all; ports and port names that tie.
+  const anyEndpoint = fc.record(
+    {
+      ip: fc.constantFrom('10.0.0.1', '10.0.0.2', '10.0.0.10', '9.255.255.255', '::1', '::ffff:10.0.0.2', 'fd00::1', '010.0.0.1'),
+      port: fc.constantFrom(80, 8080),
+      portName: fc.constantFrom('', 'http', 'web'),
+    },
+    { requiredKeys: ['ip', 'port'] },
+  );
+  test.prop([fc.array(anyEndpoint, { maxLength: 8 })], { numRuns: 2000 })('a list is kept when every neighbour pair is in order, else sorted', (list) => {
+    const sorted = list.every((e, i) => i === 0 || compareEndpoints(list[i - 1]!, e) <= 0);
+    const got = inRouterOrder(list);
+    if (sorted) expect(got).toBe(list);
+    else expect(got).toEqual([...list].sort(compareEndpoints));
   });
 
   const octets = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255));

@@ -18,9 +18,29 @@ export function compareEndpoints(a: Endpoint, b: Endpoint): number {
   return compareIp(a.ip, b.ip);
 }
 
-/** The list in the router's order: the same array when it already is (no allocation on the hot path). */
+/**
+ * The list in the router's order: the same array when it already is (no allocation on the hot path).
+ * Checking that it is compares each pair of neighbours as compareEndpoints does, but reads each dotted quad
+ * once: the right address of one pair is the left of the next. Every endpoints event asks this, and reading
+ * each address twice was 2% of a dcm-add-del replay of the churn slice.
+ */
 export function inRouterOrder(list: Endpoint[]): Endpoint[] {
-  for (let i = 1; i < list.length; i++) if (compareEndpoints(list[i - 1]!, list[i]!) > 0) return [...list].sort(compareEndpoints);
+  /** The left neighbour's address as a dotted quad when known (>= 0), else -1. */
+  let left = -1;
+  for (let i = 1; i < list.length; i++) {
+    const a = list[i - 1]!;
+    const b = list[i]!;
+    if (a.port !== b.port || (a.portName ?? '') !== (b.portName ?? '')) {
+      if (compareEndpoints(a, b) > 0) return [...list].sort(compareEndpoints);
+      left = -1;
+      continue;
+    }
+    if (a.ip === b.ip) continue;
+    const x = left >= 0 ? left : dottedQuad(a.ip);
+    const y = dottedQuad(b.ip);
+    if (x >= 0 && y >= 0 ? x > y : compareIp(a.ip, b.ip) > 0) return [...list].sort(compareEndpoints);
+    left = y;
+  }
   return list;
 }
 
