@@ -12,7 +12,12 @@ import { routeKey, type Route } from '../route.ts';
  * since the render are all there is to look at, and usually there are none.
  */
 export class RoutesSinceRender {
-  private readonly routes = new Set<Route>();
+  /**
+   * The last route made current under each key since the render: only it can still be current. Kept by key
+   * so that a period without a reload (dcm-slots may go an hour) holds one route per changed key, not
+   * every route object it saw.
+   */
+  private readonly routes = new Map<string, Route>();
 
   /** A config was rendered from the current routes. */
   rendered(): void {
@@ -21,7 +26,9 @@ export class RoutesSinceRender {
 
   /** `route` became current (added, or a modification's new route); `written` is what the last render wrote under its key. */
   changed(route: Route, written: Route | undefined): void {
-    if (written !== route) this.routes.add(route);
+    const key = routeKey(route);
+    if (written !== route) this.routes.set(key, route);
+    else this.routes.delete(key);
   }
 
   /**
@@ -30,8 +37,7 @@ export class RoutesSinceRender {
    */
   kept<E extends { readonly route: Route }>(entries: ReadonlyMap<string, E>, current: ReadonlyMap<string, Route>): [string, E][] {
     const out: [string, E][] = [];
-    for (const route of this.routes) {
-      const key = routeKey(route);
+    for (const [key, route] of this.routes) {
       const e = entries.get(key);
       if (e !== undefined && e.route === route && current.get(key) === route) out.push([key, e]);
     }

@@ -83,7 +83,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
   /** Reload periods ended (the entries' epoch). */
   private epoch = 0;
   /** Route keys removed since the last reload ended: their entries go then, unless the route came back. */
-  private readonly removedKeys: string[] = [];
+  private readonly removedKeys = new Set<string>();
   private readonly sinceRender = new RoutesSinceRender();
   private readonly backendNames = new WeakMap<Route, string>();
   private readonly index = new ServiceIndex<Entry>();
@@ -102,7 +102,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
     this.renderer.note(change);
     if (change.kind === 'route.added') this.sinceRender.changed(change.route, this.renderer.renderedRoute(routeKey(change.route)));
     else if (change.kind === 'route.modified') this.sinceRender.changed(change.after, this.renderer.renderedRoute(routeKey(change.after)));
-    else if (change.kind === 'route.removed') this.removedKeys.push(routeKey(change.route));
+    else if (change.kind === 'route.removed') this.removedKeys.add(routeKey(change.route));
     if (change.kind === 'blueprint.changed') {
       // AddBlueprint/RemoveBlueprint (re)provision pool routes: when that changes the router's routes, it reloads.
       if (this.pool.applyChange(change.before, change.after)) ctx.requestReload('blueprint-change');
@@ -203,7 +203,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
       const e = this.entries.get(key);
       if (e !== undefined && state.routes.get(key) !== e.route) this.dropEntry(key, e);
     }
-    this.removedKeys.length = 0;
+    this.removedKeys.clear();
     // Changes before the first reload ends skip the index (see onChange); every later one keeps it current.
     if (this.indexed) return;
     this.index.rebuild(state);
