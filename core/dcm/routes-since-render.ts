@@ -7,7 +7,7 @@ import { routeKey, type Route } from '../route.ts';
  * reason its backend is missing still stands until the next reload writes it (`keptAtReloadEnd`).
  *
  * Asking the renderer what it wrote under every entry's key cost 2% of a dcm-slots replay of the day slice
- * (/tmp/day200k.jsonl, commit 6201eea), two lookups missing the cache per entry per reload. Only a route
+ * (the saturated-day bench log's first 200,000 events, commit 6201eea), two lookups missing the cache per entry per reload. Only a route
  * change after the render can make a route current that the render did not write, so the routes changed
  * since the render are all there is to look at, and usually there are none.
  */

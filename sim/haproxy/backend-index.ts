@@ -12,7 +12,7 @@ const LOOK_AHEAD = 8;
  * the same backends in the same places, or add and drop a few routes: the lists are then walked together,
  * the backends that stay keep their place ids (renumbered in a typed array, not in the map's objects: their
  * writes missed the cache), and only the names that come and go touch the map. Renumbering every name after the first change in the map cost 4.3% of a dcm-slots replay of the
- * day slice (/tmp/day200k.jsonl, commit 558c43b), a thousand map writes per reload; reading and diffing the
+ * day slice (the saturated-day bench log's first 200,000 events, commit 558c43b), a thousand map writes per reload; reading and diffing the
  * names between the first and the last change still cost 3% of a dcm-add-del replay, where a reload
  * brings several changes far apart.
  */
