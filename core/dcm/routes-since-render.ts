@@ -7,9 +7,9 @@ import { routeKey, type Route } from '../route.ts';
  * reason its backend is missing still stands until the next reload writes it (`keptAtReloadEnd`).
  *
  * Asking the renderer what it wrote under every entry's key cost 2% of a dcm-slots replay of the day slice
- * (the saturated-day bench log's first 200,000 events, commit 6201eea), two lookups missing the cache per entry per reload. Only a route
- * change after the render can make a route current that the render did not write, so the routes changed
- * since the render are all there is to look at, and usually there are none.
+ * (the saturated-day bench log's first 200,000 events, commit 6201eea), two lookups missing the cache per
+ * entry per reload. Only a route change after the render can make a route current that the render did not
+ * write, so the routes changed since the render are all there is to look at, and usually there are none.
  */
 export class RoutesSinceRender {
   /**

@@ -47,8 +47,9 @@ export function slotServerName(i: number): string {
  * The `_dynamic-pod-1..N` servers of a backend, one list per slot count and weight for every backend:
  * configs are read-only, and the same few objects and name strings stay in the cache. Lists of their own
  * per route put ten thousand name strings around the heap, each read again only when the route's backend
- * is next listed, a cache miss per slot: the config manager's `_dynamic` prefix test on them cost 1.2% of a dcm-slots replay of the day
- * slice (the saturated-day bench log's first 200,000 events, commit 3f29de2), and building the mock's servers from them more.
+ * is next listed, a cache miss per slot: the config manager's `_dynamic` prefix test on them cost 1.2% of
+ * a dcm-slots replay of the day slice (the saturated-day bench log's first 200,000 events, commit 3f29de2),
+ * and building the mock's servers from them more.
  */
 function slotServerList(slots: number, weight: 0 | 1): readonly ServerConfig[] {
   const lists = SLOT_SERVERS[weight];

@@ -76,8 +76,9 @@ export class DcmSlotsStrategy implements RouterStrategy {
    * Entries by route key. Upstream drops the entries of the routes a reload wrote when it ends; here they
    * stay, and one reached in a later reload period is cleared then (`current`), which is the same: the route
    * object is the same, so is its backend name, and everything else starts empty. Dropping them made an
-   * entry, a slot map and two lookups per endpoint event, 2.6% of a dcm-slots replay of the day slice
-   * (the saturated-day bench log's first 200,000 events, commit 9a213a8), since a route's endpoints rarely change twice between reloads.
+   * entry, a slot map and two lookups per endpoint event, 2.6% of a dcm-slots replay of the day slice (the
+   * saturated-day bench log's first 200,000 events, commit 9a213a8), since a route's endpoints rarely change
+   * twice between reloads.
    */
   private readonly entries = new Map<string, Entry>();
   /** Reload periods ended (the entries' epoch). */

@@ -11,9 +11,10 @@ const LOOK_AHEAD = 8;
  * name wins, as in the layout's id map), carried from one load to the next. Consecutive reloads mostly list
  * the same backends in the same places, or add and drop a few routes: the lists are then walked together,
  * the backends that stay keep their place ids (renumbered in a typed array, not in the map's objects: their
- * writes missed the cache), and only the names that come and go touch the map. Renumbering every name after the first change in the map cost 4.3% of a dcm-slots replay of the
- * day slice (the saturated-day bench log's first 200,000 events, commit 558c43b), a thousand map writes per reload; reading and diffing the
- * names between the first and the last change still cost 3% of a dcm-add-del replay, where a reload
+ * writes missed the cache), and only the names that come and go touch the map. Renumbering every name
+ * after the first change in the map cost 4.3% of a dcm-slots replay of the day slice (the saturated-day
+ * bench log's first 200,000 events, commit 558c43b), a thousand map writes per reload; reading and diffing
+ * the names between the first and the last change still cost 3% of a dcm-add-del replay, where a reload
  * brings several changes far apart.
  */
 export class BackendIndex {
