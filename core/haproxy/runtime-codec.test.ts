@@ -80,6 +80,15 @@ describe('hasCut', () => {
 });
 
 describe('reachesCliVerbatim', () => {
+  // First in this file, so that no backend or server has been found plain yet: an empty name must never
+  // pass for the last one remembered (the CLI answers `del server /s` with "Require 'backend/server'.").
+  it('never takes an empty backend or server for plain', () => {
+    expect(reachesCliVerbatim(cmd.delServer('', 'ep-2'))).toBe(false);
+    expect(reachesCliVerbatim(cmd.delServer('be', ''))).toBe(false);
+    expect(reachesCliVerbatim(cmd.delServer('be', 's'))).toBe(true);
+    expect(reachesCliVerbatim(cmd.delServer('', 's'))).toBe(false);
+  });
+
   it('holds for the words the router sends and not for what the CLI would cut or unescape', () => {
     expect(reachesCliVerbatim(cmd.setServerState('be_http:ns:r', '_dynamic-pod-1', 'maint'))).toBe(true);
     expect(reachesCliVerbatim(cmd.addMap('/m/os_http_be.map', '^a\\.b(/.*)?$', 'be_http:ns:r'))).toBe(true);

@@ -365,8 +365,8 @@ function onServer(c: { backend: string; server: string }): boolean {
  * server (add, ready, health; addr, weight, state), each a scan of 30 to 60 characters: remembering the
  * last of each took this check from 3.3% of a dcm-add-del replay of the day slice (commit 558c43b) to 2.2%.
  */
-let plainBackend = '';
-let plainServer = '';
+let plainBackend: string | undefined;
+let plainServer: string | undefined;
 /**
  * The last frozen `add server` keyword list found plain. dcm-add-del hands every route with the same server
  * options one frozen list, so nearly every `add server` brings the list checked before; checking its words

@@ -19,6 +19,12 @@ describe('parseCliRequest', () => {
     expect(parseCliRequest('k ^a\\\\.b$')[0]!.words).toEqual(['k', '^a\\.b$']);
   });
 
+  it('ends a command at the line end even after a last, lone backslash, which is dropped', () => {
+    // HAProxy 2.6.12 answers `show map \;\` as `show map ;`: "Unknown map identifier. Please use #<id> or <file>."
+    expect(parseCliRequest('show map \\;\\').map((c) => c.words)).toEqual([['show', 'map', ';']]);
+    expect(parseCliRequest('a;b\\').map((c) => c.words)).toEqual([['a'], ['b']]);
+  });
+
   it('treats quotes as ordinary characters', () => {
     expect(parseCliRequest("add map m 'a b' v")[0]!.words).toEqual(['add', 'map', 'm', "'a", "b'", 'v']);
   });
