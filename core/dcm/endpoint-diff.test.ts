@@ -65,7 +65,7 @@ function reference(servers: CachedServer[], slotMap: Map<string, string>, oldEps
 // Few IDs and addresses, lists up to 40 long: duplicates, moves and both the in-place and indexed sets occur.
 const endpointArb: fc.Arbitrary<ServedEndpoint> = fc
   .record({ n: fc.integer({ min: 0, max: 30 }), ip: fc.constantFrom('10.0.0.1', '10.0.0.2'), port: fc.constantFrom(0, 8080) })
-  .map(({ n, ip, port }) => ({ id: `ep-${n}`, ip, port }));
+  .map(({ n, ip, port }) => ({ id: `ep-${n}`, ip, port, dottedQuad: true }));
 const listArb = fc.oneof(fc.array(endpointArb, { maxLength: 8 }), fc.array(endpointArb, { maxLength: 40 }));
 
 function server(name: string): CachedServer {

@@ -1,4 +1,5 @@
 import * as crypto from 'node:crypto';
+import { isDottedQuad } from '../dotted-quad.ts';
 import { isReady, servesPort, type Endpoint } from '../endpoint.ts';
 import { OneString } from '../one-string.ts';
 import { terminationOf, type Route, type Termination } from '../route.ts';
@@ -93,6 +94,12 @@ export interface ServedEndpoint {
   ip: string;
   port: number;
   portName?: string | undefined;
+  /**
+   * `ip` is a dotted quad (isDottedQuad), which HAProxy prints as written. Found when the entry is made,
+   * while the address is in the cache: a backend rebuilt after a reload then need not read it again
+   * (ServerConfig.canonicalAddress).
+   */
+  dottedQuad: boolean;
 }
 
 /**
@@ -111,7 +118,7 @@ export function servedEndpoints(service: string, endpoints: readonly Endpoint[])
       if (seen.has(id)) continue;
       seen.add(id);
     }
-    out.push({ id, ip: e.ip, port: e.port, portName: e.portName });
+    out.push({ id, ip: e.ip, port: e.port, portName: e.portName, dottedQuad: isDottedQuad(e.ip) });
   }
   return out;
 }
@@ -174,7 +181,7 @@ export class ServedMemo {
         entry = prevServed[j]!;
         cursor = j + 1;
       } else {
-        entry = { id: endpointServerName(service, e), ip: e.ip, port: e.port, portName: e.portName };
+        entry = { id: endpointServerName(service, e), ip: e.ip, port: e.port, portName: e.portName, dottedQuad: isDottedQuad(e.ip) };
       }
       if (out.length > 0) {
         // The first of two endpoints with one ID is served, as plugin.go keeps it.

@@ -94,10 +94,13 @@ describe('renderRouterConfig', () => {
     expect(webBe.dynamicCookieKey).toBeUndefined();
     // Servers and their cookies are computed when read (see backendWithEndpoints): read them explicitly.
     expect(webBe.servers.map((s) => ({ ...s, cookie: s.cookie }))).toEqual([
-      { name: 'pod:web-1:web::10.0.0.1:8080', address: '10.0.0.1', port: 8080, weight: 1, disabled: false, check: true, cookie: md5Hex('pod:web-1:web::10.0.0.1:8080') },
-      { name: 'ept:web::10.0.0.3:8080', address: '10.0.0.3', port: 8080, weight: 1, disabled: false, check: true, cookie: md5Hex('ept:web::10.0.0.3:8080') },
+      { name: 'pod:web-1:web::10.0.0.1:8080', address: '10.0.0.1', port: 8080, weight: 1, disabled: false, check: true, canonicalAddress: true, cookie: md5Hex('pod:web-1:web::10.0.0.1:8080') },
+      { name: 'ept:web::10.0.0.3:8080', address: '10.0.0.3', port: 8080, weight: 1, disabled: false, check: true, canonicalAddress: true, cookie: md5Hex('ept:web::10.0.0.3:8080') },
     ]);
     expect(cfg.backends[1]!.servers.map((s) => s.check)).toEqual([false]);
+    // An IPv6 address is not a dotted quad: the mock parses it to print it as HAProxy does.
+    const v6 = renderRouterConfig({ ...state, endpoints: new Map([...state.endpoints].map(([k, eps]) => [k, eps.map((e) => ({ ...e, ip: `::FFFF:${e.ip}` }))])) }, { maxDynamicServers: 0 });
+    expect(v6.backends[2]!.servers.map((s) => s.canonicalAddress)).toEqual([false, false]);
     // Passthrough without endpoints still gets its backend: tcp mode, source balance, no cookie, no servers.
     expect({ ...cfg.backends[0], servers: cfg.backends[0]!.servers }).toEqual({ name: 'be_tcp:db:pg', mode: 'tcp', balance: 'source', hashType: 'consistent', servers: [] });
   });
@@ -113,8 +116,8 @@ describe('renderRouterConfig', () => {
     ]);
     const slotBe = cfg.backends[0]!;
     expect(slotBe.servers).toEqual([
-      { name: '_dynamic-pod-1', address: '172.4.0.4', port: 8765, weight: 1, disabled: true, check: true },
-      { name: '_dynamic-pod-2', address: '172.4.0.4', port: 8765, weight: 1, disabled: true, check: true },
+      { name: '_dynamic-pod-1', address: '172.4.0.4', port: 8765, weight: 1, disabled: true, check: true, canonicalAddress: true },
+      { name: '_dynamic-pod-2', address: '172.4.0.4', port: 8765, weight: 1, disabled: true, check: true, canonicalAddress: true },
     ]);
     expect(slotBe.dynamicCookieKey).toBe(routingKeyName(pool));
     expect(cfg.backends[3]!.servers.map((s) => s.name)).toEqual(['pod:web-1:web::10.0.0.1:8080', 'ept:web::10.0.0.3:8080', '_dynamic-pod-1', '_dynamic-pod-2']);
@@ -133,7 +136,7 @@ describe('renderRouterConfig', () => {
         // server-template _dynamic-pod- 1-N 172.4.0.4:8765 … disabled; reencrypt lists them with weight 0.
         const weight = termination === 'reencrypt' ? 0 : 1;
         expect(shape.slotServers).toEqual(
-          Array.from({ length: slots }, (_, i) => ({ name: `_dynamic-pod-${i + 1}`, address: '172.4.0.4', port: 8765, weight, disabled: true, check: true })),
+          Array.from({ length: slots }, (_, i) => ({ name: `_dynamic-pod-${i + 1}`, address: '172.4.0.4', port: 8765, weight, disabled: true, check: true, canonicalAddress: true })),
         );
         const key = `${slots}/${weight}`;
         if (seen.has(key)) expect(shape.slotServers).toBe(seen.get(key));

@@ -1,3 +1,4 @@
+import { isDottedQuad } from '../dotted-quad.ts';
 import type { Endpoint } from '../endpoint.ts';
 import type { Route } from '../route.ts';
 import type { Balance, BackendConfig, ServerConfig } from './config-model.ts';
@@ -56,7 +57,7 @@ function slotServerList(slots: number, weight: 0 | 1): readonly ServerConfig[] {
   let list = lists.get(slots);
   if (list === undefined) {
     const made: ServerConfig[] = [];
-    for (let i = 1; i <= slots; i++) made.push({ name: slotServerName(i), address: SLOT_ADDRESS, port: SLOT_PORT, weight, disabled: true, check: true });
+    for (let i = 1; i <= slots; i++) made.push({ name: slotServerName(i), address: SLOT_ADDRESS, port: SLOT_PORT, weight, disabled: true, check: true, canonicalAddress: isDottedQuad(SLOT_ADDRESS) });
     list = made;
     lists.set(slots, list);
   }
@@ -184,8 +185,8 @@ function serversOf(shape: BackendShape, all: readonly ServedEndpoint[]): ServerC
   for (let i = 0; i < served.length; i++) {
     const e = served[i]!;
     servers[i] = shape.staticCookies
-      ? new CookieServer(e.id, e.ip, e.port, weight, check)
-      : { name: e.id, address: e.ip, port: e.port, weight, disabled: false, check };
+      ? new CookieServer(e.id, e.ip, e.port, weight, check, e.dottedQuad)
+      : { name: e.id, address: e.ip, port: e.port, weight, disabled: false, check, canonicalAddress: e.dottedQuad };
   }
   for (let i = 0; i < shape.slotServers.length; i++) servers[served.length + i] = shape.slotServers[i]!;
   return servers;
@@ -203,6 +204,7 @@ class CookieServer implements ServerConfig {
     readonly port: number,
     readonly weight: number,
     readonly check: boolean,
+    readonly canonicalAddress: boolean,
   ) {}
 
   get cookie(): string {

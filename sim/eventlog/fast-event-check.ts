@@ -1,3 +1,4 @@
+import { isDottedQuad } from '../../core/dotted-quad.ts';
 import type { InputEvent } from '../../core/events.ts';
 import { MAX_AT_MS } from './event-time.ts';
 import { isDns1123Label, isDns1123Subdomain } from './k8s-names.ts';
@@ -80,7 +81,7 @@ function endpoints(v: unknown): boolean {
       n++;
     }
     const ip = o['ip'];
-    if (typeof ip !== 'string' || !isIpv4(ip) || !hasOnly(o, n)) return false;
+    if (typeof ip !== 'string' || !isDottedQuad(ip) || !hasOnly(o, n)) return false;
   }
   return true;
 }
@@ -128,37 +129,4 @@ function tls(v: unknown): boolean {
     n++;
   }
   return hasOnly(t, n);
-}
-
-/**
- * zod's IPv4 pattern by hand: four decimal octets 0..255 joined by dots, no leading zeros, nothing else.
- * With an address per endpoint, the regular expression was the largest part of the check; this loop reads
- * each character once and measured about a fifth faster. A property test holds it to zod's answers.
- */
-export function isIpv4(s: string): boolean {
-  const len = s.length;
-  if (len < 7 || len > 15) return false;
-  let i = 0;
-  for (let octet = 1; ; octet++) {
-    let value = s.charCodeAt(i++) - 48;
-    if (!(value >= 0 && value <= 9)) return false;
-    // A leading 0 is the whole octet: "01" is not an address.
-    if (value !== 0 && i < len) {
-      let digit = s.charCodeAt(i) - 48;
-      if (digit >= 0 && digit <= 9) {
-        value = value * 10 + digit;
-        i++;
-        if (i < len) {
-          digit = s.charCodeAt(i) - 48;
-          if (digit >= 0 && digit <= 9) {
-            value = value * 10 + digit;
-            i++;
-            if (value > 255) return false;
-          }
-        }
-      }
-    }
-    if (octet === 4) return i === len;
-    if (i >= len || s.charCodeAt(i++) !== 46) return false;
-  }
 }

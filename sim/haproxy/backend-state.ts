@@ -193,8 +193,7 @@ function serverFromConfig(s: ServerConfig, id: number, nowS: number): MockServer
   return {
     id,
     name: s.name,
-    // HAProxy prints addresses as inet_ntop does, whatever the cfg spelled.
-    address: canonicalIp(s.address) ?? s.address,
+    address: addressAtLoad(s),
     fqdn: '-',
     port: s.port,
     portMap: s.port === 0,
@@ -251,9 +250,12 @@ export function isReadyAtLoad(s: ServerConfig): boolean {
   return !s.disabled && s.weight > 0 && addressAtLoad(s) !== '-';
 }
 
-/** The address the built server would print (`canonicalIp`, which returns an IPv4 text unchanged). */
+/**
+ * The address the built server prints: HAProxy prints addresses as inet_ntop does, whatever the cfg
+ * spelled (`canonicalIp`, which returns a dotted quad unchanged). A renderer's hint spares the parse.
+ */
 export function addressAtLoad(s: ServerConfig): string {
-  return canonicalIp(s.address) ?? s.address;
+  return s.canonicalAddress === true ? s.address : (canonicalIp(s.address) ?? s.address);
 }
 
 export function isReady(s: MockServer): boolean {

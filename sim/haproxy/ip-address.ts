@@ -4,6 +4,8 @@
  * The runtime API only takes literals in `set server addr`; names there are refused.
  */
 
+import { isDottedQuad } from '../../core/dotted-quad.ts';
+
 /** The printed form of an IP literal, or undefined if `text` is none. */
 export function canonicalIp(text: string): string | undefined {
   if (isIpv4(text)) return text;
@@ -11,26 +13,8 @@ export function canonicalIp(text: string): string | undefined {
   return undefined;
 }
 
-export function isIpv4(text: string): boolean {
-  let octets = 0;
-  let i = 0;
-  while (i <= text.length) {
-    const start = i;
-    let value = 0;
-    while (i < text.length && text.charCodeAt(i) >= 0x30 && text.charCodeAt(i) <= 0x39) {
-      value = value * 10 + (text.charCodeAt(i) - 0x30);
-      i++;
-    }
-    const digits = i - start;
-    if (digits === 0 || digits > 3 || value > 255) return false;
-    if (digits > 1 && text.charCodeAt(start) === 0x30) return false;
-    octets++;
-    if (i === text.length) break;
-    if (text.charCodeAt(i) !== 0x2e || octets === 4) return false;
-    i++;
-  }
-  return octets === 4;
-}
+/** A dotted-quad IPv4 text, as inet_pton reads one (see isDottedQuad). */
+export const isIpv4 = isDottedQuad;
 
 function canonicalIpv6(text: string): string | undefined {
   const groups = parseIpv6(text);
