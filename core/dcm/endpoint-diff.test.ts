@@ -95,4 +95,15 @@ describe('missingFrom', () => {
     const ids = new Set(other.map((e) => e.id));
     expect(missingFrom(list, other)).toEqual(list.filter((e) => !ids.has(e.id)));
   });
+
+  // As a served list hands them over: `other` shares some of `list`'s entry objects, beside entries of
+  // their own whose IDs may repeat one of `list` (found by ID, not by identity).
+  test.prop([listArb, listArb, fc.array(fc.nat(), { maxLength: 12 })], { numRuns: 1000 })('is the same filter when the lists share entries', (list, fresh, picks) => {
+    const other = [...fresh];
+    for (const p of picks) if (list.length > 0) other.splice(p % (other.length + 1), 0, list[p % list.length]!);
+    const ids = new Set(other.map((e) => e.id));
+    const missing = missingFrom(list, other);
+    expect(missing).toEqual(list.filter((e) => !ids.has(e.id)));
+    for (const e of missing) expect(list).toContain(e);
+  });
 });

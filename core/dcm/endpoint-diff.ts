@@ -99,7 +99,9 @@ const SMALL = 16;
 
 /**
  * The endpoints of `list` whose ID `other` lacks, in `list` order: the 2026 manager's deleted (old not in
- * new) and added (new not in old) servers.
+ * new) and added (new not in old) servers. A served list reuses the entries of endpoints that stayed
+ * (ServedMemo), so most entries are found in `other` as the same object, without reading their IDs, which
+ * are cold in the cache by the next change of the service.
  */
 export function missingFrom(list: readonly ServedEndpoint[], other: readonly ServedEndpoint[]): ServedEndpoint[] {
   const out: ServedEndpoint[] = [];
@@ -108,7 +110,7 @@ export function missingFrom(list: readonly ServedEndpoint[], other: readonly Ser
     for (const e of list) if (!ids.has(e.id)) out.push(e);
     return out;
   }
-  for (const e of list) if (!hasId(other, e.id)) out.push(e);
+  for (const e of list) if (!other.includes(e) && !hasId(other, e.id)) out.push(e);
   return out;
 }
 
