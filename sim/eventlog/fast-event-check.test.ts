@@ -1,9 +1,9 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { isDottedQuad } from '../../core/dotted-quad.ts';
 import { InputEventSchema } from './event-schema.ts';
 import { MAX_AT_MS } from './event-time.ts';
-import { isDottedQuad } from '../../core/dotted-quad.ts';
 import { looksValid } from './fast-event-check.ts';
 import { isRouteHost } from './route-host.ts';
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { isDottedQuad } from '../../core/dotted-quad.ts';
 import { usageReply } from './cli-help.ts';
 import { completeRequestLength, parseCliRequest } from './cli-line.ts';
-import { canonicalIp, isIpv4 } from './ip-address.ts';
+import { canonicalIp } from './ip-address.ts';
 
 describe('parseCliRequest', () => {
   it('splits commands at unescaped ; and words at blanks', () => {
@@ -64,8 +65,8 @@ describe('usageReply', () => {
 
 describe('IP literals', () => {
   it('reads IPv4 as inet_pton does', () => {
-    expect(['10.0.0.1', '255.255.255.255', '0.0.0.0'].every(isIpv4)).toBe(true);
-    expect(['010.0.0.1', '10.0.0', '10.0.0.256', '10.0.0.1.', 'a.b.c.d', ''].some(isIpv4)).toBe(false);
+    expect(['10.0.0.1', '255.255.255.255', '0.0.0.0'].every(isDottedQuad)).toBe(true);
+    expect(['010.0.0.1', '10.0.0', '10.0.0.256', '10.0.0.1.', 'a.b.c.d', ''].some(isDottedQuad)).toBe(false);
   });
 
   it('prints IPv6 as inet_ntop does', () => {

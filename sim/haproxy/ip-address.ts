@@ -8,13 +8,10 @@ import { isDottedQuad } from '../../core/dotted-quad.ts';
 
 /** The printed form of an IP literal, or undefined if `text` is none. */
 export function canonicalIp(text: string): string | undefined {
-  if (isIpv4(text)) return text;
+  if (isDottedQuad(text)) return text;
   if (text.includes(':')) return canonicalIpv6(text);
   return undefined;
 }
-
-/** A dotted-quad IPv4 text, as inet_pton reads one (see isDottedQuad). */
-export const isIpv4 = isDottedQuad;
 
 function canonicalIpv6(text: string): string | undefined {
   const groups = parseIpv6(text);
@@ -55,7 +52,7 @@ function parseIpv6(text: string): number[] | undefined {
     for (let k = 0; k < parts.length; k++) {
       const p = parts[k]!;
       if (k === parts.length - 1 && p.includes('.')) {
-        if (!isIpv4(p)) return undefined;
+        if (!isDottedQuad(p)) return undefined;
         const o = p.split('.').map(Number);
         out.push((o[0]! << 8) | o[1]!, (o[2]! << 8) | o[3]!);
         continue;
