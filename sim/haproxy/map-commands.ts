@@ -179,6 +179,25 @@ export function addMap(rt: MapRuntime, w: readonly string[], payload: readonly s
   return '\n';
 }
 
+/**
+ * What a `del map` or `set map` target names. HAProxy 2.6 takes it as an entry's reference only when it
+ * starts with `#0x` (lowercase x), and then reads the rest as `strtoll` does in base 16: at least one hex
+ * digit, in either case, leading zeros allowed, nothing after them (else "Malformed identifier"). Any
+ * other word, `#k` and `#0X1` included, is a key (measured on 2.6.12).
+ */
+type Target = { kind: 'key'; key: string } | { kind: 'ref'; ref: string } | { kind: 'malformed' };
+
+function targetOf(word: string): Target {
+  if (!word.startsWith('#0x')) return { kind: 'key', key: word };
+  const digits = word.slice(3);
+  if (!HEX_DIGITS.test(digits)) return { kind: 'malformed' };
+  // Entries print their pointer in lowercase without leading zeros: spell the number the same way.
+  return { kind: 'ref', ref: `0x${digits.toLowerCase().replace(/^0+(?=.)/, '')}` };
+}
+
+const HEX_DIGITS = /^[0-9a-fA-F]+$/;
+const MALFORMED_REF = 'Malformed identifier. Please use #<id> or <file>.\n\n';
+
 function findByRef(m: MockMap, ref: string): MockMapEntry | undefined {
   for (const e of m.entries) if (e.ref === ref) return e;
   return undefined;
@@ -187,10 +206,24 @@ function findByRef(m: MockMap, ref: string): MockMapEntry | undefined {
 /** `del map <map> <key|#ref>`: a key removes every entry with that key, in every version. */
 export function delMap(rt: MapRuntime, w: readonly string[]): RuntimeReply {
   if (!w[2] || !w[3]) return refused('This command expects two parameters: map identifier and key.\n\n');
-  const target = w[3];
-  if (target.charCodeAt(0) === 0x23) return delMapRef(rt, w[2], target.slice(1));
-  const m = lookupMap(rt, w[2]);
+  return delMapTarget(rt, w[2], w[3]);
+}
+
+/** `del map <map> #<ref>` as the router sends it: the ref as `show map` printed it. */
+export function delMapRef(rt: MapRuntime, mapRef: string, ref: string): RuntimeReply {
+  return delMapTarget(rt, mapRef, `#${ref}`);
+}
+
+function delMapTarget(rt: MapRuntime, mapRef: string, word: string): RuntimeReply {
+  const m = lookupMap(rt, mapRef);
   if (m === undefined) return UNKNOWN_MAP;
+  const target = targetOf(word);
+  if (target.kind === 'malformed') return refused(MALFORMED_REF);
+  if (target.kind === 'ref') return delEntry(m, findByRef(m, target.ref));
+  return delKey(m, target.key);
+}
+
+function delKey(m: MockMap, target: string): RuntimeReply {
   const before = m.entries.length;
   for (const e of m.entries) if (e.key === target) e.markRemoved();
   m.entries = m.entries.filter((e) => e.key !== target);
@@ -200,10 +233,7 @@ export function delMap(rt: MapRuntime, w: readonly string[]): RuntimeReply {
 }
 
 /** `del map <map> #<ref>`: the one entry with that reference. */
-export function delMapRef(rt: MapRuntime, mapRef: string, ref: string): RuntimeReply {
-  const m = lookupMap(rt, mapRef);
-  if (m === undefined) return UNKNOWN_MAP;
-  const e = findByRef(m, ref);
+function delEntry(m: MockMap, e: MockMapEntry | undefined): RuntimeReply {
   if (e === undefined) return KEY_NOT_FOUND;
   m.entries.splice(m.entries.indexOf(e), 1);
   removed(m, 1);
@@ -219,12 +249,13 @@ export function setMap(rt: MapRuntime, w: readonly string[]): string {
   if (!w[2] || !w[3] || !w[4]) return "'set map' expects three parameters: map identifier, key and value.\n\n";
   const m = lookupMap(rt, w[2]);
   if (m === undefined) return UNKNOWN_MAP_TEXT;
-  const target = w[3];
+  const target = targetOf(w[3]);
   const value = w[4];
+  if (target.kind === 'malformed') return MALFORMED_REF;
   // An integer map silently keeps its values when the new one does not parse (measured).
   const accepted = m.values !== 'int' || isIntValue(value);
-  if (target.charCodeAt(0) === 0x23) {
-    const e = findByRef(m, target.slice(1));
+  if (target.kind === 'ref') {
+    const e = findByRef(m, target.ref);
     if (e === undefined) return 'key or pattern not found.\n\n';
     if (accepted) replaceValue(m, m.entries.indexOf(e), value);
     m.rev++;
@@ -232,7 +263,7 @@ export function setMap(rt: MapRuntime, w: readonly string[]): string {
   }
   let found = false;
   for (let i = 0; i < m.entries.length; i++) {
-    if (m.entries[i]!.key === target) {
+    if (m.entries[i]!.key === target.key) {
       if (accepted) replaceValue(m, i, value);
       m.rev++;
       found = true;

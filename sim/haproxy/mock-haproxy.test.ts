@@ -93,6 +93,31 @@ describe('MockHaproxy', () => {
     expect(m.map(MAP)!.entries.slice(1).map((e) => `${e.key}=${e.value}`)).toEqual(['k1=v1', 'k2=v 2', 'k3=v3']);
   });
 
+  // HAProxy 2.6.12, measured: only `#0x` and hex digits is a reference (strtoll base 16: either case,
+  // leading zeros); `#0x` with anything else is malformed; any other word is a key, `#` or not.
+  it('reads `del map` and `set map` targets as HAProxy does', () => {
+    const m = loaded();
+    const ref = m.map(MAP)!.entries[0]!.ref;
+    expect(ref).toMatch(/^0x[1-9a-f][0-9a-f]*$/);
+    expect(m.execute(`set map ${MAP} #0x000${ref.slice(2).toUpperCase()} be_http:ns:v2`)).toBe('\n');
+    expect(m.execute(`set map ${MAP} #0X${ref.slice(2)} v`)).toBe('entry not found.\n\n');
+    expect(m.execute(`set map ${MAP} #${ref.slice(2)} v`)).toBe('entry not found.\n\n');
+    expect(m.execute(`set map ${MAP} #0x1 v`)).toBe('key or pattern not found.\n\n');
+    for (const bad of ['#0x', '#0xzz', `#${ref}z`, '#0x-1', '#0x+1']) {
+      expect(m.execute(`set map ${MAP} ${bad} v`)).toBe('Malformed identifier. Please use #<id> or <file>.\n\n');
+      expect(m.execute(`del map ${MAP} ${bad}`)).toBe('Malformed identifier. Please use #<id> or <file>.\n\n');
+    }
+    expect(m.execute('del map /nosuch.map #0xzz')).toBe('Unknown map identifier. Please use #<id> or <file>.\n\n');
+    expect(m.execute(`add map ${MAP} #k vk`)).toBe('\n');
+    expect(m.execute(`set map ${MAP} #k vk2`)).toBe('\n');
+    expect(m.execute(`del map ${MAP} #0X1`)).toBe('Key not found.\n\n');
+    expect(m.map(MAP)!.entries.map((e) => `${e.key}=${e.value}`)).toEqual(['^web\\.example\\.com(/.*)?$=be_http:ns:v2', '#k=vk2']);
+    expect(m.execute(`del map ${MAP} #k`)).toBe('\n');
+    expect(m.execute(`del map ${MAP} #0xffffffffffffffffff`)).toBe('Key not found.\n\n');
+    expect(m.execute(`del map ${MAP} #0x00${ref.slice(2)}`)).toBe('\n');
+    expect(m.map(MAP)!.entries).toEqual([]);
+  });
+
   it('reports the time since the last state change from the injected clock', () => {
     let now = 100;
     const m = loaded(() => now);
