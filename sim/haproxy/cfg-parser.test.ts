@@ -50,11 +50,14 @@ describe('parseHaproxyCfg', () => {
     });
     expect([...parsed.layout.backendIds]).toEqual([...r.layout.backendIds]);
     expect([...parsed.layout.maps].sort((a, b) => a.id - b.id)).toEqual([...r.layout.maps].sort((a, b) => a.id - b.id));
+    expect(parsed.layout.serverLines).toEqual(r.layout.serverLines);
   });
 
   it('expands server-template lines as HAProxy names them (prefix + number)', () => {
     const cfg = ['defaults', '  mode http', 'backend be', '  server-template _dynamic-pod- 1-3 172.4.0.4:8765 check disabled', '  server-template s 2 10.0.0.1'].join('\n');
-    const { config } = parseHaproxyCfg(cfg, { cfgFile: 'x.cfg', readFile: () => '' });
+    const { config, layout } = parseHaproxyCfg(cfg, { cfgFile: 'x.cfg', readFile: () => '' });
+    // Each server is declared where its template is (lines 4 and 5), as HAProxy says in its messages.
+    expect(layout.serverLines).toEqual({ cfgFile: 'x.cfg', byBackend: new Map([['be', [4, 4, 4, 5, 5]]]) });
     expect(config.backends[0]!.servers.map((s) => [s.name, s.address, s.port, s.disabled, s.check])).toEqual([
       ['_dynamic-pod-1', '172.4.0.4', 8765, true, true],
       ['_dynamic-pod-2', '172.4.0.4', 8765, true, true],

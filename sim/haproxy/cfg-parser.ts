@@ -61,6 +61,12 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
   let section: Section | undefined;
   const refs = new PatternRefNumbering(file);
   const statsSockets: StatsSocket[] = [];
+  const serverLines = new Map<string, number[]>();
+  const linesOf = (backend: string): number[] => {
+    let ls = serverLines.get(backend);
+    if (ls === undefined) serverLines.set(backend, (ls = []));
+    return ls;
+  };
 
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -83,6 +89,7 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
           const be: BackendConfig = { name, mode: defaultMode, balance: 'roundrobin', servers: [] };
           backends.push(be);
           backendIds.set(name, FIRST_PROXY_ID + proxyCount - 1);
+          serverLines.set(name, []);
           section = { kind: 'backend', backend: be };
         } else {
           section = { kind: 'frontend' };
@@ -147,12 +154,16 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
         break;
       case 'server':
         be.servers.push(parseServer(words[1] ?? fail("'server' needs a name"), words[2] ?? fail("'server' needs an address"), words.slice(3), fail));
+        linesOf(be.name).push(lineNo);
         break;
       case 'server-template': {
         const prefix = words[1] ?? fail("'server-template' needs a prefix");
         const [from, to] = parseRange(words[2], fail);
         const addr = words[3] ?? fail("'server-template' needs an address");
-        for (let n = from; n <= to; n++) be.servers.push(parseServer(`${prefix}${n}`, addr, words.slice(4), fail));
+        for (let n = from; n <= to; n++) {
+          be.servers.push(parseServer(`${prefix}${n}`, addr, words.slice(4), fail));
+          linesOf(be.name).push(lineNo);
+        }
         break;
       }
       default:
@@ -176,7 +187,7 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
     const { alsoAt, ...rest } = m;
     layoutMaps.push(alsoAt.length > 0 ? { ...rest, file: base, alsoAt } : { ...rest, file: base });
   }
-  return { config: { backends, maps }, layout: { backendIds, maps: layoutMaps, frontends }, statsSockets };
+  return { config: { backends, maps }, layout: { backendIds, maps: layoutMaps, frontends, serverLines: { cfgFile: file, byBackend: serverLines } }, statsSockets };
 }
 
 /** Words of a cfg line: blanks separate, `#` starts a comment, quotes and backslashes group. */

@@ -1,4 +1,4 @@
-import type { DynamicStart, MockBackend } from './backend-state.ts';
+import type { DynamicStart, MockBackend, MockServer } from './backend-state.ts';
 import { canonicalIp } from './ip-address.ts';
 import { findServerKeyword, suggestServerKeyword } from './server-keywords.ts';
 import { strtol } from './strtol.ts';
@@ -46,9 +46,9 @@ export type ParsedOptions = { ok: true; opts: DynamicServerOptions; warnings: st
  * kept and answers again for the same words, unless they name an `id` (which depends on the backend) or drew
  * a warning (which names the server). Reading them afresh cost 3.4% of a dcm-add-del replay of the day slice.
  */
-export function parseDynamicServerOptions(be: MockBackend, name: string, words: readonly string[], from: number): ParsedOptions {
+export function parseDynamicServerOptions(be: MockBackend, name: string, words: readonly string[], from: number, locate: Locate = NO_LOCATION): ParsedOptions {
   if (lastRead !== undefined && sameWords(lastWords, words, from)) return lastRead;
-  const parsed = readDynamicServerOptions(be, name, words, from);
+  const parsed = readDynamicServerOptions(be, name, words, from, locate);
   if (parsed.ok && parsed.warnings === '' && words.indexOf('id', from) < 0) {
     lastWords = words.slice(from);
     lastRead = parsed;
@@ -65,8 +65,12 @@ function sameWords(kept: readonly string[], words: readonly string[], from: numb
   return true;
 }
 
+/** Where a server was declared, for the message of an `id` that one already holds (`<cfg>:<line>`). */
+export type Locate = (s: MockServer) => string;
+const NO_LOCATION: Locate = () => '(null):0';
+
 /** The keywords read afresh (see parseDynamicServerOptions). */
-export function readDynamicServerOptions(be: MockBackend, name: string, words: readonly string[], from: number): ParsedOptions {
+export function readDynamicServerOptions(be: MockBackend, name: string, words: readonly string[], from: number, locate: Locate = NO_LOCATION): ParsedOptions {
   const opts: DynamicServerOptions = {
     weight: 1,
     check: false,
@@ -152,8 +156,7 @@ export function readDynamicServerOptions(be: MockBackend, name: string, words: r
         const id = atolToInt(value);
         if (id <= 0) return fail(`'${kw}' : custom id has to be > 0`);
         const holder = be.servers.find((s) => s.id === id);
-        // A dynamic server has no config file and line; a static one's are not kept by the mock either.
-        if (holder !== undefined) return fail(`'${kw}' : custom id ${id} already used at (null):0 ('server ${holder.name}')`);
+        if (holder !== undefined) return fail(`'${kw}' : custom id ${id} already used at ${locate(holder)} ('server ${holder.name}')`);
         opts.forcedId = id;
         break;
       }

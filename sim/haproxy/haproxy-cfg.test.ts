@@ -62,6 +62,16 @@ describe('renderHaproxyCfg', () => {
     expect(r.text).toContain('stats socket /d/s.sock mode 600 level admin');
   });
 
+  it('knows the line of every server it writes', () => {
+    const r = renderHaproxyCfg(sample(), options('/tmp/x'));
+    const text = r.text.split('\n');
+    expect(r.layout.serverLines!.cfgFile).toBe('/tmp/x/haproxy.cfg');
+    for (const be of sample().backends) {
+      const lines = r.layout.serverLines!.byBackend.get(be.name)!;
+      expect(lines.map((n) => text[n - 1]!.split(' ')[3])).toEqual(be.servers.map((s) => s.name));
+    }
+  });
+
   it('refuses privileged or invalid ports', () => {
     expect(() => renderHaproxyCfg(sample(), { ...options('/d'), httpPort: 80 })).toThrow(/httpPort/);
     expect(() => renderHaproxyCfg(sample(), { ...options('/d'), terminatedPort: 70000 })).toThrow(/terminatedPort/);

@@ -51,6 +51,18 @@ export interface CfgLayout {
   maps: readonly MapLayout[];
   /** Frontends (and listen sections) with their proxy ids and modes, for `show stat`; absent: none known. */
   frontends?: readonly { name: string; id: number; mode: 'http' | 'tcp' }[];
+  /** Where each backend's servers are declared; absent when the layout was made without the cfg text. */
+  serverLines?: ServerLines;
+}
+
+/**
+ * The cfg file (as HAProxy was given it) and, per backend, the line of each of its servers in server order:
+ * HAProxy names it when a runtime `add server … id N` takes an id a configured server holds. A
+ * `server-template` line is the line of every server it makes.
+ */
+export interface ServerLines {
+  cfgFile: string;
+  byBackend: ReadonlyMap<string, readonly number[]>;
 }
 
 export interface RenderOptions {
@@ -211,10 +223,16 @@ function render(config: HaproxyConfig, options: RenderOptions, withText: boolean
   const maps: MapLayout[] = [...parsed, ...deferred.map((m) => ({ ...m, id: nextRefId++ }))];
 
   const backendIds = new Map<string, number>();
+  const serverLines = new Map<string, number[]>();
   if (withText || withBackendIds) {
     config.backends.forEach((be, i) => {
       backendIds.set(be.name, renderedBackendId(i));
-      if (withText) lines.push('', ...renderBackend(be, options.checkIntervalMs ?? 5000));
+      if (!withText) return;
+      const block = renderBackend(be, options.checkIntervalMs ?? 5000);
+      // The block's server lines come last, after an empty line and the block's other lines.
+      const first = lines.length + 2 + block.length - be.servers.length;
+      serverLines.set(be.name, be.servers.map((_, k) => first + k));
+      lines.push('', ...block);
     });
   }
   lines.push('');
@@ -232,7 +250,13 @@ function render(config: HaproxyConfig, options: RenderOptions, withText: boolean
     { name: 'public_ssl', id: FIRST_PROXY_ID + 1, mode: 'tcp' as const },
     { name: 'fe_sni', id: FIRST_PROXY_ID + 2, mode: 'http' as const },
   ];
-  return { text: lines.join('\n'), mapFiles, layout: { backendIds, maps, frontends } };
+  const layout: CfgLayout = withText ? { backendIds, maps, frontends, serverLines: { cfgFile: options.cfgFile, byBackend: serverLines } } : { backendIds, maps, frontends };
+  return { text: lines.join('\n'), mapFiles, layout };
+}
+
+/** Where the default render of `config` declares each server (see ServerLines). */
+export function defaultServerLines(config: HaproxyConfig): ServerLines {
+  return render(config, DEFAULT_RENDER_OPTIONS, true).layout.serverLines!;
 }
 
 /** The layout the mock assumes when it is loaded without one: the default render of that config. */

@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import type { HaproxyConfig } from '../../core/haproxy/config-model.ts';
-import { DEFAULT_RENDER_OPTIONS } from './haproxy-cfg.ts';
+import { DEFAULT_RENDER_OPTIONS, renderHaproxyCfg } from './haproxy-cfg.ts';
 import { MockHaproxy } from './mock-haproxy.ts';
 
 const MAP = `${DEFAULT_RENDER_OPTIONS.mapDir}/os_http_be.map`;
@@ -116,6 +116,20 @@ describe('MockHaproxy', () => {
     expect(m.execute(`del map ${MAP} #0xffffffffffffffffff`)).toBe('Key not found.\n\n');
     expect(m.execute(`del map ${MAP} #0x00${ref.slice(2)}`)).toBe('\n');
     expect(m.map(MAP)!.entries).toEqual([]);
+  });
+
+  // HAProxy 2.6.12 names the cfg file and line of a configured server whose id `add server … id` asks for,
+  // `(null):0` for one added at runtime. Loaded without a cfg, the mock's cfg is its default render.
+  it('says where the server holding a requested id was declared', () => {
+    const m = loaded();
+    const text = renderHaproxyCfg(config()).text.split('\n');
+    const line = (name: string): number => text.findIndex((l) => l.startsWith(`  server ${name} `)) + 1;
+    const at = (name: string): string => `${DEFAULT_RENDER_OPTIONS.cfgFile}:${line(name)}`;
+    expect(line('pod-1')).toBeGreaterThan(0);
+    expect(m.execute('add server be_http:ns:web/a 10.0.0.2:80 id 1')).toBe(`'id' : custom id 1 already used at ${at('pod-1')} ('server pod-1').\n\n`);
+    expect(m.execute('add server be_http:ns:web/b 10.0.0.2:80 id 2')).toBe(`'id' : custom id 2 already used at ${at('_dynamic-pod-1')} ('server _dynamic-pod-1').\n\n`);
+    expect(m.execute('add server be_http:ns:web/c 10.0.0.2:80 id 7')).toBe('New server registered.\n\n');
+    expect(m.execute('add server be_http:ns:web/d 10.0.0.2:80 id 7')).toBe("'id' : custom id 7 already used at (null):0 ('server c').\n\n");
   });
 
   it('reports the time since the last state change from the injected clock', () => {

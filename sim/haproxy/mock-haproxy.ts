@@ -6,7 +6,7 @@ import { BackendIndex } from './backend-index.ts';
 import { backendFromConfig, type MockBackend, type MockServer } from './backend-state.ts';
 import { usageReply } from './cli-help.ts';
 import { parseCliRequest, plainWords, splitRequests, type CliCommand, type CliSession } from './cli-line.ts';
-import { defaultLayout, defaultMapLayouts, extraMapFiles, renderedBackendId, UNREFERENCED_MAP_FILES, type CfgLayout, type MapLayout, type MapMatch } from './haproxy-cfg.ts';
+import { defaultLayout, defaultMapLayouts, defaultServerLines, extraMapFiles, renderedBackendId, UNREFERENCED_MAP_FILES, type CfgLayout, type MapLayout, type MapMatch, type ServerLines } from './haproxy-cfg.ts';
 import {
   addMap,
   addMapEntry,
@@ -212,6 +212,19 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
       if (be?.id === id) return be;
     }
     return undefined;
+  }
+
+  /**
+   * `<cfg file>:<line>` of a configured server, as HAProxy names where a server was declared; `(null):0` for
+   * one added at runtime. The default layout has no lines: the default render of the config gives them.
+   */
+  serverLocation(be: MockBackend, s: MockServer): string {
+    if (s.dynamic) return '(null):0';
+    const r = this.running;
+    const lines = (r.serverLines ??= (r.layoutGiven ? r.layout?.serverLines : undefined) ?? defaultServerLines(r.config));
+    // A configured server's id is its place in the backend's server lines (backendFromConfig).
+    const line = lines.byBackend.get(be.name)?.[s.id - 1];
+    return line === undefined ? '(null):0' : `${lines.cfgFile}:${line}`;
   }
 
   backend(name: string): MockBackend | undefined {
@@ -498,6 +511,8 @@ interface Running {
   layoutByFile: Map<string, MapLayout | undefined>;
   pristine: Map<string, PristineMap>;
   backendList: MockBackend[] | undefined;
+  /** Where the servers are declared: asked for only when an `add server … id` collides. */
+  serverLines: ServerLines | undefined;
 }
 
 function emptyRunning(config: HaproxyConfig | undefined, loadedAtS: number, layout?: CfgLayout): Running {
@@ -512,6 +527,7 @@ function emptyRunning(config: HaproxyConfig | undefined, loadedAtS: number, layo
     layoutByFile: new Map(),
     pristine: new Map(),
     backendList: undefined,
+    serverLines: undefined,
   };
 }
 

@@ -31,6 +31,8 @@ export interface ServerRuntime {
   backendNames(): readonly string[];
   backend(name: string): MockBackend | undefined;
   nowS(): number;
+  /** Where a server was declared, as HAProxy says it (`<cfg file>:<line>`, or `(null):0` for a dynamic one). */
+  serverLocation(be: MockBackend, s: MockServer): string;
 }
 
 const NO_BACKEND: RuntimeReply = refused('No such backend.\n\n');
@@ -315,7 +317,7 @@ export function addServerTo(rt: ServerRuntime, beName: string, name: string, tar
   const bad = SERVER_NAME_BAD_CHAR.exec(name);
   if (bad !== null) return refused(`character '${bad[0]}' is not permitted in server name '${name}'.\n\n`);
   if (!target.ok) return refused(target.reply);
-  const parsed = parseDynamicServerOptions(be, name, words, from);
+  const parsed = parseDynamicServerOptions(be, name, words, from, (s) => rt.serverLocation(be, s));
   // HAProxy's warnings about the line come first, whatever the answer; the router takes an answer with
   // warnings for no acceptance.
   const said = parsed.warnings;
