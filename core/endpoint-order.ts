@@ -1,3 +1,4 @@
+import { dottedQuadValue } from './dotted-quad.ts';
 import type { Endpoint } from './endpoint.ts';
 
 /**
@@ -36,8 +37,8 @@ export function inRouterOrder(list: Endpoint[]): Endpoint[] {
       continue;
     }
     if (a.ip === b.ip) continue;
-    const x = left >= 0 ? left : dottedQuad(a.ip);
-    const y = dottedQuad(b.ip);
+    const x = left >= 0 ? left : dottedQuadValue(a.ip);
+    const y = dottedQuadValue(b.ip);
     if (x >= 0 && y >= 0 ? x > y : compareIp(a.ip, b.ip) > 0) return [...list].sort(compareEndpoints);
     left = y;
   }
@@ -49,9 +50,9 @@ export function compareIp(a: string, b: string): number {
   if (a === b) return 0;
   // Two plain dotted quads, the common case, in one pass each: this runs for every neighbouring pair of
   // every endpoints event, and the check for ':' before reading them cost as much as reading them.
-  const x = dottedQuad(a);
+  const x = dottedQuadValue(a);
   if (x >= 0) {
-    const y = dottedQuad(b);
+    const y = dottedQuadValue(b);
     if (y >= 0) return x - y;
   }
   const a4 = !a.includes(':');
@@ -61,32 +62,6 @@ export function compareIp(a: string, b: string): number {
   const q = ip16(b);
   for (let i = 0; i < 16; i++) if (p[i] !== q[i]) return p[i]! - q[i]!;
   return 0;
-}
-
-/**
- * Four decimal octets of up to three digits, read in place (no `split`, no strings), as one number; -1 for
- * anything else, which takes the general path.
- */
-function dottedQuad(ip: string): number {
-  let n = 0;
-  let octet = 0;
-  let digits = 0;
-  let dots = 0;
-  for (let i = 0; i < ip.length; i++) {
-    const c = ip.charCodeAt(i);
-    if (c >= 0x30 && c <= 0x39 && digits < 3) {
-      octet = octet * 10 + (c - 0x30);
-      digits++;
-    } else if (c === 0x2e && digits > 0 && dots < 3) {
-      n = n * 256 + octet;
-      octet = 0;
-      digits = 0;
-      dots++;
-    } else {
-      return -1;
-    }
-  }
-  return dots === 3 && digits > 0 ? n * 256 + octet : -1;
 }
 
 function ipv4NumberBySplit(ip: string): number {
