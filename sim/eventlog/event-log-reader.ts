@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import type { z } from 'zod';
 import type { InputEvent } from '../../core/events.ts';
 import { EventLogHeaderSchema, InputEventSchema } from './event-schema.ts';
+import { scanEndpointsSet } from './endpoints-line.ts';
 import { looksValid } from './fast-event-check.ts';
 import { fieldName } from './field-name.ts';
 import { InputError } from './input-error.ts';
@@ -74,15 +75,21 @@ class EventLogIterator implements IterableIterator<InputEvent> {
   private readonly batch: InputEvent[] = [];
   private batchSize = 0;
   private batchPos = 0;
-  /** JSON values of the batch's lines, before validation. */
+  /** JSON values of the batch's lines, before validation, or (`checked` 1) events the scanner read whole. */
   private readonly raws: unknown[] = [];
+  private readonly checked = new Uint8Array(EVENT_BATCH);
   /** An error met while parsing ahead, thrown when the consumer reaches its line. */
   private pendingError: unknown = undefined;
+
+  /** The cursor again when it reads a file: its lines' bytes go to the endpoints.set scanner undecoded. */
+  private readonly fileLines: FileLineCursor | undefined;
 
   constructor(
     private readonly lines: LineCursor,
     private readonly file: string,
-  ) {}
+  ) {
+    this.fileLines = lines instanceof FileLineCursor ? lines : undefined;
+  }
 
   [Symbol.iterator](): this {
     return this;
@@ -116,22 +123,40 @@ class EventLogIterator implements IterableIterator<InputEvent> {
 
   /**
    * Parses up to EVENT_BATCH events ahead, in two passes for the same reason as the batch: all the lines
-   * through JSON.parse, then all the values through the validator. An error waits for its turn; a line the
+   * through the endpoints.set scanner (a file's lines) or else JSON.parse, then all the values through the
+   * validator, but those the scanner read, which it checked as it read them. An error waits for its turn; a line the
    * validator rejects comes before any later line that is not JSON at all.
    */
   private fill(): void {
     const raws = this.raws;
+    const checked = this.checked;
+    const fileLines = this.fileLines;
     const firstNo = this.lines.no + 1;
     let parsed = 0;
     let parseError: unknown = undefined;
     try {
       for (; parsed < EVENT_BATCH; parsed++) {
-        const text = this.lines.next();
-        if (text === undefined) {
-          this.finished = true;
-          break;
+        if (fileLines !== undefined) {
+          if (!fileLines.advance()) {
+            this.finished = true;
+            break;
+          }
+          const scanned = scanEndpointsSet(fileLines.bytes, fileLines.lineFrom, fileLines.lineTo);
+          if (scanned !== undefined) {
+            raws[parsed] = scanned;
+            checked[parsed] = 1;
+            continue;
+          }
+          raws[parsed] = parseJsonLine(fileLines.lineText(), this.file, fileLines.no);
+        } else {
+          const text = this.lines.next();
+          if (text === undefined) {
+            this.finished = true;
+            break;
+          }
+          raws[parsed] = parseJsonLine(text, this.file, this.lines.no);
         }
-        raws[parsed] = parseJsonLine(text, this.file, this.lines.no);
+        checked[parsed] = 0;
       }
     } catch (err) {
       parseError = err;
@@ -141,7 +166,7 @@ class EventLogIterator implements IterableIterator<InputEvent> {
     try {
       for (; n < parsed; n++) {
         const no = firstNo + n;
-        const event = validateEvent(raws[n], this.file, no);
+        const event = checked[n] === 1 ? (raws[n] as InputEvent) : validateEvent(raws[n], this.file, no);
         raws[n] = undefined;
         if (event.at < this.lastAt) {
           throw new InputError(this.file, `time goes backwards: ${event.at} ms after ${this.lastAt} ms`, no, 'at');
@@ -178,6 +203,7 @@ class EventLogIterator implements IterableIterator<InputEvent> {
  */
 export const EVENT_BATCH = 64;
 
+/** One line the general way, JSON.parse and the validator, never the scanner: the scanner's tests hold it to this. */
 export function parseEventLine(text: string, file: string, no: number): InputEvent {
   return validateEvent(parseJsonLine(text, file, no), file, no);
 }

@@ -30,9 +30,9 @@ export interface LineCursor {
 
 export const CHUNK_BYTES = 1 << 20;
 /**
- * How many bytes are decoded into one string. Decoding is far cheaper per call than per line, but a string
- * above V8's regular object size goes to large-object space, and a megabyte string per chunk made reading
- * several times slower; 64 KiB stays in the young generation and dies there.
+ * How many bytes are checked for ASCII or UTF-8 at a time. Windows were once decoded whole, and a string
+ * above V8's regular object size goes to large-object space (a megabyte string per chunk made reading
+ * several times slower); lines are decoded one by one now, and the window stays at 64 KiB.
  */
 const WINDOW_BYTES = 1 << 16;
 const LF = 10;
@@ -43,13 +43,13 @@ const EMPTY = Buffer.alloc(0);
  * Streams a file's lines synchronously, a chunk at a time: a 10-million-event log replays in constant
  * memory, and the engine's loop stays synchronous (no promise per event).
  *
- * Bytes are decoded a window of whole lines at a time and lines are cut from that string: one decode per
- * 64 KiB rather than per line (a call into C++ each), and no `StringDecoder` or string concatenation. A window always ends
- * just after a "\n" byte, and that byte never occurs inside a multi-byte UTF-8 sequence, so no character
- * is split however the chunks fall. A line may share memory with its window (V8 slices strings); the event
- * reader keeps only what `JSON.parse` copies out, but a caller keeping raw lines for long should copy them.
+ * Bytes are checked a window of whole lines at a time (ASCII, else UTF-8) and each line is decoded from
+ * them on its own when asked for, with no `StringDecoder` or string concatenation; `advance` hands out a
+ * line's bytes without decoding it. A window always ends just after a "\n" byte (or at the end of the
+ * file), and that byte never occurs inside a multi-byte UTF-8 sequence, so no character is split however
+ * the chunks fall.
  *
- * The file is opened on the first `next()`, so creating a cursor for a missing file does not throw yet. It
+ * The file is opened on the first `next()` or `advance()`, so creating a cursor for a missing file does not throw yet. It
  * must be a regular file (see `openRegularFile`). A line longer than `maxLineBytes` is bad input naming the
  * line: the buffer never grows past that limit and a byte, so a file with no line break (or `/dev/zero`
  * behind a symlink) cannot fill memory.
@@ -60,11 +60,20 @@ export class FileLineCursor implements LineCursor {
   private buf: Buffer;
   /** `buf` up to the bytes read, so a search never sees stale bytes beyond them. */
   private view: Buffer = EMPTY;
-  /** First byte of `view` not yet decoded. */
+  /** First byte of `view` after the current window. */
   private pos = 0;
-  /** The decoded window, ending with "\n", and where its next line starts. */
-  private text = '';
-  private textPos = 0;
+  /**
+   * The window being read: lines are cut from `view` between `linePos` (where the next line starts) and
+   * `lineEnd` (just after the window's last "\n"), each decoded on its own as `lineEncoding` says. A line
+   * of its own is a flat string; lines cut from a decoded window were views of it in V8 (sliced strings),
+   * read more slowly, and a decode per line measured no dearer than one per window.
+   */
+  private linePos = 0;
+  private lineEnd = 0;
+  private lineEncoding: 'latin1' | 'utf8' = 'latin1';
+  /** The current line, in `view` (see `advance`). */
+  lineFrom = 0;
+  lineTo = 0;
   private eof = false;
   private closed = false;
   /** The first line whose bytes are not UTF-8 (0: none seen), thrown when `next()` reaches it, not before. */
@@ -84,18 +93,41 @@ export class FileLineCursor implements LineCursor {
     this.buf = Buffer.allocUnsafe(Math.min(chunkBytes, maxLineBytes + 1));
   }
 
-  next(): string | undefined {
+  /**
+   * Moves to the next line without decoding it (false at the end): its bytes are `bytes` from `lineFrom`
+   * to `lineTo`, without "\n" or "\r\n", valid until the next move. The event reader reads most lines
+   * from their bytes and decodes only the others (`lineText`).
+   */
+  advance(): boolean {
     for (;;) {
-      const text = this.text;
-      const start = this.textPos;
-      const nl = text.indexOf('\n', start);
-      if (nl !== -1) {
-        this.textPos = nl + 1;
+      const from = this.linePos;
+      if (from < this.lineEnd) {
+        const view = this.view;
+        // The window ends with "\n" except at the end of a file without one.
+        let nl = view.indexOf(LF, from);
+        if (nl === -1) nl = this.lineEnd;
+        this.linePos = nl + 1;
         if (++this.no === this.badLine) throw new InputError(this.path, this.badDetail, this.no);
-        return nl > start && text.charCodeAt(nl - 1) === CR ? text.slice(start, nl - 1) : text.slice(start, nl);
+        this.lineFrom = from;
+        this.lineTo = nl > from && view[nl - 1] === CR ? nl - 1 : nl;
+        return true;
       }
-      if (!this.decodeWindow()) return undefined;
+      if (!this.nextWindow()) return false;
     }
+  }
+
+  /** The bytes of the file the current line is in (see `advance`). */
+  get bytes(): Buffer {
+    return this.view;
+  }
+
+  /** The line `advance()` moved to, decoded. */
+  lineText(): string {
+    return this.view.toString(this.lineEncoding, this.lineFrom, this.lineTo);
+  }
+
+  next(): string | undefined {
+    return this.advance() ? this.lineText() : undefined;
   }
 
   close(): void {
@@ -103,14 +135,16 @@ export class FileLineCursor implements LineCursor {
     this.closed = true;
     this.view = EMPTY;
     this.pos = 0;
-    this.text = '';
-    this.textPos = 0;
+    this.linePos = 0;
+    this.lineEnd = 0;
+    this.lineFrom = 0;
+    this.lineTo = 0;
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;
   }
 
-  /** Decodes the next window of whole lines into `text`, reading as needed; false (and closed) at the end. */
-  private decodeWindow(): boolean {
+  /** Makes the next window of whole lines current, reading as needed; false (and closed) at the end. */
+  private nextWindow(): boolean {
     for (;;) {
       if (this.closed) return false;
       const view = this.view;
@@ -120,19 +154,22 @@ export class FileLineCursor implements LineCursor {
         let last = view.lastIndexOf(LF, limit - 1);
         // A line longer than the window makes a window of its own.
         if (last < pos) last = view.indexOf(LF, limit);
-        if (last !== -1) {
-          this.setText(this.decode(view, pos, last + 1));
-          this.pos = last + 1;
-          return true;
-        }
-        if (this.eof) {
+        if (last === -1) {
+          if (!this.eof) {
+            this.fill();
+            continue;
+          }
+          // The last line needs no "\n" to count.
           if (view.length - pos > this.maxLineBytes) throw this.lineTooLong();
-          // The last line needs no "\n" to count; one is added so `next()` finds its end like any other.
-          this.setText(this.decode(view, pos, view.length) + '\n');
-          this.pos = view.length;
-          return true;
+          last = view.length - 1;
         }
-      } else if (this.eof) {
+        this.lineEncoding = this.encodingOf(view.subarray(pos, last + 1));
+        this.linePos = pos;
+        this.lineEnd = last + 1;
+        this.pos = last + 1;
+        return true;
+      }
+      if (this.eof) {
         this.close();
         return false;
       }
@@ -141,16 +178,15 @@ export class FileLineCursor implements LineCursor {
   }
 
   /**
-   * UTF-8 bytes to a string. Event logs are nearly always ASCII, and for ASCII the Latin-1 decoder gives the
-   * same string at well under half the cost (a 317 MB log: about 100 ms less), so a window is checked first.
-   * Bytes that are not UTF-8 would decode to U+FFFD and pass unnoticed into names: the first such line is
-   * found here and becomes an input error when its turn comes.
+   * How a window's lines decode. Event logs are nearly always ASCII, and for ASCII the Latin-1 decoder gives
+   * the same string at well under half the cost (a 317 MB log: about 100 ms less), so a window is checked
+   * first. Bytes that are not UTF-8 would decode to U+FFFD and pass unnoticed into names: the first such
+   * line is found here and becomes an input error when its turn comes.
    */
-  private decode(bytes: Buffer, start: number, end: number): string {
-    const window = bytes.subarray(start, end);
-    if (isAscii(window)) return bytes.toString('latin1', start, end);
+  private encodingOf(window: Buffer): 'latin1' | 'utf8' {
+    if (isAscii(window)) return 'latin1';
     if (this.badLine === 0 && !isUtf8(window)) this.findBadLine(window);
-    return bytes.toString('utf8', start, end);
+    return 'utf8';
   }
 
   /** Only on the error path: the window's lines one by one, numbered after those already handed out. */
@@ -174,11 +210,6 @@ export class FileLineCursor implements LineCursor {
   private lineTooLong(): InputError {
     const max = formatBytes(this.maxLineBytes);
     return new InputError(this.path, `line longer than ${max} (docs/limits.md; ROUTERBENCH_MAX_LINE_BYTES raises it): every line is one JSON value`, this.no + 1);
-  }
-
-  private setText(text: string): void {
-    this.text = text;
-    this.textPos = 0;
   }
 
   /** Moves the undecoded bytes to the front and reads after them, growing the buffer if they fill it. */

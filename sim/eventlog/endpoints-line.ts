@@ -1,0 +1,216 @@
+import type { Endpoint } from '../../core/endpoint.ts';
+import type { InputEvent } from '../../core/events.ts';
+import { MAX_AT_MS } from './event-time.ts';
+import { LABEL_MAX_LENGTH, SUBDOMAIN_MAX_LENGTH } from './k8s-names.ts';
+
+/**
+ * Reads an `endpoints.set` line written the way routerbench writes one, straight from the file's bytes,
+ * checking it as it goes. JSON.parse and then the fast check read every character twice and make a key
+ * string per field; endpoints.set lines are nearly all of a churned log. This reads each byte once and
+ * builds the event the two would have built: the same values, the fields in the line's order, `type` as
+ * the constant.
+ *
+ * It gives up (undefined) at the first thing it does not expect: a space, an escape, a number written any
+ * other way than plain digits, fields in another order, an unknown or repeated field, a name the schema
+ * would refuse, a byte outside ASCII. JSON.parse and the schema then decide, and word the error. So it
+ * never accepts a line they reject, and what it accepts is what they give: endpoints-line.test.ts holds it
+ * to both.
+ *
+ * `t` must be a Buffer (its decoder makes the strings); the line is `from` to `to`. What follows the line
+ * ("\r", "\n" or the end of the bytes) is nothing any rule here accepts, so no loop runs past it.
+ *
+ * Each name is decoded on its own, as JSON.parse copies each: a name cut from a decoded line would be a
+ * view of it in V8 (a sliced string for 13 characters or more), which every comparison downstream then
+ * reads through, at about eight times the cost, and which keeps its whole line alive.
+ */
+export function scanEndpointsSet(t: Uint8Array, from: number, to: number): InputEvent | undefined {
+  if (!has(t, from, AT)) return undefined;
+  let i = from + AT.length;
+  let at = t[i++]! - 48;
+  if (!(at >= 0 && at <= 9)) return undefined;
+  // "0" is a whole number; JSON allows no digit after a leading 0.
+  if (at !== 0) {
+    for (let d = t[i]! - 48; d >= 0 && d <= 9; d = t[i]! - 48) {
+      at = at * 10 + d;
+      // Past MAX_AT_MS the schema refuses the time; stopping here also keeps the sum exact.
+      if (at > MAX_AT_MS) return undefined;
+      i++;
+    }
+  }
+  if (!has(t, i, TYPE_NAMESPACE)) return undefined;
+  i += TYPE_NAMESPACE.length;
+  let end = labelEnd(t, i);
+  if (end < 0) return undefined;
+  const namespace = text(t, i, end);
+  if (!has(t, end, SERVICE)) return undefined;
+  i = end + SERVICE.length;
+  end = subdomainEnd(t, i);
+  if (end < 0) return undefined;
+  const service = text(t, i, end);
+  if (!has(t, end, ENDPOINTS)) return undefined;
+  i = end + ENDPOINTS.length;
+  const endpoints: Endpoint[] = [];
+  if (t[i]! === 93) {
+    i++;
+  } else {
+    for (;;) {
+      if (!has(t, i, IP)) return undefined;
+      i += IP.length;
+      end = dottedQuadEnd(t, i);
+      if (end < 0) return undefined;
+      const ip = text(t, i, end);
+      if (!has(t, end, PORT)) return undefined;
+      i = end + PORT.length;
+      let port = t[i++]! - 48;
+      if (!(port >= 1 && port <= 9)) return undefined;
+      for (let d = t[i]! - 48; d >= 0 && d <= 9; d = t[i]! - 48) {
+        port = port * 10 + d;
+        if (port > 65535) return undefined;
+        i++;
+      }
+      let endpoint: Endpoint;
+      // Objects made whole from a literal, with the fields JSON.parse would give them, in its order: fields
+      // added one by one would go to a separate property store, which every later read goes through.
+      if (has(t, i, NAME_FIRST)) {
+        i += NAME_FIRST.length;
+        end = subdomainEnd(t, i);
+        if (end < 0) return undefined;
+        endpoint = { ip, port, name: text(t, i, end) };
+        i = end + 1;
+      } else {
+        endpoint = { ip, port };
+      }
+      // Any other optional fields in any order, each at most once: the generator and the importer differ.
+      while (t[i]! === 44) {
+        i++;
+        if (has(t, i, NAME)) {
+          if (endpoint.name !== undefined) return undefined;
+          i += NAME.length;
+          end = subdomainEnd(t, i);
+          if (end < 0) return undefined;
+          endpoint.name = text(t, i, end);
+          i = end + 1;
+        } else if (has(t, i, PORT_NAME)) {
+          if (endpoint.portName !== undefined) return undefined;
+          i += PORT_NAME.length;
+          end = labelEnd(t, i);
+          if (end < 0) return undefined;
+          endpoint.portName = text(t, i, end);
+          i = end + 1;
+        } else if (has(t, i, READY)) {
+          if (endpoint.ready !== undefined) return undefined;
+          i += READY.length;
+          if (has(t, i, TRUE)) {
+            endpoint.ready = true;
+            i += 4;
+          } else if (has(t, i, FALSE)) {
+            endpoint.ready = false;
+            i += 5;
+          } else {
+            return undefined;
+          }
+        } else {
+          return undefined;
+        }
+      }
+      if (t[i++]! !== 125) return undefined;
+      endpoints.push(endpoint);
+      const c = t[i++]!;
+      if (c === 93) break;
+      if (c !== 44) return undefined;
+    }
+  }
+  if (i !== to - 1 || t[i]! !== 125) return undefined;
+  return { at, type: 'endpoints.set', namespace, service, endpoints };
+}
+
+
+const TRUE = ascii('true');
+const FALSE = ascii('false');
+const AT = ascii('{"at":');
+const TYPE_NAMESPACE = ascii(',"type":"endpoints.set","namespace":"');
+const SERVICE = ascii('","service":"');
+const ENDPOINTS = ascii('","endpoints":[');
+const IP = ascii('{"ip":"');
+const PORT = ascii('","port":');
+const NAME = ascii('"name":"');
+const NAME_FIRST = ascii(',"name":"');
+const PORT_NAME = ascii('"portName":"');
+const READY = ascii('"ready":');
+
+function ascii(s: string): Uint8Array {
+  return Uint8Array.from(s, (c) => c.charCodeAt(0));
+}
+
+/** Whether the bytes from `i` on are `literal`'s. */
+function has(t: Uint8Array, i: number, literal: Uint8Array): boolean {
+  for (let k = 0; k < literal.length; k++) if (t[i + k] !== literal[k]) return false;
+  return true;
+}
+
+/**
+ * The bytes from `i` to `end` as a string of their own. Buffer's own decoder, called directly: `toString`
+ * checks its arguments first, which took about a third longer per name.
+ */
+function text(t: Uint8Array, i: number, end: number): string {
+  return (t as Latin1Bytes).latin1Slice(i, end);
+}
+
+/** Every Buffer has it (`buf.toString('latin1')` calls it); @types/node does not declare it. */
+interface Latin1Bytes extends Uint8Array {
+  latin1Slice(start: number, end: number): string;
+}
+
+/** Where the DNS-1123 label starting at `i` ends at a closing quote, or -1. */
+function labelEnd(t: Uint8Array, i: number): number {
+  const start = i;
+  for (;; i++) {
+    const c = t[i]!;
+    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) continue;
+    if (c === 45 && i > start) continue;
+    if (c !== 34) return -1;
+    break;
+  }
+  const n = i - start;
+  return n >= 1 && n <= LABEL_MAX_LENGTH && t[i - 1]! !== 45 ? i : -1;
+}
+
+/** Where the DNS-1123 subdomain starting at `i` ends at a closing quote, or -1. */
+function subdomainEnd(t: Uint8Array, i: number): number {
+  const start = i;
+  let labelStart = i;
+  for (;; i++) {
+    const c = t[i]!;
+    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) continue;
+    if (c === 45 && i > labelStart) continue;
+    if (c !== 46 && c !== 34) return -1;
+    const n = i - labelStart;
+    if (n < 1 || n > LABEL_MAX_LENGTH || t[i - 1]! === 45) return -1;
+    if (c === 34) break;
+    labelStart = i + 1;
+  }
+  return i - start <= SUBDOMAIN_MAX_LENGTH ? i : -1;
+}
+
+/** Where the dotted quad (core/dotted-quad.ts's rule) starting at `i` ends at a closing quote, or -1. */
+function dottedQuadEnd(t: Uint8Array, i: number): number {
+  for (let octet = 1; ; octet++) {
+    let value = t[i++]! - 48;
+    if (!(value >= 0 && value <= 9)) return -1;
+    if (value !== 0) {
+      let d = t[i]! - 48;
+      if (d >= 0 && d <= 9) {
+        value = value * 10 + d;
+        i++;
+        d = t[i]! - 48;
+        if (d >= 0 && d <= 9) {
+          value = value * 10 + d;
+          i++;
+          if (value > 255) return -1;
+        }
+      }
+    }
+    if (octet === 4) return t[i]! === 34 ? i : -1;
+    if (t[i++]! !== 46) return -1;
+  }
+}
