@@ -114,6 +114,14 @@ describe('scanEndpointsSet', () => {
     expect(scan(line.replace(service, `${service}d`))).toBeUndefined();
   });
 
+  // Names of up to 16 bytes are made one way, longer ones another: every length on both sides of that.
+  it('reads names of every length from 1 to 40', () => {
+    const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+    const endpoints = Array.from({ length: 40 }, (_, k) => ({ ip: '10.0.0.1', port: 80, name: alphabet.repeat(2).slice(k % 7, k % 7 + k + 1) }));
+    const line = JSON.stringify({ at: 1, type: 'endpoints.set', namespace: 'ns', service: 's', endpoints });
+    expect(scanned(line)).toBe(reference(line));
+  });
+
   it('reads a line of 1,000 endpoints', () => {
     const endpoints = Array.from({ length: 1000 }, (_, k) => ({ ip: `10.0.${k >> 8}.${k & 255}`, port: 8080, name: `pod-${k}` }));
     const line = JSON.stringify({ at: 1, type: 'endpoints.set', namespace: 'ns', service: 's', endpoints });
