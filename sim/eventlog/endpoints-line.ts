@@ -16,14 +16,14 @@ import { LABEL_MAX_LENGTH, SUBDOMAIN_MAX_LENGTH } from './k8s-names.ts';
  * never accepts a line they reject, and what it accepts is what they give: endpoints-line.test.ts holds it
  * to both.
  *
- * `t` must be a Buffer (its decoder makes the strings); the line is `from` to `to`. What follows the line
+ * The line is `t` from `from` to `to`. What follows the line
  * ("\r", "\n" or the end of the bytes) is nothing any rule here accepts, so no loop runs past it.
  *
  * Each name is decoded on its own, as JSON.parse copies each: a name cut from a decoded line would be a
  * view of it in V8 (a sliced string for 13 characters or more), which every comparison downstream then
  * reads through, at about eight times the cost, and which keeps its whole line alive.
  */
-export function scanEndpointsSet(t: Uint8Array, from: number, to: number): InputEvent | undefined {
+export function scanEndpointsSet(t: Buffer, from: number, to: number): InputEvent | undefined {
   if (!has(t, from, AT)) return undefined;
   let i = from + AT.length;
   let at = t[i++]! - 48;
@@ -152,9 +152,9 @@ function has(t: Uint8Array, i: number, literal: Uint8Array): boolean {
  * The bytes from `i` to `end` as a string of their own. Up to 16 bytes (nearly every name and address) by
  * `String.fromCharCode` with one argument per byte, which makes the string without leaving JavaScript:
  * 10 to 20 ns against about 50 for Buffer's decoder, whose every call crosses into C++. Longer ones by the
- * decoder, called directly: `toString` checks its arguments first, which took about a third longer.
+ * decoder.
  */
-function text(t: Uint8Array, i: number, end: number): string {
+function text(t: Buffer, i: number, end: number): string {
   switch (end - i) {
     case 1:
       return char(t[i]!);
@@ -189,16 +189,11 @@ function text(t: Uint8Array, i: number, end: number): string {
     case 16:
       return char(t[i]!, t[i + 1]!, t[i + 2]!, t[i + 3]!, t[i + 4]!, t[i + 5]!, t[i + 6]!, t[i + 7]!, t[i + 8]!, t[i + 9]!, t[i + 10]!, t[i + 11]!, t[i + 12]!, t[i + 13]!, t[i + 14]!, t[i + 15]!);
     default:
-      return (t as Latin1Bytes).latin1Slice(i, end);
+      return t.toString('latin1', i, end);
   }
 }
 
 const char = String.fromCharCode;
-
-/** Every Buffer has it (`buf.toString('latin1')` calls it); @types/node does not declare it. */
-interface Latin1Bytes extends Uint8Array {
-  latin1Slice(start: number, end: number): string;
-}
 
 /** Where the DNS-1123 label starting at `i` ends at a closing quote, or -1. */
 function labelEnd(t: Uint8Array, i: number): number {
