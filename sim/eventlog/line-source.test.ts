@@ -37,6 +37,21 @@ describe('the file line cursor', () => {
     }
   });
 
+  // The event reader scans a line's bytes before (or instead of) decoding it: they must be the line's.
+  test.prop([fc.array(fc.oneof(fc.string(), fc.constantFrom('', '\r', 'a\r', '€\r')), { maxLength: 8 }), fc.boolean(), fc.integer({ min: 1, max: 40 })])(
+    'advance hands out each line as the bytes next() would decode, at any chunk size',
+    (parts, finalNewline, chunk) => {
+      const text = parts.map((p) => p.replace(/\n/g, ' ')).join('\n') + (finalNewline ? '\n' : '');
+      const cursor = new FileLineCursor(fileWith(text), chunk);
+      const got: Array<[number, string]> = [];
+      while (cursor.advance()) {
+        got.push([cursor.no, cursor.bytes.subarray(cursor.lineFrom, cursor.lineTo).toString('utf8')]);
+        expect(cursor.lineText()).toBe(got[got.length - 1]![1]);
+      }
+      expect(got).toEqual(expectedLines(text));
+    },
+  );
+
   it('hands out every line before one that is not UTF-8, then names that line and byte', () => {
     // Line 4 holds Latin-1 "é" (0xE9): byte 5 after "caf" and the quote. Lines 1–3 are valid, one of them
     // with a real U+FFFD (EF BF BD), which is text like any other.

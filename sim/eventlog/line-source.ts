@@ -49,10 +49,10 @@ const EMPTY = Buffer.alloc(0);
  * file), and that byte never occurs inside a multi-byte UTF-8 sequence, so no character is split however
  * the chunks fall.
  *
- * The file is opened on the first `next()` or `advance()`, so creating a cursor for a missing file does not throw yet. It
- * must be a regular file (see `openRegularFile`). A line longer than `maxLineBytes` is bad input naming the
- * line: the buffer never grows past that limit and a byte, so a file with no line break (or `/dev/zero`
- * behind a symlink) cannot fill memory.
+ * The file is opened on the first `next()` or `advance()`, so creating a cursor for a missing file does not
+ * throw yet. It must be a regular file (see `openRegularFile`). A line longer than `maxLineBytes` is bad
+ * input naming the line: the buffer never grows past that limit and a byte, so a file with no line break
+ * (or `/dev/zero` behind a symlink) cannot fill memory.
  */
 export class FileLineCursor implements LineCursor {
   no = 0;
