@@ -140,17 +140,22 @@ const READY = ascii('"ready":');
 
 interface Literal {
   readonly length: number;
-  /** Its bytes four at a time, little-endian, then the rest one by one. */
+  /**
+   * Its bytes four at a time, little-endian, at `offsets`: every fourth byte from the first, and the last
+   * four (overlapping the word before when the length is not a multiple of 4), so no byte is left over.
+   */
   readonly words: Uint32Array;
-  readonly bytes: Uint8Array;
+  readonly offsets: Uint32Array;
 }
 
 function ascii(s: string): Literal {
+  if (s.length < 4) throw new Error(`a literal of at least 4 bytes, not ${JSON.stringify(s)}`);
   const bytes = Uint8Array.from(s, (c) => c.charCodeAt(0));
-  const words = new Uint32Array(s.length >> 2);
   const view = new DataView(bytes.buffer);
-  for (let k = 0; k < words.length; k++) words[k] = view.getUint32(4 * k, true);
-  return { length: s.length, words, bytes };
+  const offsets: number[] = [];
+  for (let k = 0; k + 4 <= s.length; k += 4) offsets.push(k);
+  if (s.length % 4 !== 0) offsets.push(s.length - 4);
+  return { length: s.length, words: Uint32Array.from(offsets, (k) => view.getUint32(k, true)), offsets: Uint32Array.from(offsets) };
 }
 
 /** A view of the last bytes scanned, for reading four at a time (a new one per buffer the cursor fills). */
@@ -169,10 +174,8 @@ function has(t: Buffer, i: number, literal: Literal): boolean {
     view = new DataView(t.buffer, t.byteOffset, t.byteLength);
   }
   const words = literal.words;
-  let k = 0;
-  for (; k < words.length; k++) if (view.getUint32(i + 4 * k, true) !== words[k]) return false;
-  const bytes = literal.bytes;
-  for (k *= 4; k < bytes.length; k++) if (t[i + k] !== bytes[k]) return false;
+  const offsets = literal.offsets;
+  for (let k = 0; k < words.length; k++) if (view.getUint32(i + offsets[k]!, true) !== words[k]) return false;
   return true;
 }
 
