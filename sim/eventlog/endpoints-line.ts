@@ -16,8 +16,8 @@ import { LABEL_MAX_LENGTH, SUBDOMAIN_MAX_LENGTH } from './k8s-names.ts';
  * never accepts a line they reject, and what it accepts is what they give: endpoints-line.test.ts holds it
  * to both.
  *
- * The line is `t` from `from` to `to`. What follows the line
- * ("\r", "\n" or the end of the bytes) is nothing any rule here accepts, so no loop runs past it.
+ * The line is `t` from `from` to `to`. What follows it ("\r", "\n" or the end of the bytes) is in no rule
+ * here, so no match runs past it, and the closing brace must be the line's last byte.
  *
  * Each name is decoded on its own, as JSON.parse copies each: a name cut from a decoded line would be a
  * view of it in V8 (a sliced string for 13 characters or more), which every comparison downstream then

@@ -124,8 +124,8 @@ class EventLogIterator implements IterableIterator<InputEvent> {
   /**
    * Parses up to EVENT_BATCH events ahead, in two passes for the same reason as the batch: all the lines
    * through the endpoints.set scanner (a file's lines) or else JSON.parse, then all the values through the
-   * validator, but those the scanner read, which it checked as it read them. An error waits for its turn; a line the
-   * validator rejects comes before any later line that is not JSON at all.
+   * validator, but those the scanner read, which it checked as it read them. An error waits for its turn;
+   * a line the validator rejects comes before any later line that is not JSON at all.
    */
   private fill(): void {
     const raws = this.raws;
