@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { EVENT_BATCH, readEventLogFile, readEventLogText } from './event-log-reader.ts';
 import { InputError } from './input-error.ts';
@@ -89,6 +90,49 @@ describe('event log v1 reader', () => {
     expect(expected[3]).toMatchObject({ route: { path: '/café/w€b', annotations: { note: 'pod-😀' } } });
     for (const chunkBytes of [1, 5, 7, 64, 1 << 20]) expect([...readEventLogFile(file, { chunkBytes })]).toEqual(expected);
   });
+
+  // A file's endpoints.set lines go through the byte scanner, text held in memory through JSON.parse and the
+  // validator alone: on the same lines, edited anywhere, both must give the same events, then the same error.
+  const dir = mkdtempSync(join(tmpdir(), 'rb-scan-'));
+  let logs = 0;
+  const written = fc
+    .array(
+      fc.record({ at: fc.nat({ max: 50 }), ns: fc.constantFrom('ns', 'shop-1'), svc: fc.constantFrom('web', 'a.b'), n: fc.nat({ max: 3 }), name: fc.boolean(), ready: fc.boolean() }),
+      { minLength: 1, maxLength: 70 },
+    )
+    .map((rows) => {
+      let at = 0;
+      return rows.map(({ at: step, ns, svc, n, name, ready }) => {
+        at += step;
+        const endpoints = Array.from({ length: n }, (_, k) => ({ ip: `10.0.0.${k}`, port: 8080, ...(name && { name: `${svc}-${k}` }), ...(ready && { ready: k > 0 }) }));
+        return JSON.stringify({ at, type: 'endpoints.set', namespace: ns, service: svc, endpoints });
+      });
+    });
+  const edit = fc.constantFrom(' ', '"', '\\', ',', ':', '}', ']', '.', '-', '0', '9', 'A', 'é', '\u0000', 'null', '1e3', '');
+  const outcome = (events: () => Iterable<unknown>): unknown[] => {
+    const out: unknown[] = [];
+    try {
+      for (const e of events()) out.push(e);
+    } catch (err) {
+      out.push((err as Error).message);
+    }
+    return out;
+  };
+  test.prop([written, fc.array(fc.tuple(fc.nat(), fc.nat(), fc.nat({ max: 3 }), edit), { minLength: 1, maxLength: 3 }), fc.constantFrom('\n', '\r\n'), fc.constantFrom(7, 64, 1 << 20)], { numRuns: 600 })(
+    'reads a file as it reads the same text, edited lines and errors included',
+    (lines, edits, eol, chunkBytes) => {
+      for (const [line, where, cut, text] of edits) {
+        const k = line % lines.length;
+        const l = lines[k]!;
+        const i = where % (l.length + 1);
+        lines[k] = l.slice(0, i) + text + l.slice(Math.min(l.length, i + cut));
+      }
+      const text = [HEADER, ...lines].join(eol) + eol;
+      const file = join(dir, `log-${logs++}.jsonl`);
+      writeFileSync(file, text);
+      expect(outcome(() => readEventLogFile(file, { chunkBytes }))).toEqual(outcome(() => readEventLogText(text, file)));
+    },
+  );
 
   it('counts lines across chunks when naming the line of an error', () => {
     const dir = mkdtempSync(join(tmpdir(), 'rb-'));
