@@ -44,6 +44,10 @@ describe('dcm-add-del', () => {
       `enable health ${BE}/${id(1)}`,
     ]);
     expect(h.reasons()).toEqual(['runtime-api-error']);
+    // The error says what failed; the request adds nothing to it, so that it folds like any request
+    // without a detail while a reload waits.
+    expect(h.runtimeErrors).toEqual([`unexpected response from haproxy to "enable health ${BE}/${id(1)}": Health check was not configured on this server, cannot enable.`]);
+    expect(h.requests).toEqual([{ reason: 'runtime-api-error' }]);
     // The server was added and is serving before the reload.
     expect(fake.ready(BE)).toEqual(['10.0.0.1:8080', '10.0.0.2:8080']);
   });

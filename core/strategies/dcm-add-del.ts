@@ -253,9 +253,8 @@ export class DcmAddDelStrategy implements RouterStrategy {
       return true;
     }
     if (errors.length === 0) return false;
-    const detail = errors.join('; ');
-    ctx.runtimeError(detail);
-    ctx.requestReload('runtime-api-error', detail);
+    ctx.runtimeError(errors.join('; '));
+    ctx.requestReload('runtime-api-error');
     return true;
   }
 

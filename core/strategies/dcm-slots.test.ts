@@ -268,6 +268,9 @@ describe('dcm-slots', () => {
     h.apply(eps('a', 1)); // a-2 deleted; show servers state times out (no retry for a timeout)
     expect(h.commitArms).toBe(1);
     expect(h.reasons()).toEqual(['runtime-api-error']);
+    // The runtime error says why; the request carries no detail of its own (see StrategyContext.runtimeError).
+    expect(h.runtimeErrors).toHaveLength(1);
+    expect(h.requests).toEqual([{ reason: 'runtime-api-error' }]);
     h.reload();
     h.apply(eps('a', 1, 3)); // a-3 added only: the listing fails before anything sets configChanged
     expect(h.commitArms).toBe(1);

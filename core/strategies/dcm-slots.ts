@@ -255,7 +255,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
       ctx.requestReload(e.reason, e.detail);
     } else if (e instanceof RuntimeApiError) {
       ctx.runtimeError(e.message);
-      ctx.requestReload('runtime-api-error', e.message);
+      ctx.requestReload('runtime-api-error');
     } else {
       throw e;
     }
