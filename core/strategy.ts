@@ -14,7 +14,7 @@ export interface StrategyContext {
   requestReload(reason: ReloadReason, detail?: string): void;
   /** Arm the commit-interval timer if it is not armed (later calls do not extend it). */
   armCommitTimer(): void;
-  /** A note for the output log (e.g. why a dynamic change fell back to a reload). */
+  /** A note for the output log (e.g. that a change went on despite an error); a reload request's detail says why it falls back. */
   note(message: string): void;
   /**
    * A runtime API call failed for good (after retries, or HAProxy answered with an error); counted in the

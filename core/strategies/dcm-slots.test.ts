@@ -86,6 +86,9 @@ describe('dcm-slots', () => {
     // 3 new endpoints (a-2..a-4), 2 unused slots → 1 remaining → fall back.
     h.apply(eps('a', 1, 2, 3, 4));
     expect(h.reasons()).toEqual(['dynamic-slots-exhausted']);
+    // The request says why, once: no note repeats it.
+    expect(h.requests).toEqual([{ reason: 'dynamic-slots-exhausted', detail: 'no free dynamic server slots for backend be_http:shop:a, 1 endpoint(s) remaining' }]);
+    expect(h.notes).toEqual([]);
     // Nothing was committed (upstream returns before Backend.Commit).
     expect(fake.ready('be_http:shop:a')).toEqual(['10.0.0.1:8080']);
     h.settle();

@@ -251,7 +251,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
 
   private fallBack(ctx: StrategyContext, e: unknown): void {
     if (e instanceof Fallback) {
-      ctx.note(`dcm-slots: ${e.detail}`);
+      // The request's detail says why; a note repeating it was one more output line per fallback.
       ctx.requestReload(e.reason, e.detail);
     } else if (e instanceof RuntimeApiError) {
       ctx.runtimeError(e.message);
