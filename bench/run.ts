@@ -3,6 +3,7 @@ import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidArgumentError } from 'commander';
+import { quantile } from '../reports/quantile.ts';
 import { benchLog, type BenchLogName } from './churn-log.ts';
 import { benchCommand, intIn, parseBenchArgs, strategiesOf } from './lib/cli.ts';
 
@@ -35,13 +36,6 @@ if (oneCore && spawnSync('taskset', ['-c', '0', 'true']).status !== 0) {
   process.exit(2);
 }
 const strategies = strategiesOf(cli.args, ['reload-always', 'dcm-slots', 'dcm-add-del']);
-
-/** The middle value (the mean of the middle two for an even count). */
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 function parseLogs(value: string): BenchLogName[] {
   const names = value.split(',');
@@ -104,7 +98,8 @@ for (const name of logs) {
   for (const s of strategies) {
     const { r, wall, cpu } = best.get(s)!;
     if (name === 'day') dayRss.set(s, r.peakRssMiB);
-    const cpuColumn = `${cpu.toFixed(3)} (${median(cpuRatios.get(s)!).toFixed(3)})`;
+    const median = quantile([...cpuRatios.get(s)!].sort((a, b) => a - b), 0.5)!;
+    const cpuColumn = `${cpu.toFixed(3)} (${median.toFixed(3)})`;
     console.log(
       `${name.padEnd(6)} ${s.padEnd(14)} ${String(r.events).padStart(8)} ${String(r.eventsPerSecond).padStart(10)} ${wall.toFixed(3).padStart(17)} ${cpuColumn.padStart(24)} ${(r.outputBytes / r.inputBytes).toFixed(2).padStart(15)} ${String(r.peakRssMiB).padStart(5)} MiB ${String(r.reloads).padStart(8)} ${String(r.commands).padStart(13)}`,
     );
