@@ -3,6 +3,7 @@ import { limitHeapGrowth } from '../sim/cli/heap-growth.ts';
 import { loadRunInput } from '../sim/load-input.ts';
 import { JsonlFileSink, nullSink } from '../sim/output/output-sink.ts';
 import { headerOf, runOne } from '../sim/run.ts';
+import { Breakdown } from './lib/breakdown.ts';
 import { benchCommand, parseBenchArgs, strategiesOf } from './lib/cli.ts';
 
 /** One replay in its own process, so peak RSS belongs to this strategy alone. */
@@ -10,32 +11,43 @@ const cli = parseBenchArgs(
   benchCommand(
     'replay.ts',
     'replays an event log under one strategy, invariants checked at the end only; with --out the output log is written as `run --out` writes it (compact unless --trace runtime), the time includes writing it, and it is removed afterwards unless --keep',
-    'one JSON line: events, wall time, events/s, CPU time (all threads) and events per CPU second, simulated/wall, peak RSS, reloads, reload requests by reason, runtime API commands; with --out the output log\'s size and the input\'s',
+    'one JSON line: events, wall time, events/s, CPU time (all threads) and events per CPU second, simulated/wall, peak RSS, reloads, reload requests by reason, runtime API commands; with --out the output log\'s size and the input\'s. With --breakdown, first a table on stderr: the replay\'s wall time by what it was doing (reading, each input event type, each runtime command kind, reloads, the output log), each as self time, with calls, µs per call and share',
   )
     .argument('<log>', 'an event log (.jsonl) or a scenario')
     .argument('<strategy>', 'reload-always, dcm-slots or dcm-add-del')
     .option('--out <file>', 'write the output log here')
     .option('--trace <what>', 'runtime: every runtime command in the output log, as `run --trace runtime`')
-    .option('--keep', 'keep the output log'),
+    .option('--keep', 'keep the output log')
+    .option('--breakdown', 'time each kind of work apart (bench/lib/breakdown.ts); timing every call slows the replay, so compare shares, not totals'),
 );
 // The heap grows as under the CLI, so that peak RSS is what a user of `run` sees.
 limitHeapGrowth();
 const [file, strategy] = cli.args as [string, string];
 strategiesOf([strategy], []);
-const { out, trace, keep } = cli.opts<{ out?: string; trace?: string; keep?: boolean }>();
+const { out, trace, keep, breakdown } = cli.opts<{ out?: string; trace?: string; keep?: boolean; breakdown?: boolean }>();
 if (trace !== undefined && trace !== 'runtime') {
   console.error(`error: --trace takes runtime (got '${trace}')`);
   process.exit(2);
 }
 // Invariants are checked once, at the end: the benchmark measures the simulation, not the checker.
-const input = loadRunInput(file, { set: { 'router.strategy': strategy, 'sim.invariants': 'end' } });
+const loaded = loadRunInput(file, { set: { 'router.strategy': strategy, 'sim.invariants': 'end' } });
 const options = trace === undefined ? {} : { trace: ['runtime' as const] };
-const sink = out === undefined ? nullSink : new JsonlFileSink(out, headerOf(input, options));
+const sink = out === undefined ? nullSink : new JsonlFileSink(out, headerOf(loaded, options));
+const timer = breakdown === true ? new Breakdown() : undefined;
+timer?.install();
+const input = timer?.reading(loaded) ?? loaded;
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
-const { report } = runOne(input, sink, [], options);
+const { report } = runOne(input, timer?.writing(sink) ?? sink, [], options);
 sink.commit();
 const wallMs = performance.now() - t0;
+if (timer !== undefined) {
+  timer.uninstall();
+  console.error(`${'where the time went (self time)'.padEnd(46)} ${'calls'.padStart(9)} ${'ms'.padStart(7)} ${'µs/call'.padStart(8)} ${'share'.padStart(6)}`);
+  for (const r of timer.table(wallMs * 1e6)) {
+    console.error(`${r.label.padEnd(46)} ${String(r.calls).padStart(9)} ${String(r.ms).padStart(7)} ${r.usPerCall.toFixed(1).padStart(8)} ${r.share.toFixed(1).padStart(5)}%`);
+  }
+}
 const cpu = process.cpuUsage(cpu0);
 // Every thread of the process (V8's GC and compiler threads too): on a loaded machine the steadier figure.
 const cpuMs = (cpu.user + cpu.system) / 1000;
