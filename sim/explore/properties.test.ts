@@ -68,6 +68,25 @@ describe('PropertyMonitor', () => {
     expect(judge([...elected, ...fail, state(t + ORPHAN_US + 1, 'b', 'BACKUP', 'MASTER'), ...recover, end(t + 90_000_000)])).toEqual([['vip-no-master', (t + ORPHAN_US) / 1000]]);
   });
 
+  it('vip-no-master: a backup that reloads its keepalived starts its window again, and a crashed keepalived is a standing fault', () => {
+    const t = 10_000_000;
+    const fail: OutputRecord[] = [input$(t, 'node.fail', 'a'), state(t, 'a', 'MASTER', 'INIT'), { atUs: t, type: 'vrrp.node', node: 'a', live: false, cause: 'node.fail' }];
+    // b reloads 2 s into the orphan time: keepalived restarts its down timer, so its window runs from the reload.
+    const reload = t + 2_000_000;
+    const takeover = (atUs: number): OutputRecord[] => [...elected, ...fail, input$(reload, 'keepalived.reload', 'b'), state(atUs, 'b', 'BACKUP', 'MASTER'), end(atUs + 1)];
+    expect(judge(takeover(reload + ORPHAN_US))).toEqual([]);
+    expect(judge(takeover(reload + ORPHAN_US + 1))).toEqual([['vip-no-master', (reload + ORPHAN_US) / 1000]]);
+    // A reload of another node changes nothing: b's window still runs from the failure.
+    const other: OutputRecord[] = [...elected, ...fail, input$(reload, 'keepalived.reload', 'c'), state(t + ORPHAN_US + 1, 'b', 'BACKUP', 'MASTER'), end(t + ORPHAN_US + 2)];
+    expect(judge(other)).toEqual([['vip-no-master', (t + ORPHAN_US) / 1000]]);
+    // A router that had not settled at the end, while a's keepalived crashed and never restarted: not judged.
+    const stuck: OutputRecord = { atUs: 0, type: 'warning', message: 'the router had not settled when the run ended; the final invariant check was skipped' };
+    expect(judge([...elected, input$(t, 'keepalived.crash', 'a'), stuck, end(t + 2 * LIVENESS_US)])).toEqual([]);
+    // Restarted: judged a whole liveness phase after the restart.
+    const restarted = [...elected, input$(t, 'keepalived.crash', 'a'), input$(t + 1_000_000, 'keepalived.restart', 'a'), stuck];
+    expect(judge([...restarted, end(t + 1_000_000 + LIVENESS_US)])).toEqual([['router-converges', (t + 1_000_000 + LIVENESS_US) / 1000]]);
+  });
+
   it('vip-no-master: no violation when no live node is BACKUP (every node down)', () => {
     const t = 10_000_000;
     const down = (n: string): OutputRecord[] => [input$(t, 'node.fail', n), { atUs: t, type: 'vrrp.node', node: n, live: false, cause: 'node.fail' }];

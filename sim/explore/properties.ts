@@ -45,7 +45,7 @@ export class PropertyMonitor implements RecordObserver {
   private readonly vips = new Map<string, VipWatch>();
   private readonly live = new Map<string, boolean>();
   private readonly liveSinceUs = new Map<string, number>();
-  /** Faults standing (node down, router down, script failed, link down, partition), by what heals them. */
+  /** Faults standing (node down, router down, keepalived crashed, script failed, link down, partition), by what heals them. */
   private readonly open = new Set<string>();
   private partitionHealedUs = 0;
   private lastInputUs = 0;
@@ -120,6 +120,10 @@ export class PropertyMonitor implements RecordObserver {
       'router.recover': [`router ${subject}`, false],
       'link.down': [`link ${subject}`, true],
       'link.up': [`link ${subject}`, false],
+      // A node.fail while keepalived is down does not heal the crash: keepalived.restart does (or a node.recover,
+      // which starts keepalived, followed by the restart's warning); a crash without its restart is standing.
+      'keepalived.crash': [`keepalived ${subject}`, true],
+      'keepalived.restart': [`keepalived ${subject}`, false],
     };
     if (event === 'network.partition') {
       this.open.add('partition');
@@ -128,6 +132,10 @@ export class PropertyMonitor implements RecordObserver {
       this.open.delete('partition');
       this.partitionHealedUs = atUs;
       for (const vip of this.vips.keys()) this.recount(vip, atUs);
+    } else if (event === 'keepalived.reload') {
+      // keepalived restarts a backup's down timer when it rereads its configuration (vrrp_init_instance_sands;
+      // docs/event-log.md, measured on 2.2.7): the node's takeover bound runs again from the reload.
+      for (const v of this.vips.values()) if (v.backups.has(subject)) v.backups.set(subject, atUs);
     } else if (event === 'script.fail' || event === 'script.recover') {
       if (event === 'script.fail') this.open.add(`script ${subject}`);
       else this.open.delete(`script ${subject}`);
@@ -179,7 +187,7 @@ export class PropertyMonitor implements RecordObserver {
       this.violate('vip-split-brain', v.splitSinceUs + this.splitBoundUs, `${vip} has masters ${this.liveMasters(v).join(', ')} for more than ${this.splitBoundUs / 1000} ms`);
     }
     if (v.orphanSinceUs >= 0) {
-      // The bound runs from when the VIP lost its master or a node became a live BACKUP, whichever is later.
+      // The bound runs from when the VIP lost its master or a node became a live BACKUP (or reloaded), whichever is later.
       for (const [node, since] of v.backups) {
         if (!this.isLive(node)) continue;
         const from = Math.max(v.orphanSinceUs, since, this.liveSinceUs.get(node) ?? 0);

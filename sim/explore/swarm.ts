@@ -46,6 +46,9 @@ export const FEATURES = [
   'router-failures',
   'stalls',
   'partitions',
+  'keepalived-crashes',
+  'link-flaps',
+  'keepalived-reloads',
   'joins-leaves',
 ] as const;
 
@@ -173,6 +176,25 @@ function drawCluster(rng: RandomStream, on: On, pick: <T>(v: readonly T[]) => T,
   if (on('stalls', 0.3)) rates.nodeStallPerHour = pick([6, 30, 120]);
   if (on('partitions', 0.3)) rates.partitionPerHour = pick([6, 30, 120]);
   const faults = Object.keys(rates).length === 0 ? undefined : { nodes: faultNodes, downMs: pick([5_000, 20_000, 60_000]), ...rates };
+  // keepalived's own faults and reloads, inline: drawn after everything above, so that a seed draws what it
+  // drew before these existed. Each fault is undone within the churn, on a node that stays.
+  const churnS = churnMs / 1000;
+  const spans = (down: 'keepalived.crash' | 'link.down', up: 'keepalived.restart' | 'link.up'): void => {
+    for (let k = between(1, 2); k > 0; k--) {
+      const downS = pick([2, 10, 20].filter((d) => d <= churnS / 2));
+      const at = between(1, churnS - downS - 1) * 1000;
+      const node = pick(faultNodes);
+      events.push({ at, type: down, node }, { at: at + downS * 1000, type: up, node });
+    }
+  };
+  if (on('keepalived-crashes', 0.3)) spans('keepalived.crash', 'keepalived.restart');
+  if (on('link-flaps', 0.3)) spans('link.down', 'link.up');
+  // A new base priority by SIGHUP (an owner's 255 is not drawn: it is a VIP's address, not a setting).
+  if (on('keepalived-reloads', 0.3)) {
+    for (let k = between(1, 2); k > 0; k--) events.push({ at: between(1, churnS - 1) * 1000, type: 'keepalived.reload', node: pick(faultNodes), priority: between(50, 200) });
+  }
+  // Stable: events of one time keep the order they were drawn in.
+  events.sort((a, b) => (a.at as number) - (b.at as number));
   return { cluster, events, faults };
 }
 

@@ -28,6 +28,16 @@ describe('dropPairs', () => {
     expect(tried).toEqual(['123467', '2347', '1346']);
   });
 
+  it('drops a keepalived crash with the restart of the same node, not of another', async () => {
+    const events: InputEvent[] = [
+      { at: 0, type: 'keepalived.crash', node: 'n1' },
+      { at: 1, type: 'keepalived.restart', node: 'n2' },
+      { at: 2, type: 'keepalived.restart', node: 'n1' },
+    ];
+    const r = await dropPairs(events, { fails: () => true, shouldStop: () => false });
+    expect(r.events).toEqual([events[1]]);
+  });
+
   it('pairs an upsert with the delete of the same route, not of another', async () => {
     const route = (name: string, at: number): InputEvent => ({ at, type: 'route.upsert', route: { namespace: 'shop', name, host: `${name}.example.com`, service: 's' } });
     const events: InputEvent[] = [route('a', 0), route('b', 0), { at: 1, type: 'route.delete', namespace: 'shop', name: 'b' }];

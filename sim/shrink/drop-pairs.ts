@@ -11,6 +11,7 @@ export const UNDONE_BY: Partial<Record<InputEventType, InputEventType>> = {
   'router.fail': 'router.recover',
   'script.fail': 'script.recover',
   'link.down': 'link.up',
+  'keepalived.crash': 'keepalived.restart',
   'network.partition': 'network.heal',
   'node.join': 'node.leave',
 };

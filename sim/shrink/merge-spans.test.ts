@@ -31,6 +31,17 @@ describe('mergeSpans', () => {
     expect(r).toMatchObject({ changed: true, stopped: false });
   });
 
+  it('merges two keepalived crashes of one node into one', async () => {
+    const events: InputEvent[] = [
+      { at: 10, type: 'keepalived.crash', node: 'n1' },
+      { at: 20, type: 'keepalived.restart', node: 'n1' },
+      { at: 30, type: 'keepalived.crash', node: 'n1' },
+      { at: 40, type: 'keepalived.restart', node: 'n1' },
+    ];
+    const r = await mergeSpans(events, { fails: () => true, ...never });
+    expect(r.events).toEqual([events[0], events[3]]);
+  });
+
   it('keeps both spans when the failure needs the node up in between, and leaves other subjects alone', async () => {
     const events: InputEvent[] = [
       { at: 10, type: 'node.fail', node: 'n1' },

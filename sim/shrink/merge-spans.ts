@@ -3,11 +3,11 @@ import { pairSubject, UNDONE_BY } from './drop-pairs.ts';
 import type { PassResult, Probe } from './probe.ts';
 
 /** Fault kinds whose two spans on one subject can become one; churn is left to the other passes. */
-const FAULTS = new Set(['node.fail', 'node.shutdown', 'router.fail', 'script.fail', 'link.down', 'network.partition']);
+const FAULTS = new Set(['node.fail', 'node.shutdown', 'router.fail', 'keepalived.crash', 'script.fail', 'link.down', 'network.partition']);
 
 /**
  * Cluster events merged, two into one span: a fault, its recovery and the same fault again on the same
- * subject (node, router, script, link, the same partition groups) become one longer fault, by dropping the
+ * subject (node, router, keepalived, script, link, the same partition groups) become one longer fault, by dropping the
  * recovery and the second fault; two stalls of one node become one stall from the first's start to the
  * later end. Fewer events where a failure needs the subject down at two times but not up in between,
  * which neither single deletions nor dropping pairs reach. Each merge is tried once per pass, first to last.
