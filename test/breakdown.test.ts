@@ -10,9 +10,9 @@ import { runOne } from '../sim/run.ts';
 const SCENARIO = join(import.meta.dirname, '..', 'scenarios', 'dcm-steady-endpoint-churn.yaml');
 
 /** A clock that reads the given instants in turn. */
-function scripted(...instants: number[]): () => bigint {
+function scripted(...instants: number[]): () => number {
   let i = 0;
-  return () => BigInt(instants[i++]!);
+  return () => instants[i++]!;
 }
 
 describe('Breakdown', () => {
