@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Endpoint } from '../endpoint.ts';
 import type { Route } from '../route.ts';
+import { applyChurn } from '../router-state.ts';
 import { FakeHaproxy } from '../testing/fake-haproxy.ts';
 import { Harness } from '../testing/harness.ts';
 import { DcmAddDelStrategy } from './dcm-add-del.ts';
@@ -118,3 +119,67 @@ describe('dcm-add-del', () => {
     expect(h.reasons()).toEqual(['reload-in-progress']);
   });
 });
+
+describe('dcm-add-del, as router.go and backend.go of the add/del manager', () => {
+  const on = (name: string, service: string): Route => route(name, { service });
+
+  it('during the first reload, endpoints of a service without routes or with the same ready set ask for no reload', () => {
+    const fake = new FakeHaproxy();
+    const h = new Harness(new DcmAddDelStrategy(), fake);
+    for (const e of [upsert(route('a')), eps('a', 1)]) applyChurn(h.state, e);
+    const end = h.beginReload();
+    // AddEndpoints of a service no route uses: nothing to change, so no stateChanged and no reload.
+    h.apply(eps('other', 1));
+    h.apply({ at: 0, type: 'endpoints.delete', namespace: 'shop', service: 'other' });
+    // A not-ready address is not in the EndpointTable: equal to the old one, AddEndpoints returns.
+    h.apply({ ...eps('a', 1), endpoints: [ep('a', 1), { ...ep('a', 2), ready: false }] });
+    expect(h.requests).toEqual([]);
+    // A routed service's change is refused while the reload runs, and asks for the next one.
+    h.apply(eps('a', 1, 2));
+    expect(h.reasons()).toEqual(['reload-in-progress']);
+    end();
+    expect(fake.commands).toEqual([]);
+  });
+
+  it('a `del server` the socket never delivers is logged, not an error: the server stays in maint, no reload', () => {
+    const fake = new FakeHaproxy();
+    const h = new Harness(new DcmAddDelStrategy(), fake);
+    h.sync([upsert(route('a')), eps('a', 1, 2, 3)]);
+    const send = fake.send.bind(fake);
+    fake.send = (c) => (c.kind === 'del server' ? (fake.commands.push('(refused)'), { ok: false, error: 'refused' }) : send(c));
+    fake.commands.length = 0;
+    h.apply(eps('a', 1, 2));
+    // maint, then `del server` tried three times (runCommandWithRetries), then DeleteServer returns no error.
+    expect(fake.commands).toEqual(['show backend', `set server ${BE}/${id(3)} state maint`, '(refused)', '(refused)', '(refused)']);
+    expect(h.requests).toEqual([]);
+    expect(h.runtimeErrors).toEqual([]);
+    expect(h.commitArms).toBe(1);
+    expect(fake.ready(BE)).toEqual(['10.0.0.1:8080', '10.0.0.2:8080']);
+  });
+
+  it('a change refused during the first reload updates only the first route\'s table; the second keeps the initial sync\'s', () => {
+    const fake = new FakeHaproxy();
+    const h = new Harness(new DcmAddDelStrategy(), fake);
+    const web = (...is: number[]) => ({ ...eps('web', ...is), endpoints: is.map((i) => ep('web', i)) });
+    // Routes a and b on service web; dynamicallyAddRoute gave both the table {1, 2}.
+    for (const e of [upsert(on('a', 'web')), upsert(on('b', 'web')), web(1, 2)]) applyChurn(h.state, e);
+    const end = h.beginReload();
+    // Refused: ReplaceRouteEndpoints replaced a's table before the refusal; the walk stopped there.
+    h.apply(web(1, 2, 3));
+    expect(h.reasons()).toEqual(['reload-in-progress']);
+    end();
+    // The reload it asked for writes {1, 2, 3} into both backends.
+    h.reload();
+    fake.commands.length = 0;
+    h.apply(web(1, 2, 3, 4));
+    // a: {1, 2, 3} → {1, 2, 3, 4} adds 4. b: {1, 2} → adds 3, which exists: `del server` of a ready
+    // server is refused, AddServer fails, and the router reloads.
+    const b = 'be_http:shop:b';
+    expect(fake.commands.filter((c) => c.includes(b)).slice(0, 2)).toEqual([
+      `add server ${b}/pod:web-3:web::10.0.0.3:8080 10.0.0.3:8080 weight 1 check inter 5000ms`,
+      `del server ${b}/pod:web-3:web::10.0.0.3:8080`,
+    ]);
+    expect(h.reasons()).toEqual(['runtime-api-error']);
+  });
+});
+

@@ -81,7 +81,7 @@ export class DcmAddDelStrategy implements RouterStrategy {
     this.keepTables(change, state);
     if (!this.loaded) {
       if (change.kind === 'blueprint.changed') this.pool.applyChange(change.before, change.after);
-      ctx.requestReload(ctx.reloadInProgress ? 'reload-in-progress' : 'initial');
+      if (this.reachesManager(change, state)) ctx.requestReload(ctx.reloadInProgress ? 'reload-in-progress' : 'initial');
       return;
     }
     switch (change.kind) {
@@ -140,6 +140,18 @@ export class DcmAddDelStrategy implements RouterStrategy {
     }
   }
 
+  /**
+   * Whether a change before the first reload ends asks for a reload: router.go's AddEndpoints and
+   * DeleteEndpoints act only for a service that has routes (no route: nothing to change, nothing to commit),
+   * and AddEndpoints returns at once on an EndpointTable equal to the old one (not-ready addresses are not in
+   * it). Route and blueprint changes always do.
+   */
+  private reachesManager(change: StateChange, state: RouterState): boolean {
+    if (change.kind !== 'endpoints.changed') return true;
+    if (this.routeKeysOf(change.namespace, change.service, state).length === 0) return false;
+    return change.deleted || !sameServed(servedEndpoints(change.service, change.before), servedEndpoints(change.service, change.after));
+  }
+
   /** The service's routes in key order: from the index once it is built, from the state before. */
   private routeKeysOf(namespace: string, service: string, state: RouterState): readonly string[] {
     if (this.indexed) return this.index.routesOf(namespace, service);
@@ -152,6 +164,13 @@ export class DcmAddDelStrategy implements RouterStrategy {
     if (!this.seeded) {
       this.seeded = true;
       this.pool.seed(state, this.opts.blueprintNamespace ?? '');
+      // The routes of the initial sync were added before the strategy saw any change, and dynamicallyAddRoute
+      // gave each the service's endpoints of that moment: the state the first reload renders. A change refused
+      // while that reload runs then updates only the first route's table (keepTables), as upstream.
+      for (const [key, r] of state.routes) {
+        const rec = this.recordOf(key);
+        if (rec.table === undefined) rec.table = tableOf(r, state);
+      }
     }
     return this.renderer.render(state, this.pool.poolRoutes());
   }
@@ -164,12 +183,6 @@ export class DcmAddDelStrategy implements RouterStrategy {
     if (this.indexed) return;
     this.index.rebuild(state);
     this.indexed = true;
-    // Routes of the initial sync were added before the strategy saw any change: their tables are taken to
-    // be right (the endpoints were known when each route was added).
-    for (const [key, r] of state.routes) {
-      const rec = this.recordOf(key);
-      if (rec.table === undefined) rec.table = tableOf(r, state);
-    }
   }
 
   /** dynamicallyReplaceEndpoints: every route of the service in key order, stopping at the first failure. */
@@ -325,15 +338,22 @@ export class DcmAddDelStrategy implements RouterStrategy {
     return { errors, missingBackend: false };
   }
 
-  /** DeleteServer: maint first (an error there counts), then `del server` (a refusal is only logged). */
+  /** DeleteServer: maint first (an error there counts), then `del server` (any failure is only logged). */
   private *deleteServer(backend: string, e: ServedEndpoint): RuntimeProgram<void> {
     const maint = cmd.setServerState(backend, e.id, 'maint');
     const r = yield maint;
     accept(maint, r !== undefined && r.ok ? r.reply : yield* retryCommand(maint, r));
     const del = cmd.delServer(backend, e.id);
     const d = yield del;
-    // "disabling backend server instead of deleting due to a delete failure": a refusal leaves it in maint.
-    if (d === undefined || !d.ok) yield* retryCommand(del, d);
+    // "disabling backend server instead of deleting due to a delete failure": whatever the failure, a refusal
+    // or a socket that failed every retry, the server is left in maint and no error is returned.
+    if (d === undefined || !d.ok) {
+      try {
+        yield* retryCommand(del, d);
+      } catch (err) {
+        if (!(err instanceof RuntimeApiError)) throw err;
+      }
+    }
   }
 
   /** AddServer: `add server`, retried once after deleting a leftover server of the same name; then `state ready`. */
