@@ -22,6 +22,7 @@ const inputArb: fc.Arbitrary<VrrpInput> = fc.record({
   preempt: fc.boolean(),
   preemptDelayUs: fc.constantFrom(0, 0, 2_000_000, 300_000_000),
   garpMasterDelayUs: fc.constantFrom(0, 5_000_000),
+  initialMaster: fc.boolean(),
 });
 
 type Step = { dt: number; e: Omit<VrrpEvent, 'nowUs'> & Record<string, unknown> };
@@ -84,7 +85,8 @@ describe('fast paths agree with the machine', () => {
     }
   });
 
-  test.prop([inputArb, fc.integer({ min: 1, max: 254 }), fc.integer({ min: 0, max: 10 ** 10 }), fc.boolean()], { numRuns: 200 })(
+  // Priority 255 included: an owner that wants MASTER takes no fast path, one with `state BACKUP` does.
+  test.prop([inputArb, fc.constantFrom(1, 100, 254, 255, 255), fc.integer({ min: 0, max: 10 ** 10 }), fc.boolean()], { numRuns: 200 })(
     'START: resolveState(INIT/BACKUP) with the computed context equals initialTransition + transition',
     (input, priority, nowUs, fault) => {
       const [init] = initialTransition(vrrpMachine, { ...input, priority });

@@ -11,7 +11,7 @@ import { contextMasterDownUs, type VrrpContext } from './machine.ts';
  * - priority ≥ own, or preemption off (the preempt_delay window needs its clock: machine).
  *
  * Effect, identical to the machine's (checked by fast-path.test.ts on random sequences):
- * downDeadlineUs = now + masterDownUs; preemptAtUs = −1 when priority ≥ own. The machine's `armDownTimer`
+ * downDeadlineUs = now + masterDownUs, downTimerUs = masterDownUs; preemptAtUs = −1 when priority ≥ own. The machine's `armDownTimer`
  * action is a no-op for a simulation whose lazy down timer is already queued no later than the old deadline.
  *
  * `masterDownUs` must equal contextMasterDownUs(c) (callers cache it; it depends on priority and interval).
@@ -26,6 +26,7 @@ export function fastBackupAdvert(
   if (!fastPathEligible(c, priority, intervalUs)) return false;
   if (priority >= c.priority) c.preemptAtUs = -1;
   c.downDeadlineUs = nowUs + masterDownUs;
+  c.downTimerUs = masterDownUs;
   return true;
 }
 
@@ -36,14 +37,15 @@ export function fastPathEligible(c: VrrpContext, priority: number, intervalUs: n
 }
 
 /**
- * START of a non-owner without a fault, as the machine does it: INIT → BACKUP with the full down timer
+ * START without a fault of an instance that is not a quick-starting owner, as the machine does it: INIT → BACKUP with the full down timer
  * (enterBackup). Returns the BACKUP context; the caller builds the snapshot with `machine.resolveState`, which
  * costs a fraction of a transition (10,000 instances start at once on the benchmark). Null when the machine
  * would do something else (owner → MASTER, fault → FAULT).
  */
 export function startBackupContext(c: VrrpContext, nowUs: number, fault: boolean): VrrpContext | null {
-  if (fault || c.priority === 255) return null;
+  if (fault || (c.priority === 255 && c.initialMaster)) return null;
   const next = { ...c, masterAdverIntervalUs: c.advertIntervalUs, preemptAtUs: -1 };
-  next.downDeadlineUs = nowUs + contextMasterDownUs(next);
+  next.downTimerUs = contextMasterDownUs(next);
+  next.downDeadlineUs = nowUs + next.downTimerUs;
   return next;
 }

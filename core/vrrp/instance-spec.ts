@@ -13,8 +13,9 @@ export interface VrrpInstanceSpec {
   preemptDelayMs: number;
   track: TrackSpec[];
   /**
-   * Nodes whose config says `state MASTER` (ipfailover's preferred masters). keepalived ≥ 2.0 starts them in
-   * BACKUP anyway and clears `nopreempt` and `preempt_delay` for them.
+   * Nodes whose keepalived wants to start as MASTER: `state MASTER` in the config (ipfailover's preferred
+   * masters), or no state line and priority 255. keepalived ≥ 2.0 starts a non-owner of them in BACKUP anyway,
+   * an owner as master at once, and clears `nopreempt` and `preempt_delay` for them.
    */
   initialMasterNodes: string[];
   /** The instance's own VRRP version and advert interval (µs, as keepalived uses it); absent: the cluster's. */
@@ -29,10 +30,14 @@ export interface NodeOverrides {
   preemptDelayMs?: number;
 }
 
-/** Preemption as one node's keepalived runs it. */
-export function preemptionFor(spec: VrrpInstanceSpec, node: string, own: NodeOverrides = {}): { preempt: boolean; preemptDelayMs: number } {
+/**
+ * Preemption as one node's keepalived runs it at base priority `priority`: vrrp_complete_instance clears
+ * `nopreempt` for an address owner (priority 255: "nopreempt is incompatible with priority 255"), and both
+ * `nopreempt` and `preempt_delay` for `state MASTER`.
+ */
+export function preemptionFor(spec: VrrpInstanceSpec, node: string, own: NodeOverrides = {}, priority = 0): { preempt: boolean; preemptDelayMs: number } {
   if (spec.initialMasterNodes.includes(node)) return { preempt: true, preemptDelayMs: 0 };
-  return { preempt: own.preempt ?? spec.preempt, preemptDelayMs: own.preemptDelayMs ?? spec.preemptDelayMs };
+  return { preempt: priority === 255 || (own.preempt ?? spec.preempt), preemptDelayMs: own.preemptDelayMs ?? spec.preemptDelayMs };
 }
 
 /** A configuration value that cannot be run; `key` is the dotted path of the offending setting. */

@@ -92,4 +92,14 @@ describe('ipfailover expansion', () => {
     expect(still.map((s) => s.priorities['n12'])).toEqual(still.map(() => 243));
     expect(still.every((s) => s.initialMasterNodes.length === 0 && !s.preempt)).toBe(true);
   });
+
+  test('an address owner without a state line wants MASTER: keepalived derives it from priority 255', () => {
+    // ip .128: ipslot 0, so its preferred instances get 255 - 0 = 255. Under nopreempt the generator writes no
+    // state line, and keepalived's vrrp_complete_instance then sets wantstate MASTER from the priority (and
+    // clears nopreempt): the node counts as an initial master. Node .12 at 243 does not.
+    const nodes = [{ name: 'n128', ip: '10.0.0.128' }, { name: 'n12', ip: '10.0.0.12' }];
+    const specs = expandIpfailover({ ...opts, replicas: 1, preemption: 'nopreempt' }, nodes, zero);
+    expect(specs.map((s) => s.priorities['n128'])).toEqual(specs.map(() => 255));
+    expect(specs.every((s) => s.initialMasterNodes.length === 1 && s.initialMasterNodes[0] === 'n128')).toBe(true);
+  });
 });

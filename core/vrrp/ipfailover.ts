@@ -168,8 +168,10 @@ export function expandIpfailover(
     prios.forEach((p, i) => {
       // A node whose address ends in .0 or .128 draws priority 0 one time in 32: keepalived's
       // vrrp_prio_handler refuses it and uses its default, 100 (which makes that node the first backup).
-      specs[i]!.priorities[node.name] = p.priority < 1 || p.priority > 255 ? KEEPALIVED_DEFAULT_PRIORITY : p.priority;
-      if (p.preferredMaster) specs[i]!.initialMasterNodes.push(node.name);
+      const priority = p.priority < 1 || p.priority > 255 ? KEEPALIVED_DEFAULT_PRIORITY : p.priority;
+      specs[i]!.priorities[node.name] = priority;
+      // The generator writes no state line for the others: keepalived then derives MASTER from priority 255.
+      if (p.preferredMaster || priority === 255) specs[i]!.initialMasterNodes.push(node.name);
     });
   }
   return specs;

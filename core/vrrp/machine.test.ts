@@ -29,11 +29,16 @@ const start: VrrpEvent = { type: 'START', nowUs: 0, fault: false };
 const advert = (nowUs: number, priority: number, srcIp = 20, intervalUs = 1_000_000): VrrpEvent => ({ type: 'ADVERT', nowUs, priority, srcIp, intervalUs });
 
 describe('VRRP instance machine', () => {
-  test('INIT → BACKUP with the down timer at Master_Down; the owner (255) goes straight to MASTER', () => {
+  test('INIT → BACKUP with the down timer at Master_Down; the owner (255) goes straight to MASTER only when it wants MASTER', () => {
     expect(run({}, [start])).toMatchObject({ state: 'BACKUP', ctx: { downDeadlineUs: 3_609_375 } });
-    const owner = run({ basePriority: 255 }, [start]);
+    const owner = run({ basePriority: 255, initialMaster: true }, [start]);
     expect(owner.state).toBe('MASTER');
     expect(owner.actions.map((a) => a.type)).toEqual(['sendAdvert', 'garp', 'armAdvertTimer', 'armGarpTimer']);
+    // `state BACKUP` with priority 255 (vrrp_init_state's quick start needs wantstate MASTER): BACKUP, its
+    // down timer at 3 · 1 s + Skew(255) = 3 s + ⌊1 · 10⁶ / 256⌋ µs = 3,003,906 µs.
+    expect(run({ basePriority: 255 }, [start])).toMatchObject({ state: 'BACKUP', ctx: { downDeadlineUs: 3_003_906 } });
+    // A non-owner that wants MASTER starts in BACKUP like the others.
+    expect(run({ initialMaster: true }, [start])).toMatchObject({ state: 'BACKUP', ctx: { downDeadlineUs: 3_609_375 } });
   });
 
   test("a backup's priority change moves its running down timer by the change in Skew", () => {
@@ -46,6 +51,23 @@ describe('VRRP instance machine', () => {
     expect(after.ctx).toMatchObject({ priority: 150, downDeadlineUs: before - shift });
     expect(after.actions).toEqual([{ type: 'armDownTimer', params: { atUs: before - shift } }]);
     expect(shift).toBe(195_313);
+  });
+
+  test('a priority change after a priority-0 advert or a discarded one moves the timer from what keepalived stored', () => {
+    // vrrp_set_effective_priority moves the deadline by Master_Down(new) − ms_down_timer.
+    // Priority-0 advert at 5 s: the timer is at Skew(100) = 609,375 µs, deadline 5,609,375. Priority 70 at 5.3 s:
+    // Master_Down(70) = 3 s + ⌊186 · 10⁶ / 256⌋ = 3,726,562, so the deadline moves by 3,726,562 − 609,375 to
+    // 8,726,562 = 5 s + 3A + Skew(70): the backup waits about 3A more, not 117 ms less.
+    const zero = run({}, [start, advert(5_000_000, 0), { type: 'SET_PRIORITY', nowUs: 5_300_000, priority: 70 }]);
+    expect(zero.ctx).toMatchObject({ priority: 70, downDeadlineUs: 8_726_562, downTimerUs: 3_726_562 });
+    // A lower advert (50) discarded at 2 s leaves what was left of the START timer: 3,609,375 − 2,000,000 =
+    // 1,609,375. Priority 150 at 2.5 s: Master_Down(150) = 3 s + ⌊106 · 10⁶ / 256⌋ = 3,414,062, so the deadline
+    // becomes 3,609,375 + 3,414,062 − 1,609,375 = 5,414,062 = 2 s + Master_Down(150): it runs from the discarded advert.
+    const discarded = run({}, [start, advert(2_000_000, 50), { type: 'SET_PRIORITY', nowUs: 2_500_000, priority: 150 }]);
+    expect(discarded.ctx).toMatchObject({ priority: 150, downDeadlineUs: 5_414_062 });
+    // After an accepted advert the stored timer is the whole Master_Down: the move is the change in Skew.
+    const accepted = run({}, [start, advert(2_000_000, 120), { type: 'SET_PRIORITY', nowUs: 2_500_000, priority: 150 }]);
+    expect(accepted.ctx.downDeadlineUs).toBe(2_000_000 + 3_000_000 + skewUs(2, 150, 1_000_000));
   });
 
   test('a weight-0 script KO at start means FAULT', () => {

@@ -8,8 +8,10 @@ import { masterDownUs, skewUs, type VrrpVersion } from './timers.ts';
  * from `transition()`; the simulation executes them on its own virtual clock.
  *
  * Behaviour (RFC 3768/5798 §6.4, keepalived 2.x vrrp.c):
- * - INIT --START--> MASTER if the address owner (priority 255), FAULT if a weight-0 tracked script is KO,
- *   else BACKUP with the down timer at now + Master_Down_Interval.
+ * - INIT --START--> MASTER if the address owner (priority 255) configured to start as master (vrrp_init_state's
+ *   quick start needs wantstate MASTER: `state MASTER`, or no state with priority 255), FAULT if a weight-0
+ *   tracked script is KO, else BACKUP with the down timer at now + Master_Down_Interval (an owner with
+ *   `state BACKUP` too: it then takes over when that runs out, discarding the lower adverts).
  * - BACKUP: priority-0 advert → down timer at now + Skew. Advert with priority ≥ own, or preemption off, or
  *   within preempt_delay → accept: down timer at now + Master_Down (the first lower-priority advert starts the
  *   preempt_delay clock). Lower priority otherwise → discard, the timer keeps running. Timer → MASTER.
@@ -48,11 +50,22 @@ export interface VrrpContext {
   preemptAtUs: number;
   /** BACKUP: when the master is declared down; −1 otherwise. */
   downDeadlineUs: number;
+  /**
+   * keepalived's ms_down_timer: what the down timer was last set from. Master_Down_Interval on entering
+   * BACKUP and on an accepted advert, Skew after a priority-0 advert, what was left of it when an advert was
+   * discarded. A priority change moves a backup's deadline by the new Master_Down_Interval minus this
+   * (vrrp_set_effective_priority), which is the change in Skew only in the first case.
+   */
+  downTimerUs: number;
   garpMasterDelayUs: number;
+  /** keepalived's wantstate is MASTER: the config says `state MASTER`, or no state and priority 255. */
+  initialMaster: boolean;
 }
 
-export type VrrpInput = Omit<VrrpContext, 'masterAdverIntervalUs' | 'preemptAtUs' | 'downDeadlineUs' | 'priority'> & {
+export type VrrpInput = Omit<VrrpContext, 'masterAdverIntervalUs' | 'preemptAtUs' | 'downDeadlineUs' | 'downTimerUs' | 'priority' | 'initialMaster'> & {
   priority?: number;
+  /** Default false: `state BACKUP`. */
+  initialMaster?: boolean;
 };
 
 export type VrrpEvent =
@@ -74,9 +87,11 @@ export function initialVrrpContext(input: VrrpInput): VrrpContext {
   return {
     ...input,
     priority: input.priority ?? input.basePriority,
+    initialMaster: input.initialMaster ?? false,
     masterAdverIntervalUs: input.advertIntervalUs,
     preemptAtUs: -1,
     downDeadlineUs: -1,
+    downTimerUs: 0,
   };
 }
 
@@ -119,8 +134,10 @@ export const vrrpMachine = setup({
     enterBackup: assign(({ context: c, event }) => {
       const interval = event.type === 'ADVERT' ? learnedInterval(c, event) : c.advertIntervalUs;
       const down = masterDownUs(c.version, c.priority, interval, c.downTimerAdverts);
-      return { masterAdverIntervalUs: interval, downDeadlineUs: event.nowUs + down, preemptAtUs: -1 };
+      return { masterAdverIntervalUs: interval, downDeadlineUs: event.nowUs + down, downTimerUs: down, preemptAtUs: -1 };
     }),
+    /** An advert the backup ignores (dropped, or a lower one discarded): keepalived keeps what is left of the timer. */
+    ignoreAdvert: assign(({ context: c, event }) => ({ downTimerUs: Math.max(0, c.downDeadlineUs - event.nowUs) })),
     leaveBackup: assign({ downDeadlineUs: -1, preemptAtUs: -1 }),
     /** Send one advert (to the group or every unicast peer). */
     sendAdvert: (_, _params: { priority: number }) => {},
@@ -134,7 +151,7 @@ export const vrrpMachine = setup({
     dropAdvert: (_, _params: { reason: 'interval' }) => {},
   },
   guards: {
-    owner: ({ context }) => context.priority === 255,
+    owner: ({ context }) => context.priority === 255 && context.initialMaster,
     startFault: ({ event }) => event.type === 'START' && event.fault,
     mismatch: ({ context, event }) => event.type === 'ADVERT' && intervalMismatch(context, event),
     priorityZero: ({ event }) => event.type === 'ADVERT' && event.priority === 0,
@@ -164,13 +181,16 @@ export const vrrpMachine = setup({
     BACKUP: {
       on: {
         ADVERT: [
-          { guard: 'mismatch', actions: { type: 'dropAdvert', params: { reason: 'interval' } } },
+          { guard: 'mismatch', actions: [{ type: 'dropAdvert', params: { reason: 'interval' } }, 'ignoreAdvert'] },
           {
             guard: 'priorityZero',
             actions: [
               // keepalived's vrrp_state_backup: Skew from the interval it already holds; a priority-0
               // advert's own interval is not learned (v3), unlike an accepted one's.
-              assign(({ context: c, event }) => ({ downDeadlineUs: event.nowUs + skewUs(c.version, c.priority, c.masterAdverIntervalUs) })),
+              assign(({ context: c, event }) => {
+                const skew = skewUs(c.version, c.priority, c.masterAdverIntervalUs);
+                return { downDeadlineUs: event.nowUs + skew, downTimerUs: skew };
+              }),
               { type: 'armDownTimer', params: ({ context }) => ({ atUs: context.downDeadlineUs }) },
             ],
           },
@@ -184,26 +204,29 @@ export const vrrpMachine = setup({
                 let preemptAtUs = c.preemptAtUs;
                 if (e.priority >= c.priority) preemptAtUs = -1;
                 else if (c.preempt && c.preemptDelayUs > 0 && preemptAtUs < 0) preemptAtUs = e.nowUs + c.preemptDelayUs;
-                return { masterAdverIntervalUs: interval, downDeadlineUs: e.nowUs + down, preemptAtUs };
+                return { masterAdverIntervalUs: interval, downDeadlineUs: e.nowUs + down, downTimerUs: down, preemptAtUs };
               }),
               { type: 'armDownTimer', params: ({ context }) => ({ atUs: context.downDeadlineUs }) },
             ],
           },
           // Lower priority with preemption on: discarded; the down timer keeps running.
-          {},
+          { actions: 'ignoreAdvert' },
         ],
         DOWN_TIMER: [
           { guard: 'downExpired', target: 'MASTER' },
           { actions: { type: 'armDownTimer', params: ({ context }) => ({ atUs: context.downDeadlineUs }) } },
         ],
-        // keepalived's vrrp_set_effective_priority: a backup's running down timer moves by the change in
-        // Skew (its Master_Down_Interval changes by exactly that).
+        // keepalived's vrrp_set_effective_priority: a backup's running down timer moves by the new
+        // Master_Down_Interval minus the ms_down_timer it was last set from (downTimerUs). After an accepted
+        // advert that is the change in Skew; after a priority-0 advert (timer at Skew) it adds about 3A; after
+        // a discarded advert the timer runs from that advert again, with the new interval.
         SET_PRIORITY: {
           actions: [
             assign(({ context: c, event }) => {
               const e = event as Extract<VrrpEvent, { type: 'SET_PRIORITY' }>;
-              const shift = skewUs(c.version, e.priority, c.masterAdverIntervalUs) - skewUs(c.version, c.priority, c.masterAdverIntervalUs);
-              return { priority: e.priority, downDeadlineUs: c.downDeadlineUs < 0 ? c.downDeadlineUs : c.downDeadlineUs + shift };
+              const down = masterDownUs(c.version, e.priority, c.masterAdverIntervalUs, c.downTimerAdverts);
+              const shift = down - c.downTimerUs;
+              return { priority: e.priority, downTimerUs: down, downDeadlineUs: c.downDeadlineUs < 0 ? c.downDeadlineUs : c.downDeadlineUs + shift };
             }),
             { type: 'armDownTimer', params: ({ context, event }) => ({ atUs: Math.max(context.downDeadlineUs, event.nowUs) }) },
           ],

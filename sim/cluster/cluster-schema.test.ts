@@ -93,4 +93,12 @@ describe('ClusterSchema', () => {
     expect(issues({ nodes, keepalived: { advertIntervalMsByNode: { 'infra-2': 500 }, instances: [v3] } })).toEqual([]);
     expect(issues({ nodes, keepalived: { advertIntervalMsByNode: { 'infra-2': 500 }, instances: [v3, { ...instance, vrid: 52, vip: '198.18.0.101' }] } })).toHaveLength(1);
   });
+
+  test('refuses a garp_master_delay keepalived would not read: it takes whole seconds and ignores a fraction', () => {
+    expect(issues({ nodes, keepalived: { garpMasterDelayMs: 2000, instances: [instance] } })).toEqual([]);
+    expect(issues({ nodes, keepalived: { garpMasterDelayMs: 0, instances: [instance] } })).toEqual([]);
+    expect(issues({ nodes, keepalived: { garpMasterDelayMs: 1500, instances: [instance] } })).toEqual([
+      'keepalived.garpMasterDelayMs: keepalived reads garp_master_delay in whole seconds (a fraction is ignored, leaving 5 s): give a multiple of 1000',
+    ]);
+  });
 });

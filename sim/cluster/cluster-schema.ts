@@ -71,7 +71,14 @@ export const KeepalivedSchema = z
     version: z.union([z.literal(2), z.literal(3)]).default(2),
     advertIntervalMs: z.number().int().min(10).max(255_000).default(1000),
     downTimerAdverts: z.number().int().min(1).max(100).default(3),
-    garpMasterDelayMs: z.number().int().min(0).default(5000),
+    /** `garp_master_delay`, which keepalived reads in whole seconds (a fraction is "invalid - ignoring": 5 s). */
+    garpMasterDelayMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(4_294_000)
+      .multipleOf(1000, { message: 'keepalived reads garp_master_delay in whole seconds (a fraction is ignored, leaving 5 s): give a multiple of 1000' })
+      .default(5000),
     unicast: z.boolean().default(false),
     defaultPriority: z.number().int().min(1).max(255).default(100),
     /** Misconfiguration: nodes whose keepalived uses another advert interval (v2 drops mismatched adverts). */

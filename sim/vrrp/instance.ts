@@ -33,6 +33,8 @@ export interface NodeRt {
   held: HeldAdvert[];
   /** VIPs a crashed keepalived left on the interface (keepalived.crash of a master), until it starts again. */
   stale: StaleVip[];
+  /** The node's own settings (a joined node's keepalived.conf), for a reload to work preemption out again. */
+  own: NodeOverrides;
 }
 
 export interface StaleVip {
@@ -129,6 +131,7 @@ export function newNodeRt(id: number, name: string, ip: string, cluster: Resolve
     epoch: 0,
     held: [],
     stale: [],
+    own,
   };
   primeDoubleFields(node, ['stalledUntilUs']);
   cluster.instances.forEach((spec, vi) => {
@@ -140,12 +143,14 @@ export function newNodeRt(id: number, name: string, ip: string, cluster: Resolve
 
 /** One VRRP instance in INIT; the owner sets `onAdvertTimer`. */
 function newInstanceRt(node: NodeRt, vi: number, spec: VrrpInstanceSpec, cluster: ResolvedCluster, own: NodeOverrides): InstanceRt {
-  const { preempt, preemptDelayMs } = preemptionFor(spec, node.name, own);
+  const basePriority = own.priority ?? cluster.priorityFor(node.name, node.ip, vi);
+  const { preempt, preemptDelayMs } = preemptionFor(spec, node.name, own, basePriority);
   // = initialTransition(vrrpMachine, input), at a fraction of the cost (fast-path.test.ts checks it)
   const snap = vrrpMachine.resolveState({ value: 'INIT', context: initialVrrpContext({
     version: spec.version ?? cluster.version,
     ip: node.ipNum,
-    basePriority: own.priority ?? cluster.priorityFor(node.name, node.ip, vi),
+    basePriority,
+    initialMaster: spec.initialMasterNodes.includes(node.name),
     // A node's own (misconfigured) interval applies to all its instances; else the instance's, else the cluster's.
     advertIntervalUs: cluster.advertIntervalUsByNode[node.name] ?? spec.advertIntervalUs ?? cluster.advertIntervalUs,
     downTimerAdverts: cluster.downTimerAdverts,
@@ -173,6 +178,6 @@ function newInstanceRt(node: NodeRt, vi: number, spec: VrrpInstanceSpec, cluster
     fastIntervalUs: -1,
   };
   primeDoubleFields(inst, ['pendAtUs']);
-  primeDoubleFields(inst.ctx, ['downDeadlineUs', 'preemptAtUs']);
+  primeDoubleFields(inst.ctx, ['downDeadlineUs', 'preemptAtUs', 'downTimerUs']);
   return inst;
 }

@@ -1,7 +1,7 @@
 import { transition } from 'xstate';
 import { fastBackupAdvert, startBackupContext } from '../../core/vrrp/fast-path.ts';
 import { contextMasterDownUs, vrrpMachine, type VrrpEvent, type VrrpState } from '../../core/vrrp/machine.ts';
-import { vipsOf, type NodeOverrides } from '../../core/vrrp/instance-spec.ts';
+import { preemptionFor, vipsOf, type NodeOverrides } from '../../core/vrrp/instance-spec.ts';
 import type { ResolvedCluster } from '../cluster/resolve.ts';
 import { DROPPED, type Network } from '../network/network.ts';
 import type { OutputRecord } from '../output/records.ts';
@@ -209,6 +209,17 @@ export class VrrpWorld {
   }
 
   /**
+   * A reload's new base priority, with the preemption keepalived works out again from it
+   * (vrrp_complete_instance runs on every reload: an owner's `nopreempt` is cleared).
+   */
+  private setBasePriority(node: NodeRt, inst: InstanceRt, priority: number): void {
+    inst.ctx.basePriority = priority;
+    const p = preemptionFor(inst.spec, node.name, node.own, priority);
+    inst.ctx.preempt = p.preempt;
+    inst.ctx.preemptDelayUs = p.preemptDelayMs * 1000;
+  }
+
+  /**
    * keepalived.reload: the node's keepalived rereads its configuration (SIGHUP): a new base priority on every
    * instance (`priority`), new VIP lists for some (`vips` by vrid), or both. As keepalived 2.2.7 does it
    * (measured in network namespaces): a master sends one last advert with its old priority, then one with the
@@ -226,7 +237,7 @@ export class VrrpWorld {
         if (!inst) continue;
         const newVips = vips?.get(inst.spec.vrid);
         if (!node.alive) {
-          if (priority !== undefined) inst.ctx.basePriority = priority;
+          if (priority !== undefined) this.setBasePriority(node, inst, priority);
           if (newVips !== undefined) this.setVipList(inst, newVips);
           continue;
         }
@@ -234,7 +245,7 @@ export class VrrpWorld {
         inst.garpEpoch++;
         const wasMaster = inst.state === 'MASTER';
         if (wasMaster) this.step(inst, { type: 'ADVERT_TIMER', nowUs: now }, cause);
-        if (priority !== undefined) inst.ctx.basePriority = priority;
+        if (priority !== undefined) this.setBasePriority(node, inst, priority);
         const view = priorityView(inst);
         if (view.priority !== inst.ctx.priority) this.step(inst, { type: 'SET_PRIORITY', nowUs: now, priority: view.priority }, cause);
         if (newVips !== undefined) this.replaceVips(inst, newVips, now, cause);
@@ -242,6 +253,7 @@ export class VrrpWorld {
           this.step(inst, { type: 'ADVERT_TIMER', nowUs: now }, cause);
         } else if (inst.state === 'BACKUP') {
           inst.ctx.downDeadlineUs = now + inst.masterDownUs;
+          inst.ctx.downTimerUs = inst.masterDownUs;
           this.downTimers.arm(inst.vipIndex, inst.ctx.downDeadlineUs);
         }
       }
