@@ -109,13 +109,15 @@ describe('shrinkLog on failures other than a budget', () => {
     const pod = pods(1, 1);
     expect(r.events.map((e) => e.type)).toEqual(['route.upsert', 'endpoints.set', 'endpoints.delete', 'endpoints.set']);
     expect(r.events[0]).toEqual({ at: 0, type: 'route.upsert', route: { namespace: 'shop', name: 'r1', host: 'r1.apps.example.com', service: 's1' } });
-    // Times: the first set stays at 0 (the initial sync fills the table). The delete moves from 61 s to 1001 ms,
-    // the first millisecond after the initial reload (router.reloadDurationMs = 1000; an input at 1000 ms goes
-    // before that instant's timers): during the reload the change is refused and a reload follows, which
-    // writes the backend from the state. The set comes back at the same instant, before the commit timer.
+    // Times: the first set stays at 0 (the initial sync: the route's table is {pod} when the initial reload
+    // starts). The delete moves from 61 s to 1 ms, inside the initial reload (0 to 1000 ms): refused, it leaves
+    // the table as it was and asks for a reload, which starts at 5 s (RELOAD_INTERVAL) and writes the backend
+    // without the pod. The set comes back at 6001 ms, the first millisecond after that reload (an input at
+    // 6000 ms goes before that instant's timers, and a change while it runs is refused and reloads again):
+    // the table still says {pod}, so nothing is added.
     expect(r.events[1]).toEqual({ at: 0, type: 'endpoints.set', namespace: 'shop', service: 's1', endpoints: pod });
-    expect(r.events[2]).toEqual({ at: 1001, type: 'endpoints.delete', namespace: 'shop', service: 's1' });
-    expect(r.events[3]).toEqual({ at: 1001, type: 'endpoints.set', namespace: 'shop', service: 's1', endpoints: pod });
+    expect(r.events[2]).toEqual({ at: 1, type: 'endpoints.delete', namespace: 'shop', service: 's1' });
+    expect(r.events[3]).toEqual({ at: 6001, type: 'endpoints.set', namespace: 'shop', service: 's1', endpoints: pod });
     expect(failureWith(input, r.events)).toEqual(r.failure);
     expectOneMinimal(input, r.events, r.failure);
   });
