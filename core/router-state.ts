@@ -99,8 +99,23 @@ export function applyChurn(state: RouterState, e: ChurnEvent): StateChange | nul
 }
 
 /** Routes are plain JSON from the event log, so a canonical JSON comparison is exact. */
+/**
+ * Whether an update leaves the route as router.go's configsAreEqual sees it (AddRoute then skips it): that
+ * compares what the router derives, so a target port compares as text (PreferPort = TargetPort.String(),
+ * 8080 and "8080" alike), `wildcardPolicy: None` as no policy (IsWildcard is false for both), and a
+ * passthrough route's certificates not at all (the router keeps none for it).
+ */
 export function sameRoute(a: Route, b: Route): boolean {
-  return canonicalJson(a) === canonicalJson(b);
+  return canonicalJson(comparable(a)) === canonicalJson(comparable(b));
+}
+
+function comparable(r: Route): Route {
+  let out = r;
+  if (typeof r.targetPort === 'number') out = { ...out, targetPort: String(r.targetPort) };
+  if (r.wildcardPolicy === 'None') out = { ...out, wildcardPolicy: undefined };
+  const tls = r.tls;
+  if (tls?.termination === 'passthrough') out = { ...out, tls: { termination: tls.termination, insecureEdgeTerminationPolicy: tls.insecureEdgeTerminationPolicy } };
+  return out;
 }
 
 function canonicalJson(v: unknown): string {
