@@ -148,8 +148,9 @@ export class RuntimeView {
         if (add) {
           const command = cmd.addMap(m.file, a.key, a.value);
           const reply = yield* runCommand(command);
-          m.dirty = true;
           if (reply.kind !== 'ok') throw unexpectedReply(command, reply);
+          // map.go addEntry marks the map dirty only when HAProxy accepted the entry.
+          m.dirty = true;
         }
       }
     }

@@ -347,6 +347,45 @@ describe('dcm-slots blueprint namespace (ROUTER_BLUEPRINT_ROUTE_NAMESPACE)', () 
   });
 });
 
+describe('dcm-slots blueprint namespace during the first reload', () => {
+  it('a route added there while the initial reload runs becomes a blueprint: later matching routes take a pool slot', () => {
+    const fake = new FakeHaproxy();
+    const h = new Harness(new DcmSlotsStrategy({ maxDynamicServers: 1, blueprintPoolSize: 1, blueprintNamespace: 'bp' }), fake);
+    const end = h.beginReload();
+    // The blueprint controller (blueprint_plugin.go) calls AddBlueprint whatever the reload is doing.
+    h.apply(upsert({ namespace: 'bp', name: 'reenc', host: 'reenc.bp.example.com', service: 'none', tls: { termination: 'reencrypt' } }));
+    expect(h.reasons()).toEqual(['blueprint-change', 'reload-in-progress']);
+    end();
+    h.reload();
+    expect(fake.backends.has('be_secure:_hapcm_blueprint_pool:reenc-1')).toBe(true);
+    h.apply(upsert(route('re', { tls: { termination: 'reencrypt' } })));
+    expect(h.requests).toEqual([]);
+  });
+});
+
+describe('dcm-slots map entries (map.go)', () => {
+  it('an `add map` HAProxy refuses leaves the map clean: the next lookup in it lists nothing again', () => {
+    const fake = new FakeHaproxy();
+    const send = fake.send.bind(fake);
+    // Stand-in for any refusal: every `add map` to the redirect map answers an error text.
+    fake.send = (c) => {
+      if (c.kind !== 'add map' || !c.file.endsWith('os_route_http_redirect.map')) return send(c);
+      fake.commands.push(`add map ${c.file} (refused)`);
+      return { ok: true, reply: { kind: 'refused', text: `unable to parse '${c.value}'.\n` } };
+    };
+    const h = new Harness(new DcmSlotsStrategy({ maxDynamicServers: 2, blueprintPoolSize: 4 }), fake);
+    h.sync([upsert(route('a')), eps('a', 1)]);
+    fake.commands.length = 0;
+    const redirected = (name: string) => upsert(route(name, { tls: { termination: 'edge', insecureEdgeTerminationPolicy: 'Redirect' } }));
+    h.apply(redirected('r1'));
+    h.apply(redirected('r2'));
+    const listings = fake.commands.filter((c) => c.startsWith('show map ') && c.endsWith('os_route_http_redirect.map'));
+    // addEntry sets dirty only after HAProxy accepted the entry: one listing, by the first route's lookup.
+    expect(listings).toHaveLength(1);
+    expect(fake.commands.filter((c) => c.endsWith('(refused)'))).toHaveLength(2);
+  });
+});
+
 describe('dcm-slots blueprints known at the initial sync', () => {
   it('blueprint events before the sync are provisioned by the first reload', () => {
     const fake = new FakeHaproxy();

@@ -115,6 +115,9 @@ export class DcmSlotsStrategy implements RouterStrategy {
       // AddEndpoints returns on an EndpointTable DeepEqual to the old one (not-ready addresses are not in it)
       // and calls the manager only for the service's routes (DeleteEndpoints likewise).
       this.syncIndex(change, state);
+      // The blueprint plugin's own controller watches the blueprint namespace all along (AddBlueprint and
+      // RemoveBlueprint are not refused during a reload): the pool learns of a change there now.
+      if (this.seeded) this.watchBlueprintNamespace(change, ctx);
       if (this.reachesManager(change)) ctx.requestReload(ctx.reloadInProgress ? 'reload-in-progress' : 'initial');
       return;
     }
