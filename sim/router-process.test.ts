@@ -186,3 +186,48 @@ describe('a reload asked for while a change is handled', () => {
     ]);
   });
 });
+
+describe('a reload that comes due while a change waits on a retry', () => {
+  /**
+   * router.go holds its lock for a change's whole walk, the client's retries and backoff included, and
+   * commitAndReload takes that lock before it marks the reload in progress: a reload the rate limiter or
+   * the commit timer starts meanwhile waits for the change, whose later routes are therefore never refused.
+   * The change `slow` waits 30 ms (a backoff) and is refused if a reload has started by then.
+   */
+  const backoff: RouterStrategy = {
+    name: 'dcm-slots',
+    onChange: (change, _s, ctx) => {
+      if (change.kind !== 'route.added') return;
+      if (change.route.name !== 'slow') return void ctx.armCommitTimer();
+      return (function* () {
+        yield { kind: 'sleep' as const, ms: 30 };
+        if (ctx.reloadInProgress) ctx.requestReload('reload-in-progress');
+      })();
+    },
+    render: () => EMPTY,
+    onReloaded: () => {},
+  };
+
+  it('starts when the change is done: nothing refused, one reload', () => {
+    const engine = new Engine();
+    const records: OutputRecord[] = [];
+    const router = new RouterProcess(backoff, { load: () => {}, send: () => ({ ok: true, reply: OK }) }, engine, (r) => records.push(r), {
+      reloadIntervalMs: 5000,
+      reloadDurationMs: 1000,
+      commitIntervalMs: 4000,
+    });
+    router.start();
+    const slow: InputEvent = { at: 5490, type: 'route.upsert', route: { namespace: 'ns', name: 'slow', host: 'slow.example.com', service: 's' } };
+    engine.run([upsert(1500, 1), slow], (e) => router.onChurn(e as Extract<InputEvent, { type: 'route.upsert' }>), { settleUs: 60_000_000 });
+    const seen = records.filter((r) => r.type === 'reload.request' || r.type === 'reload.start').map((r) => [r.type, r.atUs / 1000, r.type === 'reload.request' ? r.reason : r.n]);
+    // The change at 1.5 s (after the initial reload's end at 1 s, which disarms the timer) arms the commit
+    // timer: it fires at 5.5 s, past the 5 s interval, while `slow` (5.49 s) waits until 5.52 s. The reload
+    // starts then, once, and `slow` was not refused.
+    expect(seen).toEqual([
+      ['reload.request', 0, 'initial'],
+      ['reload.start', 0, 1],
+      ['reload.request', 5500, 'commit-interval'],
+      ['reload.start', 5520, 2],
+    ]);
+  });
+});

@@ -70,6 +70,12 @@ export class RouterProcess {
   private inEvent = false;
   /** The change being handled asked for a reload: the rate limiter hears of it once the change is done. */
   private reloadAsked = false;
+  /**
+   * The rate limiter started a reload while a change was being handled (its runtime program waiting on a
+   * retry's backoff): commitAndReload takes the router's lock, which the change holds for its whole walk, so
+   * the reload starts when the change is done.
+   */
+  private startWhenDone = false;
   private readonly intervalUs: number;
   private readonly ctx: StrategyContext;
 
@@ -139,9 +145,16 @@ export class RouterProcess {
   /** The change is handled: Commit(). */
   private endEvent(): void {
     this.inEvent = false;
-    if (!this.reloadAsked) return;
-    this.reloadAsked = false;
-    this.registerChange();
+    if (this.reloadAsked) {
+      this.reloadAsked = false;
+      this.registerChange();
+    }
+    // Commit() runs on the goroutine that just let the lock go, before the reload waiting for it; the reload
+    // the limiter already started then finds this change's request and runs one more after it.
+    if (this.startWhenDone) {
+      this.startWhenDone = false;
+      this.startReload();
+    }
   }
 
   /**
@@ -224,7 +237,8 @@ export class RouterProcess {
     if (action.kind === 'arm') {
       this.scheduler.at(action.atUs, () => this.act(limiterTimer(this.limiter, this.scheduler.nowUs, this.intervalUs)));
     } else if (action.kind === 'start') {
-      this.startReload();
+      if (this.inEvent) this.startWhenDone = true;
+      else this.startReload();
     }
   }
 
