@@ -363,6 +363,26 @@ describe('dcm-slots blueprint namespace during the first reload', () => {
   });
 });
 
+describe('dcm-slots endpoints.delete of a service with no endpoints left', () => {
+  it('still finds the backend and commits it (RemoveRouteEndpoints): `show backend` on a cold list, no reload', () => {
+    const fake = new FakeHaproxy();
+    const h = new Harness(new DcmSlotsStrategy({ maxDynamicServers: 2, blueprintPoolSize: 1 }), fake);
+    h.sync([upsert(route('a')), eps('a', 1)]);
+    const gone = { at: 0, type: 'endpoints.delete' as const, namespace: 'shop', service: 'a' };
+    h.apply(gone);
+    h.apply(eps('a'));
+    // A reload forgets the cached backend list; the service has no endpoints now.
+    h.reload();
+    fake.commands.length = 0;
+    const arms = h.commitArms;
+    h.apply(gone);
+    // Nothing to disable: no `show servers state`, no `set server`; FindBackend lists the backends once.
+    expect(fake.commands).toEqual(['show backend']);
+    expect(h.commitArms).toBe(arms + 1);
+    expect(h.requests).toEqual([]);
+  });
+});
+
 describe('dcm-slots map entries (map.go)', () => {
   it('an `add map` HAProxy refuses leaves the map clean: the next lookup in it lists nothing again', () => {
     const fake = new FakeHaproxy();

@@ -142,10 +142,14 @@ export class DcmSlotsStrategy implements RouterStrategy {
         const newServed = rec.served.of(change.service, change.after);
         if (change.deleted && oldServed.length === 0) {
           // DeleteEndpoints of endpoints already empty: RemoveRouteEndpoints has nothing to disable, yet it
-          // is refused during a reload and arms the commit timer otherwise.
-          if (ctx.reloadInProgress) ctx.requestReload('reload-in-progress', `reload in progress, cannot dynamically delete endpoints of ${keys[0]}`);
-          else ctx.armCommitTimer();
-          return;
+          // is refused during a reload, and otherwise arms the commit timer, finds each route's backend and
+          // commits it.
+          if (ctx.reloadInProgress) {
+            ctx.requestReload('reload-in-progress', `reload in progress, cannot dynamically delete endpoints of ${keys[0]}`);
+            return;
+          }
+          ctx.armCommitTimer();
+          return this.commitServiceBackends(rec, ctx);
         }
         if (sameServed(oldServed, newServed)) return;
         if (ctx.reloadInProgress) return this.refuseServiceEndpoints(rec, ctx);
@@ -438,6 +442,31 @@ export class DcmSlotsStrategy implements RouterStrategy {
   ): RuntimeProgram<boolean> {
     const entry = this.entryAt(rec, i);
     return this.replaceEndpoints(entry, oldServed, servedForRoute(newServed, entry.preferPort), ctx);
+  }
+
+  /**
+   * RemoveRouteEndpoints with no endpoint to disable, on every route of the service until one fails:
+   * FindBackend (`show backend` when the list is not cached; a missing backend is an error) and Commit, which
+   * writes whatever an earlier failed commit left staged on the backend's cached servers, and nothing else.
+   */
+  private *commitServiceBackends(rec: ServiceRecord<Entry>, ctx: StrategyContext): RuntimeProgram<void> {
+    for (let i = 0; i < rec.routes.length; i++) {
+      const entry = this.entryAt(rec, i);
+      const backend = entry.poolSlot ?? entry.backendName;
+      try {
+        if (!this.view.knowsBackend(backend)) {
+          try {
+            yield* this.view.findBackend(backend);
+          } catch (e) {
+            throw this.missing(e, entry);
+          }
+        }
+        yield* this.view.commit(backend);
+      } catch (e) {
+        this.fallBack(ctx, e);
+        return;
+      }
+    }
   }
 
   /**
