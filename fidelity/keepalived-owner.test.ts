@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { skewUs } from '../core/vrrp/timers.ts';
 import { pairCluster, runCluster } from '../sim/cluster/cluster-harness.ts';
+import { ClusterSchema } from '../sim/cluster/cluster-schema.ts';
+import { resolveCluster } from '../sim/cluster/resolve.ts';
+import { RandomStreams } from '../sim/random-streams.ts';
+import { renderKeepalivedConf } from './keepalived-conf.ts';
 import { NetnsCluster, netnsUnavailableReason } from './netns-harness.ts';
 import { wallUs } from './real-time.ts';
 
@@ -11,8 +15,8 @@ import { wallUs } from './real-time.ts';
  * `nopreempt` for priority 255, so the owner then discards the lower master's adverts and takes the VIP
  * (vrrp_init_state, vrrp_complete_instance; docs/fidelity-keepalived.md). infra-2 (100) starts first and
  * becomes master; infra-1 (the owner) starts 1.5 s later. The simulator gets the owner's start as a
- * `node.recover` after a `node.fail` at the start, which runs keepalived's start-up again. About 9 s of real
- * time. Needs root, `ip netns` and keepalived (skipped otherwise, outside CI).
+ * `node.recover` after a `node.fail` at the start, which runs keepalived's start-up again. The confs are
+ * fidelity/keepalived-conf.ts's for the same cluster. About 9 s of real time. Needs root, `ip netns` and keepalived (skipped otherwise, outside CI).
  *
  * NOISE_MS as in keepalived-compare.test.ts: a tenth of A, for keepalived's start-up and timer loop and the
  * stamps of `ip monitor`.
@@ -21,29 +25,9 @@ const NOISE_MS = 100;
 const A_MS = 1000;
 const MD255_MS = 3 * A_MS + skewUs(2, 255, A_MS * 1000) / 1000;
 const VIP = '198.18.0.100';
-const PRIORITY: Record<string, number> = { 'infra-1': 255, 'infra-2': 100 };
-
-function conf(node: string): string {
-  return [
-    'global_defs {',
-    `  router_id ${node}`,
-    '  enable_script_security',
-    '  script_user root',
-    '}',
-    'vrrp_instance VI_51 {',
-    '  state BACKUP',
-    '  interface eth0',
-    '  virtual_router_id 51',
-    `  priority ${PRIORITY[node]}`,
-    '  advert_int 1',
-    '  nopreempt',
-    '  virtual_ipaddress {',
-    `    ${VIP}/24 dev eth0`,
-    '  }',
-    '}',
-    '',
-  ].join('\n');
-}
+/** infra-1 the owner, `state BACKUP` (no masterNodes) and `nopreempt`; infra-2 at 100. */
+const CLUSTER = pairCluster({ infra1: 255, network: { delayMs: 0, jitterMs: 0 }, instance: { preempt: false } });
+const RESOLVED = resolveCluster(ClusterSchema.parse(CLUSTER), new RandomStreams(1));
 
 const unavailable = netnsUnavailableReason();
 
@@ -67,7 +51,7 @@ if (unavailable !== null && process.env.CI !== 'true') {
           { name: 'infra-2', ip: '198.18.0.12' },
         ],
         vips: [VIP],
-        conf,
+        conf: (node) => renderKeepalivedConf(RESOLVED, node),
       });
       t.t0 = wallUs();
       await c.start('infra-2');
@@ -79,7 +63,7 @@ if (unavailable !== null && process.env.CI !== 'true') {
       await c.waitFor(() => false, 300);
       const at = (k: string) => Math.round((t[k]! - t.t0!) / 1000);
       sim = runCluster(
-        pairCluster({ infra1: 255, network: { delayMs: 0, jitterMs: 0 }, instance: { preempt: false } }),
+        CLUSTER,
         [
           { at: 0, type: 'node.fail', node: 'infra-1' },
           { at: at('owner'), type: 'node.recover', node: 'infra-1' },
