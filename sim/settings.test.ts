@@ -16,6 +16,12 @@ describe('--set values', () => {
     expect(() => resolve({ 'router.maxDynamicServers': '1e9' })).toThrow(/^router\.maxDynamicServers: .*1000/);
   });
 
+  it('refuses reload and commit intervals under 1 s, as the router refuses to start with them (template.go)', () => {
+    expect(() => resolve({ 'router.reloadIntervalMs': '999' })).toThrow(/^router\.reloadIntervalMs: the router refuses a RELOAD_INTERVAL under 1 s/);
+    expect(() => resolve({ 'router.commitIntervalMs': '0' })).toThrow(/^router\.commitIntervalMs: the router refuses a COMMIT_INTERVAL under 1 s/);
+    expect(resolve({ 'router.reloadIntervalMs': '1000', 'router.commitIntervalMs': '1000' }).router).toMatchObject({ reloadIntervalMs: 1000, commitIntervalMs: 1000 });
+  });
+
   test.prop([fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer())])('read a number as YAML reads the same text', (n) => {
     for (const text of [String(n), n.toExponential(), JSON.stringify(n)]) {
       const yaml = parse(text) as unknown;

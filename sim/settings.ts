@@ -14,10 +14,11 @@ export const RouterSettingsSchema = z
     maxDynamicServers: z.number().int().min(1).max(1000).default(5),
     /** Pre-allocated backends per blueprint (ROUTER_BLUEPRINT_ROUTE_POOL_SIZE); 0 means no pool. */
     blueprintPoolSize: z.number().int().min(0).max(1000).default(10),
+    // The router refuses to start with RELOAD_INTERVAL or COMMIT_INTERVAL under one second (template.go).
     /** Minimum time between reload starts, start to start (RELOAD_INTERVAL). */
-    reloadIntervalMs: z.number().int().min(0).default(5000),
+    reloadIntervalMs: z.number().int().min(1000, { message: 'the router refuses a RELOAD_INTERVAL under 1 s: give 1000 or more' }).default(5000),
     /** First dynamic change arms a one-shot timer that forces a reload (COMMIT_INTERVAL). */
-    commitIntervalMs: z.number().int().min(0).default(3_600_000),
+    commitIntervalMs: z.number().int().min(1000, { message: 'the router refuses a COMMIT_INTERVAL under 1 s: give 1000 or more' }).default(3_600_000),
     /**
      * Simulated time from a reload's start until the new HAProxy serves its config. 1000 ms stands for the
      * router's reload-haproxy script (render, `haproxy -c`, start the new worker) on a few hundred routes.

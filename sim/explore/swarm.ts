@@ -97,7 +97,7 @@ export function drawSwarm(seed: number): Swarm {
   const router: Record<string, unknown> = {
     maxDynamicServers: between(1, 6),
     blueprintPoolSize: pick([0, 1, 3, 10]),
-    reloadIntervalMs: pick([0, 1_000, 5_000]),
+    reloadIntervalMs: pick([1_000, 2_000, 5_000]),
     reloadDurationMs: pick([0, 200, 1_000, 3_000]),
     // Not the router's hour: its commit reload must come within the liveness phase.
     commitIntervalMs: pick([10_000, 60_000, 300_000]),
