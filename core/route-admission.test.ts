@@ -24,4 +24,16 @@ describe('RouteAdmission', () => {
     admission.admit(wildcard);
     expect(said).toEqual(['route shop/w not admitted: wildcard routes are not allowed (ROUTER_ALLOW_WILDCARD_ROUTES / router.allowWildcardRoutes)']);
   });
+
+  it('without the blueprint plugin a blueprint event is the route event it carries, admitted as routes are', () => {
+    const bp = route({ namespace: 'bp', name: 'b' });
+    const none = new RouteAdmission(false, () => {}, false);
+    expect(none.admit({ at: 5, type: 'blueprint.upsert', route: bp })).toEqual({ at: 5, type: 'route.upsert', route: bp });
+    expect(none.admit({ at: 6, type: 'blueprint.delete', namespace: 'bp', name: 'b' })).toEqual({ at: 6, type: 'route.delete', namespace: 'bp', name: 'b' });
+    // A wildcard one is then rejected like any route.
+    expect(none.admit({ at: 7, type: 'blueprint.upsert', route: { ...bp, wildcardPolicy: 'Subdomain' } }).type).toBe('route.delete');
+    // With the plugin (a config manager), a blueprint event stays one.
+    const e: ChurnEvent = { at: 5, type: 'blueprint.upsert', route: bp };
+    expect(new RouteAdmission(false, () => {}, true).admit(e)).toBe(e);
+  });
 });

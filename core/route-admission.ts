@@ -20,9 +20,16 @@ export class RouteAdmission {
   constructor(
     private readonly allowWildcardRoutes: boolean,
     private readonly report: (message: string) => void,
+    /**
+     * The router runs the blueprint plugin (a config manager is set). Without it a blueprint event is the
+     * route event it carries: the route in the blueprint namespace is an ordinary route (template.go creates
+     * the plugin only with ROUTER_HAPROXY_CONFIG_MANAGER).
+     */
+    private readonly blueprintPlugin = true,
   ) {}
 
-  admit(e: ChurnEvent): ChurnEvent {
+  admit(event: ChurnEvent): ChurnEvent {
+    const e = this.blueprintPlugin ? event : asRouteEvent(event);
     if (e.type !== 'route.upsert') return e;
     const why = rejectionOf(e.route, this.allowWildcardRoutes);
     if (why === undefined) return e;
@@ -33,4 +40,11 @@ export class RouteAdmission {
     }
     return { at: e.at, type: 'route.delete', namespace: e.route.namespace, name: e.route.name };
   }
+}
+
+/** A blueprint event as the route event it carries; any other event as it is. */
+function asRouteEvent(e: ChurnEvent): ChurnEvent {
+  if (e.type === 'blueprint.upsert') return { at: e.at, type: 'route.upsert', route: e.route };
+  if (e.type === 'blueprint.delete') return { at: e.at, type: 'route.delete', namespace: e.namespace, name: e.name };
+  return e;
 }

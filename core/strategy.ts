@@ -31,6 +31,8 @@ export interface StrategyContext {
  */
 export interface RouterStrategy {
   readonly name: StrategyName;
+  /** The router runs the blueprint plugin (the config managers); without it blueprint events are routes. */
+  readonly blueprintPlugin?: boolean;
   /** The program's return value, if any, is not used: it lets a manager hand out one of its steps as is. */
   onChange(change: StateChange, state: RouterState, ctx: StrategyContext): RuntimeProgram<unknown> | void;
   /** The full configuration a reload would write for this state (pool backends and slots included). */

@@ -87,7 +87,11 @@ export class RouterProcess {
     private readonly opts: RouterProcessOptions,
   ) {
     this.intervalUs = msToUs(opts.reloadIntervalMs);
-    this.admission = new RouteAdmission(opts.allowWildcardRoutes === true, (message) => this.emit({ atUs: this.scheduler.nowUs, type: 'warning', message }));
+    this.admission = new RouteAdmission(
+      opts.allowWildcardRoutes === true,
+      (message) => this.emit({ atUs: this.scheduler.nowUs, type: 'warning', message }),
+      strategy.blueprintPlugin === true,
+    );
     const self = this;
     this.ctx = {
       get reloadInProgress() {

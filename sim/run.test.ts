@@ -14,6 +14,7 @@ import { JsonlFileSink, MemorySink } from './output/output-sink.ts';
 import { headerOf, judge, runOne } from './run.ts';
 import type { RunInput } from './run-input.ts';
 import { defaultSettings } from './settings.ts';
+import type { InputEvent } from '../core/events.ts';
 
 const SCENARIO = join(import.meta.dirname, '..', 'scenarios', 'churn-with-failover.yaml');
 
@@ -210,5 +211,24 @@ describe('route admission', () => {
     const allowed = runOne(parseScenario(scenario(true), 'wildcards.yaml')).report;
     expect(allowed.reloads.total).toBe(3);
     expect(allowed.warnings.total).toBe(0);
+  });
+});
+
+describe('blueprint events without a config manager', () => {
+  it('are the routes they carry under reload-always: a route-change reload, a backend, and endpoint changes that reload', () => {
+    const settings = defaultSettings();
+    settings.router.strategy = 'reload-always';
+    const bp = { namespace: 'bp', name: 'b', host: 'b.example.com', service: 'web' };
+    const events: InputEvent[] = [
+      { at: 10_000, type: 'blueprint.upsert', route: bp },
+      { at: 20_000, type: 'endpoints.set', namespace: 'bp', service: 'web', endpoints: [{ ip: '10.0.0.1', port: 8080 }] },
+      { at: 30_000, type: 'blueprint.delete', namespace: 'bp', name: 'b' },
+    ];
+    const { report } = runOne({ name: 'bp', source: 'test', settings, budgets: [], events: () => events, reproduce: '' });
+    // The initial reload, then one per event, each at least RELOAD_INTERVAL (5 s) after the last: 1 + 3.
+    expect(report.reloads.requests).toEqual({ initial: 1, 'route-change': 2, 'endpoints-change': 1 });
+    expect(report.reloads.total).toBe(4);
+    // The invariant check resolved the route to its backend serving the endpoint, and found it gone at the end.
+    expect(report.invariants.violations).toEqual([]);
   });
 });

@@ -70,6 +70,7 @@ class Fallback {
  */
 export class DcmSlotsStrategy implements RouterStrategy {
   readonly name = 'dcm-slots' as const;
+  readonly blueprintPlugin = true;
   private readonly pool: BlueprintPool;
   private readonly view = new RuntimeView();
   /**

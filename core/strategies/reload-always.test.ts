@@ -13,9 +13,8 @@ describe('reload-always', () => {
     h.apply({ at: 0, type: 'endpoints.set', namespace: 'n', service: 'a', endpoints: [{ ip: '10.0.0.1', port: 80 }] });
     h.apply({ at: 0, type: 'endpoints.set', namespace: 'n', service: 'other', endpoints: [{ ip: '10.0.0.2', port: 80 }] });
     h.apply({ at: 0, type: 'route.upsert', route: { ...r, path: '/p' } });
-    h.apply({ at: 0, type: 'blueprint.upsert', route: { ...r, namespace: 'bp' } });
-    // 3 requests: the endpoints of a service no route uses change nothing the router renders.
-    expect(h.reasons()).toEqual(['endpoints-change', 'route-change', 'blueprint-change']);
+    // 2 requests: the endpoints of a service no route uses change nothing the router renders.
+    expect(h.reasons()).toEqual(['endpoints-change', 'route-change']);
     h.settle();
     expect(fake.backends.get('be_http:n:a')!.servers.map((s) => s.name)).toEqual(['ept:a::10.0.0.1:80']);
     expect(fake.commands).toEqual([]);

@@ -48,9 +48,8 @@ export class ReloadAlwaysStrategy implements RouterStrategy {
         return;
       }
       case 'blueprint.changed':
-        // Without a config manager blueprint routes are ordinary routes in their namespace; the blueprint
-        // plugin does not run, yet the router still sees a route change.
-        ctx.requestReload('blueprint-change');
+        // Without a config manager there is no blueprint plugin: the router (RouteAdmission) hands a
+        // blueprint event over as the route event it carries, so none comes here that way.
         return;
     }
   }
