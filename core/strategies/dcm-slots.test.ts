@@ -383,6 +383,42 @@ describe('dcm-slots endpoints.delete of a service with no endpoints left', () =>
   });
 });
 
+describe('dcm-slots endpoints.delete when the servers cannot be listed', () => {
+  it('RemoveRouteEndpoints ignores DisableServer\'s error: one listing per endpoint, nothing committed, no reload', () => {
+    const fake = new FakeHaproxy();
+    const send = fake.send.bind(fake);
+    let failing = false;
+    fake.send = (c) => {
+      if (!failing || c.kind !== 'show servers state') return send(c);
+      fake.commands.push(`${c.kind} (timeout)`);
+      return { ok: false, error: 'timeout' };
+    };
+    const h = new Harness(new DcmSlotsStrategy({ maxDynamicServers: 2, blueprintPoolSize: 2 }), fake);
+    h.sync([upsert(route('a')), eps('a', 1, 2)]);
+    fake.commands.length = 0;
+    failing = true;
+    const arms = h.commitArms;
+    h.apply({ at: 0, type: 'endpoints.delete', namespace: 'shop', service: 'a' });
+    // A timeout is not retried (runCommandWithRetries retries refused and reset only): one listing for each of
+    // the two endpoints, after `show backend`; Commit finds nothing cached and sends nothing.
+    expect(fake.commands).toEqual(['show backend', 'show servers state (timeout)', 'show servers state (timeout)']);
+    expect(h.requests).toEqual([]);
+    expect(h.commitArms).toBeGreaterThan(arms);
+    // The servers were left as they were: the reload the commit timer brings writes the change.
+    expect(fake.ready('be_http:shop:a')).toEqual(['10.0.0.1:8080', '10.0.0.2:8080']);
+  });
+
+  it('an endpoints.set whose listing fails still falls back to a reload (ReplaceRouteEndpoints returns the error)', () => {
+    const fake = new FakeHaproxy();
+    const send = fake.send.bind(fake);
+    fake.send = (c) => (c.kind === 'show servers state' ? { ok: false, error: 'timeout' } : send(c));
+    const h = new Harness(new DcmSlotsStrategy({ maxDynamicServers: 2, blueprintPoolSize: 2 }), fake);
+    h.sync([upsert(route('a')), eps('a', 1, 2)]);
+    h.apply(eps('a', 1));
+    expect(h.reasons()).toEqual(['runtime-api-error']);
+  });
+});
+
 describe('dcm-slots map entries (map.go)', () => {
   it('an `add map` HAProxy refuses leaves the map clean: the next lookup in it lists nothing again', () => {
     const fake = new FakeHaproxy();

@@ -156,7 +156,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
         if (ctx.reloadInProgress) return this.refuseServiceEndpoints(rec, ctx);
         // DeleteEndpoints → RemoveRouteEndpoints defers scheduleRouterReload before anything can fail.
         if (change.deleted) ctx.armCommitTimer();
-        return this.replaceServiceEndpoints(rec, oldServed, newServed, ctx);
+        return this.replaceServiceEndpoints(rec, oldServed, newServed, ctx, change.deleted);
       }
     }
   }
@@ -412,9 +412,10 @@ export class DcmSlotsStrategy implements RouterStrategy {
     oldServed: readonly ServedEndpoint[],
     newServed: readonly ServedEndpoint[],
     ctx: StrategyContext,
+    deleting: boolean,
   ): RuntimeProgram<unknown> | void {
-    if (rec.routes.length === 1) return this.replaceRouteEndpoints(rec, 0, oldServed, newServed, ctx);
-    return this.replaceEachRouteEndpoints(rec, oldServed, newServed, ctx);
+    if (rec.routes.length === 1) return this.replaceRouteEndpoints(rec, 0, oldServed, newServed, ctx, deleting);
+    return this.replaceEachRouteEndpoints(rec, oldServed, newServed, ctx, deleting);
   }
 
   private *replaceEachRouteEndpoints(
@@ -422,10 +423,11 @@ export class DcmSlotsStrategy implements RouterStrategy {
     oldServed: readonly ServedEndpoint[],
     newServed: readonly ServedEndpoint[],
     ctx: StrategyContext,
+    deleting: boolean,
   ): RuntimeProgram<void> {
     const keys = rec.routes;
     for (let i = 0; i < keys.length; i++) {
-      if (!(yield* this.replaceRouteEndpoints(rec, i, oldServed, newServed, ctx))) return;
+      if (!(yield* this.replaceRouteEndpoints(rec, i, oldServed, newServed, ctx, deleting))) return;
     }
   }
 
@@ -440,9 +442,10 @@ export class DcmSlotsStrategy implements RouterStrategy {
     oldServed: readonly ServedEndpoint[],
     newServed: readonly ServedEndpoint[],
     ctx: StrategyContext,
+    deleting = false,
   ): RuntimeProgram<boolean> {
     const entry = this.entryAt(rec, i);
-    return this.replaceEndpoints(entry, oldServed, servedForRoute(newServed, entry.preferPort), ctx);
+    return this.replaceEndpoints(entry, oldServed, servedForRoute(newServed, entry.preferPort), ctx, deleting);
   }
 
   /**
@@ -483,7 +486,13 @@ export class DcmSlotsStrategy implements RouterStrategy {
    * or client error becomes a reload request, and the answer is false. Its commands are sent here rather
    * than through RuntimeView's programs, which spares two generators per endpoint change (see retryCommand).
    */
-  private *replaceEndpoints(entry: Entry, oldServed: readonly ServedEndpoint[], newServed: readonly ServedEndpoint[], ctx: StrategyContext): RuntimeProgram<boolean> {
+  private *replaceEndpoints(
+    entry: Entry,
+    oldServed: readonly ServedEndpoint[],
+    newServed: readonly ServedEndpoint[],
+    ctx: StrategyContext,
+    deleting = false,
+  ): RuntimeProgram<boolean> {
     try {
       if (ctx.reloadInProgress) throw reloadRefusal(entry);
       const weight = entry.weight;
@@ -496,19 +505,28 @@ export class DcmSlotsStrategy implements RouterStrategy {
         }
       }
       let servers = this.view.cachedServers(backend);
-      if (servers === undefined) {
+      // RemoveRouteEndpoints (an endpoints.delete) lists the servers for each endpoint it disables and
+      // ignores DisableServer's error: the endpoints whose listing failed are unmapped and left as they are.
+      let skipped = 0;
+      while (servers === undefined) {
         const command = cmd.showServersState(backend) as RuntimeCommand & { kind: 'show servers state' };
         try {
           const r = yield command;
           servers = this.view.keepServers(command, r !== undefined && r.ok ? r.reply : yield* retryCommand(command, r));
         } catch (e) {
+          if (deleting && e instanceof RuntimeApiError) {
+            unmapSlot(entry.slotMap, oldServed[skipped]!.id);
+            // Every listing failed: Commit finds no cached server, writes nothing and returns no error.
+            if (++skipped === oldServed.length) return true;
+            continue;
+          }
           // configChanged is set by a deleted old endpoint before backend.Servers() lists anything: a listing
           // that then fails still arms the commit timer (its deferred check runs on every return).
           if (deletesAny(oldServed, newServed)) ctx.armCommitTimer();
           throw e;
         }
       }
-      const staged = stageEndpointReplace(servers, entry.slotMap, oldServed, newServed, weight);
+      const staged = stageEndpointReplace(servers, entry.slotMap, skipped === 0 ? oldServed : oldServed.slice(skipped), newServed, weight);
       // ReplaceRouteEndpoints defers scheduleRouterReload if configChanged, whatever it then returns.
       if (staged.changed) ctx.armCommitTimer();
       if (staged.remaining > 0) {
@@ -547,4 +565,14 @@ const NO_SERVED: readonly ServedEndpoint[] = [];
 
 function reloadRefusal(entry: Entry): Fallback {
   return new Fallback('reload-in-progress', `reload in progress, cannot dynamically change endpoints of ${routeKey(entry.route)}`);
+}
+
+/** Forgets the slot an endpoint was mapped to (upstream unmaps it before disabling its server). */
+function unmapSlot(slotMap: Map<string, string>, endpointId: string): void {
+  for (const [slot, id] of slotMap) {
+    if (id === endpointId) {
+      slotMap.delete(slot);
+      return;
+    }
+  }
 }
