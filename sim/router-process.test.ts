@@ -150,6 +150,20 @@ describe('RouterProcess commit interval', () => {
   });
 });
 
+/** The reload requests and starts of a run of `events` under `strategy`: [type, ms, reason or n]. */
+function requestsAndStarts(
+  strategy: RouterStrategy,
+  events: InputEvent[],
+  opts: { reloadIntervalMs: number; reloadDurationMs: number; commitIntervalMs: number },
+): (string | number)[][] {
+  const engine = new Engine();
+  const records: OutputRecord[] = [];
+  const router = new RouterProcess(strategy, { load: () => {}, send: () => ({ ok: true, reply: OK }) }, engine, (r) => records.push(r), opts);
+  router.start();
+  engine.run(events, (e) => router.onChurn(e as Extract<InputEvent, { type: 'route.upsert' }>), { settleUs: 60_000_000 });
+  return records.filter((r) => r.type === 'reload.request' || r.type === 'reload.start').map((r) => [r.type, r.atUs / 1000, r.type === 'reload.request' ? r.reason : r.n]);
+}
+
 describe('a reload asked for while a change is handled', () => {
   /**
    * The blueprint plugin's reload request comes first, then the same change's dynamic route add. Upstream
@@ -167,16 +181,7 @@ describe('a reload asked for while a change is handled', () => {
   };
 
   it('starts after the change: its own work is not refused, and one change makes one reload', () => {
-    const engine = new Engine();
-    const records: OutputRecord[] = [];
-    const router = new RouterProcess(askThenAdd, { load: () => {}, send: () => ({ ok: true, reply: OK }) }, engine, (r) => records.push(r), {
-      reloadIntervalMs: 5000,
-      reloadDurationMs: 100,
-      commitIntervalMs: 3_600_000,
-    });
-    router.start();
-    engine.run([upsert(20_000, 1)], (e) => router.onChurn(e as Extract<InputEvent, { type: 'route.upsert' }>), { settleUs: 60_000_000 });
-    const seen = records.filter((r) => r.type === 'reload.request' || r.type === 'reload.start').map((r) => [r.type, r.atUs / 1000, r.type === 'reload.request' ? r.reason : r.n]);
+    const seen = requestsAndStarts(askThenAdd, [upsert(20_000, 1)], { reloadIntervalMs: 5000, reloadDurationMs: 100, commitIntervalMs: 3_600_000 });
     // The initial reload at 0, then at 20 s (past the 5 s interval) the change's request and its one reload.
     expect(seen).toEqual([
       ['reload.request', 0, 'initial'],
@@ -209,17 +214,8 @@ describe('a reload that comes due while a change waits on a retry', () => {
   };
 
   it('starts when the change is done: nothing refused, one reload', () => {
-    const engine = new Engine();
-    const records: OutputRecord[] = [];
-    const router = new RouterProcess(backoff, { load: () => {}, send: () => ({ ok: true, reply: OK }) }, engine, (r) => records.push(r), {
-      reloadIntervalMs: 5000,
-      reloadDurationMs: 1000,
-      commitIntervalMs: 4000,
-    });
-    router.start();
     const slow: InputEvent = { at: 5490, type: 'route.upsert', route: { namespace: 'ns', name: 'slow', host: 'slow.example.com', service: 's' } };
-    engine.run([upsert(1500, 1), slow], (e) => router.onChurn(e as Extract<InputEvent, { type: 'route.upsert' }>), { settleUs: 60_000_000 });
-    const seen = records.filter((r) => r.type === 'reload.request' || r.type === 'reload.start').map((r) => [r.type, r.atUs / 1000, r.type === 'reload.request' ? r.reason : r.n]);
+    const seen = requestsAndStarts(backoff, [upsert(1500, 1), slow], { reloadIntervalMs: 5000, reloadDurationMs: 1000, commitIntervalMs: 4000 });
     // The change at 1.5 s (after the initial reload's end at 1 s, which disarms the timer) arms the commit
     // timer: it fires at 5.5 s, past the 5 s interval, while `slow` (5.49 s) waits until 5.52 s. The reload
     // starts then, once, and `slow` was not refused.

@@ -393,11 +393,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
     }
     if (entry.poolSlot !== null) this.pool.release(entry.poolSlot);
     this.dropEntry(key, entry);
-    try {
-      yield* this.view.findBackend(backend);
-    } catch (e) {
-      throw this.missing(e, entry);
-    }
+    yield* this.findBackendOf(entry, backend);
     const servers = yield* this.view.serversOf(backend);
     for (const s of servers) s.nextState = 'maint';
     yield* this.view.commit(backend);
@@ -458,13 +454,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
       const entry = this.entryAt(rec, i);
       const backend = entry.poolSlot ?? entry.backendName;
       try {
-        if (!this.view.knowsBackend(backend)) {
-          try {
-            yield* this.view.findBackend(backend);
-          } catch (e) {
-            throw this.missing(e, entry);
-          }
-        }
+        if (!this.view.knowsBackend(backend)) yield* this.findBackendOf(entry, backend);
         yield* this.view.commit(backend);
       } catch (e) {
         this.fallBack(ctx, e);
@@ -497,13 +487,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
       if (ctx.reloadInProgress) throw reloadRefusal(entry);
       const weight = entry.weight;
       const backend = entry.poolSlot ?? entry.backendName;
-      if (!this.view.knowsBackend(backend)) {
-        try {
-          yield* this.view.findBackend(backend);
-        } catch (e) {
-          throw this.missing(e, entry);
-        }
-      }
+      if (!this.view.knowsBackend(backend)) yield* this.findBackendOf(entry, backend);
       let servers = this.view.cachedServers(backend);
       // RemoveRouteEndpoints (an endpoints.delete) lists the servers for each endpoint it disables and
       // ignores DisableServer's error: the endpoints whose listing failed are unmapped and left as they are.
@@ -550,6 +534,18 @@ export class DcmSlotsStrategy implements RouterStrategy {
     const endpoints = endpointsOf(state, route.namespace, route.service);
     const rec = this.index.recordOf(state.serviceKeys.of(route.namespace, route.service));
     return rec === undefined ? servedEndpoints(route.service, endpoints) : rec.served.of(route.service, endpoints);
+  }
+
+  /**
+   * FindBackend for the route's entry; a backend HAProxy does not have is `missing`. Callers on the hot path
+   * check `knowsBackend` first, which spares this generator when the list is cached.
+   */
+  private *findBackendOf(entry: Entry, backend: string): RuntimeProgram<void> {
+    try {
+      yield* this.view.findBackend(backend);
+    } catch (e) {
+      throw this.missing(e, entry);
+    }
   }
 
   /** A backend HAProxy does not have yet: the route's earlier failed add already asked for the reload. */
