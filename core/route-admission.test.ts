@@ -4,15 +4,19 @@ import { RouteAdmission } from './route-admission.ts';
 import type { Route } from './route.ts';
 
 const route = (extra: Partial<Route> = {}): Route => ({ namespace: 'shop', name: 'w', host: 'w.example.com', service: 'web', ...extra });
-const upsert = (r: Route): ChurnEvent => ({ at: 5, type: 'route.upsert', route: r });
+const upsert = (r: Route, at = 5): ChurnEvent => ({ at, type: 'route.upsert', route: r });
+const del = (namespace: string, name: string, at = 5): ChurnEvent => ({ at, type: 'route.delete', namespace, name });
+/** What each admitted change does, as `+ns/name` (added or changed) or `-ns/name` (deleted). */
+const moves = (es: readonly ChurnEvent[]): string[] =>
+  es.map((e) => (e.type === 'route.upsert' ? `+${e.route.namespace}/${e.route.name}` : e.type === 'route.delete' ? `-${e.namespace}/${e.name}` : e.type));
 
-describe('RouteAdmission', () => {
+describe('RouteAdmission: wildcards and blueprints', () => {
   it('passes every route when wildcards are allowed, and non-wildcard routes always', () => {
     const said: string[] = [];
     const e = upsert(route({ wildcardPolicy: 'Subdomain' }));
-    expect(new RouteAdmission(true, (m) => said.push(m)).admit(e)).toBe(e);
+    expect(new RouteAdmission(true, (m) => said.push(m)).admit(e)).toEqual([e]);
     const plain = upsert(route({ wildcardPolicy: 'None' }));
-    expect(new RouteAdmission(false, (m) => said.push(m)).admit(plain)).toBe(plain);
+    expect(new RouteAdmission(false, (m) => said.push(m)).admit(plain)).toEqual([plain]);
     expect(said).toEqual([]);
   });
 
@@ -20,7 +24,7 @@ describe('RouteAdmission', () => {
     const said: string[] = [];
     const admission = new RouteAdmission(false, (m) => said.push(m));
     const wildcard = upsert(route({ wildcardPolicy: 'Subdomain' }));
-    expect(admission.admit(wildcard)).toEqual({ at: 5, type: 'route.delete', namespace: 'shop', name: 'w' });
+    expect(admission.admit(wildcard)).toEqual([del('shop', 'w')]);
     admission.admit(wildcard);
     expect(said).toEqual(['route shop/w not admitted: wildcard routes are not allowed (ROUTER_ALLOW_WILDCARD_ROUTES / router.allowWildcardRoutes)']);
   });
@@ -28,12 +32,85 @@ describe('RouteAdmission', () => {
   it('without the blueprint plugin a blueprint event is the route event it carries, admitted as routes are', () => {
     const bp = route({ namespace: 'bp', name: 'b' });
     const none = new RouteAdmission(false, () => {}, false);
-    expect(none.admit({ at: 5, type: 'blueprint.upsert', route: bp })).toEqual({ at: 5, type: 'route.upsert', route: bp });
-    expect(none.admit({ at: 6, type: 'blueprint.delete', namespace: 'bp', name: 'b' })).toEqual({ at: 6, type: 'route.delete', namespace: 'bp', name: 'b' });
+    expect(none.admit({ at: 5, type: 'blueprint.upsert', route: bp })).toEqual([upsert(bp)]);
+    expect(none.admit({ at: 6, type: 'blueprint.delete', namespace: 'bp', name: 'b' })).toEqual([del('bp', 'b', 6)]);
     // A wildcard one is then rejected like any route.
-    expect(none.admit({ at: 7, type: 'blueprint.upsert', route: { ...bp, wildcardPolicy: 'Subdomain' } }).type).toBe('route.delete');
+    expect(moves(none.admit({ at: 7, type: 'blueprint.upsert', route: { ...bp, wildcardPolicy: 'Subdomain' } }))).toEqual(['-bp/b']);
     // With the plugin (a config manager), a blueprint event stays one.
     const e: ChurnEvent = { at: 5, type: 'blueprint.upsert', route: bp };
-    expect(new RouteAdmission(false, () => {}, true).admit(e)).toBe(e);
+    expect(new RouteAdmission(false, () => {}, true).admit(e)).toEqual([e]);
+  });
+
+  it('a wildcard route that held its host lets the waiting route in as it goes', () => {
+    const a = new RouteAdmission(false, () => {});
+    a.admit(upsert(route({ namespace: 'a', name: 'old', host: 'h.example.com' })));
+    expect(moves(a.admit(upsert(route({ namespace: 'b', name: 'new', host: 'h.example.com' }))))).toEqual([]);
+    // HostAdmitter hands the now-wildcard route to UniqueHost as deleted: the host goes to b/new.
+    expect(moves(a.admit(upsert(route({ namespace: 'a', name: 'old', host: 'h.example.com', wildcardPolicy: 'Subdomain' }))))).toEqual(['+b/new', '-a/old']);
+  });
+});
+
+describe('RouteAdmission: one host, one owner (UniqueHost, hostindex)', () => {
+  it('a newer route of another namespace waits, and is let in when the owner goes', () => {
+    const said: string[] = [];
+    const a = new RouteAdmission(false, (m) => said.push(m));
+    expect(moves(a.admit(upsert(route({ namespace: 'a', name: 'old', host: 'h.example.com' }))))).toEqual(['+a/old']);
+    // A new route that is not admitted is not passed on at all (no Deleted for a route the router never had).
+    expect(moves(a.admit(upsert(route({ namespace: 'b', name: 'new', host: 'h.example.com', path: '/other' }))))).toEqual([]);
+    expect(said).toEqual(['route b/new not admitted: a route in another namespace holds h.example.com and is older than new (HostAlreadyClaimed)']);
+    // Changed while waiting, same path: the index replaces it in place, still waiting, nothing passed on.
+    expect(moves(a.admit(upsert(route({ namespace: 'b', name: 'new', host: 'h.example.com', path: '/other', service: 'api' }))))).toEqual([]);
+    // Another path: taken out and weighed again as a known route (newRoute false), so its rejection is passed
+    // on as a deletion, which changes nothing in a router that never had it.
+    expect(moves(a.admit(upsert(route({ namespace: 'b', name: 'new', host: 'h.example.com', path: '/again' }))))).toEqual(['-b/new']);
+    // The owner's deletion: the waiting route is added first, then the owner deleted (one input, one commit).
+    expect(moves(a.admit(del('a', 'old')))).toEqual(['+b/new', '-a/old']);
+  });
+
+  it('routes of the owner namespace share the host on other paths; one path has one route', () => {
+    const a = new RouteAdmission(false, () => {});
+    a.admit(upsert(route({ name: 'root', host: 'h.example.com' })));
+    expect(moves(a.admit(upsert(route({ name: 'api', host: 'h.example.com', path: '/api' }))))).toEqual(['+shop/api']);
+    expect(moves(a.admit(upsert(route({ name: 'api2', host: 'h.example.com', path: '/api' }))))).toEqual([]);
+    // The path's holder goes: the next oldest route of that path takes it.
+    expect(moves(a.admit(del('shop', 'api')))).toEqual(['+shop/api2', '-shop/api']);
+  });
+
+  it('a passthrough route shares its host with no other TLS route, whatever the paths', () => {
+    const a = new RouteAdmission(false, () => {});
+    a.admit(upsert(route({ name: 'sni', host: 'h.example.com', tls: { termination: 'passthrough' } })));
+    expect(moves(a.admit(upsert(route({ name: 'edge', host: 'h.example.com', path: '/x', tls: { termination: 'edge' } }))))).toEqual([]);
+    // Plain HTTP on another path does not conflict (only TLS on both does).
+    expect(moves(a.admit(upsert(route({ name: 'plain', host: 'h.example.com', path: '/y' }))))).toEqual(['+shop/plain']);
+  });
+
+  it('with the ownership check disabled any namespace shares the host on another path, oldest first per path', () => {
+    const a = new RouteAdmission(false, () => {}, true, 'oldest-first');
+    a.admit(upsert(route({ namespace: 'a', name: 'root', host: 'h.example.com' })));
+    expect(moves(a.admit(upsert(route({ namespace: 'b', name: 'api', host: 'h.example.com', path: '/api' }))))).toEqual(['+b/api']);
+    expect(moves(a.admit(upsert(route({ namespace: 'c', name: 'root2', host: 'h.example.com' }))))).toEqual([]);
+  });
+
+  it('an older route moving onto a host displaces the younger holder and frees its own', () => {
+    const a = new RouteAdmission(false, () => {});
+    a.admit(upsert(route({ namespace: 'a', name: 'old', host: 'one.example.com' })));
+    a.admit(upsert(route({ namespace: 'c', name: 'waiting', host: 'one.example.com' })));
+    a.admit(upsert(route({ namespace: 'b', name: 'young', host: 'two.example.com' })));
+    // a/old keeps its age (creation order) under the new host, so it takes two.example.com from b/young;
+    // leaving one.example.com lets c/waiting in there.
+    expect(moves(a.admit(upsert(route({ namespace: 'a', name: 'old', host: 'two.example.com' }))))).toEqual(['+a/old', '+c/waiting', '-b/young']);
+  });
+
+  it('a route deleted and upserted again is a new route, younger than those there', () => {
+    const a = new RouteAdmission(false, () => {});
+    a.admit(upsert(route({ namespace: 'a', name: 'r', host: 'h.example.com' })));
+    a.admit(upsert(route({ namespace: 'b', name: 's', host: 'h.example.com' })));
+    expect(moves(a.admit(del('a', 'r')))).toEqual(['+b/s', '-a/r']);
+    expect(moves(a.admit(upsert(route({ namespace: 'a', name: 'r', host: 'h.example.com' }))))).toEqual([]);
+  });
+
+  it('endpoint events pass as they are', () => {
+    const e: ChurnEvent = { at: 1, type: 'endpoints.delete', namespace: 'shop', service: 'web' };
+    expect(new RouteAdmission(false, () => {}).admit(e)).toEqual([e]);
   });
 });

@@ -1,21 +1,35 @@
 import type { ChurnEvent } from './events.ts';
+import { HostIndex, type Claim, type ClaimChanges, type HostActivation } from './host-claims.ts';
 import { routeKey, type Route } from './route.ts';
 
 /**
- * The router's admission of routes, before they reach its state: with wildcard routes not allowed
- * (ROUTER_ALLOW_WILDCARD_ROUTES unset, the default), a route with `wildcardPolicy: Subdomain` is rejected,
- * and the router handles it as deleted (openshift/router's HostAdmitter passes a rejected route on as a
- * Deleted event). So a route that turns into a wildcard one is removed, and one that never was admitted
- * changes nothing: no state change, no reload, no runtime command.
+ * The wildcard check of the router's HostAdmitter: with wildcard routes not allowed (ROUTER_ALLOW_WILDCARD_ROUTES
+ * unset, the default), a route with `wildcardPolicy: Subdomain` is rejected.
  */
 export function rejectionOf(route: Route, allowWildcardRoutes: boolean): string | undefined {
   if (allowWildcardRoutes || route.wildcardPolicy !== 'Subdomain') return undefined;
   return 'wildcard routes are not allowed (ROUTER_ALLOW_WILDCARD_ROUTES / router.allowWildcardRoutes)';
 }
 
-/** Admission for one router: each rejected route is reported once, when it is first seen. */
+/**
+ * The router's admission of routes before they reach its state, in the order of its plugin chain
+ * (template.go): HostAdmitter's wildcard check, then UniqueHost (one route, the oldest, holds each host;
+ * others share it only as the namespace rule allows). UniqueHost's host check (NoHostValue, InvalidHost)
+ * has nothing to do here: the input layer refuses such hosts, as the API server does (sim/eventlog/route-host.ts). A rejected route reaches the
+ * router as deleted, so a route never admitted changes nothing: no state change, no reload, no runtime
+ * command. A route whose going frees a host lets the oldest waiting route(s) in, as the router then adds them.
+ *
+ * A route's age is the order in which the log first upserts it (the router sorts by creationTimestamp, then
+ * UID); a route deleted and upserted again is a new one.
+ */
 export class RouteAdmission {
   private readonly reported = new Set<string>();
+  private readonly hosts: HostIndex;
+  /** Per route key: its age. */
+  private readonly ages = new Map<string, number>();
+  private nextAge = 0;
+  /** The one event most inputs admit, handed out in this array rather than a new one. */
+  private readonly one: [ChurnEvent] = [{ at: 0, type: 'route.delete', namespace: '', name: '' }];
 
   constructor(
     private readonly allowWildcardRoutes: boolean,
@@ -26,20 +40,78 @@ export class RouteAdmission {
      * the plugin only with ROUTER_HAPROXY_CONFIG_MANAGER).
      */
     private readonly blueprintPlugin = true,
-  ) {}
-
-  admit(event: ChurnEvent): ChurnEvent {
-    const e = this.blueprintPlugin ? event : asRouteEvent(event);
-    if (e.type !== 'route.upsert') return e;
-    const why = rejectionOf(e.route, this.allowWildcardRoutes);
-    if (why === undefined) return e;
-    const key = routeKey(e.route);
-    if (!this.reported.has(key)) {
-      this.reported.add(key);
-      this.report(`route ${key} not admitted: ${why}`);
-    }
-    return { at: e.at, type: 'route.delete', namespace: e.route.namespace, name: e.route.name };
+    activation: HostActivation = 'same-namespace',
+  ) {
+    this.hosts = new HostIndex(activation);
   }
+
+  /**
+   * The changes one input makes to the router, in the order its plugins see them: usually the input itself;
+   * none or several for a route event. The array is only valid until the next call.
+   */
+  admit(event: ChurnEvent): readonly ChurnEvent[] {
+    const e = this.blueprintPlugin ? event : asRouteEvent(event);
+    if (e.type === 'route.upsert') return this.upserted(e.at, e.route);
+    if (e.type === 'route.delete') {
+      const key = routeKey(e);
+      this.ages.delete(key);
+      return this.deleted(e.at, key, e);
+    }
+    this.one[0] = e;
+    return this.one;
+  }
+
+  private upserted(at: number, route: Route): readonly ChurnEvent[] {
+    const key = routeKey(route);
+    let age = this.ages.get(key);
+    if (age === undefined) this.ages.set(key, (age = this.nextAge++));
+    // HostAdmitter passes a rejected route on to UniqueHost as deleted.
+    const wildcard = rejectionOf(route, this.allowWildcardRoutes);
+    if (wildcard !== undefined) {
+      this.rejected(key, wildcard);
+      return this.deleted(at, key, { at, type: 'route.delete', namespace: route.namespace, name: route.name });
+    }
+    const claim: Claim = { key, route, age };
+    const { changes, newRoute } = this.hosts.add(claim);
+    const out: ChurnEvent[] = [];
+    for (const c of changes.list(true)) out.push({ at, type: 'route.upsert', route: c.key === key ? route : c.route });
+    for (const c of changes.list(false)) {
+      this.rejected(c.key, claimedBy(this.hosts.holders(c.route.host), c));
+      if (c.key !== key || !newRoute) out.push({ at, type: 'route.delete', namespace: c.route.namespace, name: c.route.name });
+    }
+    return out;
+  }
+
+  /** UniqueHost's Deleted: the routes the going lets in are added, those it pushes out deleted, then the route. */
+  private deleted(at: number, key: string, e: ChurnEvent): readonly ChurnEvent[] {
+    const changes: ClaimChanges = this.hosts.delete(key);
+    const out: ChurnEvent[] = [];
+    for (const c of changes.list(true)) out.push({ at, type: 'route.upsert', route: c.route });
+    for (const c of changes.list(false)) {
+      this.rejected(c.key, claimedBy(this.hosts.holders(c.route.host), c));
+      out.push({ at, type: 'route.delete', namespace: c.route.namespace, name: c.route.name });
+    }
+    out.push(e);
+    return out;
+  }
+
+  /** Each route's rejection is reported once per reason. */
+  private rejected(key: string, why: string): void {
+    const id = `${key} ${why}`;
+    if (this.reported.has(id)) return;
+    this.reported.add(id);
+    this.report(`route ${key} not admitted: ${why}`);
+  }
+}
+
+/** HostAlreadyClaimed: who holds the host the route waits for (the newest holder of its path, else the newest). */
+function claimedBy(holders: readonly Claim[], c: Claim): string {
+  const newestFirst = holders.slice().reverse();
+  const owner = newestFirst.find((h) => (h.route.path ?? '') === (c.route.path ?? '')) ?? newestFirst[0];
+  if (owner === undefined) return `host ${c.route.host} is claimed (HostAlreadyClaimed)`;
+  return owner.route.namespace === c.route.namespace
+    ? `route ${owner.route.name} already exposes ${c.route.host} and is older (HostAlreadyClaimed)`
+    : `a route in another namespace holds ${c.route.host} and is older than ${c.route.name} (HostAlreadyClaimed)`;
 }
 
 /** A blueprint event as the route event it carries; any other event as it is. */

@@ -24,6 +24,15 @@ describe('parseRouterEnv', () => {
     expect(RouterSettingsSchema.parse(r.settings).strategy).toBe('dcm-slots');
   });
 
+  it('reads the admission switches as strconv.ParseBool truth (isTrue): anything else is false, with a warning', () => {
+    const r = parseRouterEnv({ ROUTER_ALLOW_WILDCARD_ROUTES: 'T', ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK: '1' });
+    expect(r.settings).toEqual({ allowWildcardRoutes: true, disableNamespaceOwnershipCheck: true });
+    expect(r.warnings).toEqual([]);
+    const off = parseRouterEnv({ ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK: 'yes' });
+    expect(off.settings).toEqual({ disableNamespaceOwnershipCheck: false });
+    expect(off.warnings).toEqual(['ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK=yes: not a boolean; read as false']);
+  });
+
   it('falls back as the router does, with warnings', () => {
     const r = parseRouterEnv({
       ROUTER_HAPROXY_CONFIG_MANAGER: 'yes', // ParseBool error → false

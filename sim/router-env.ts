@@ -47,6 +47,7 @@ export const ROUTER_ENV_NAMES: readonly string[] = [
   'RELOAD_INTERVAL',
   'COMMIT_INTERVAL',
   'ROUTER_ALLOW_WILDCARD_ROUTES',
+  'ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK',
   ...Object.keys(IGNORED_WITH_NOTE),
 ];
 
@@ -85,6 +86,12 @@ export function parseRouterEnv(env: Readonly<Record<string, string>> | Iterable<
     if (b === undefined) warnings.push(`ROUTER_ALLOW_WILDCARD_ROUTES=${wildcard}: not a boolean; read as false`);
     settings.allowWildcardRoutes = b === true;
   }
+  const ownership = get('ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK');
+  if (ownership !== undefined) {
+    const b = parseGoBool(ownership);
+    if (b === undefined) warnings.push(`ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK=${ownership}: not a boolean; read as false`);
+    settings.disableNamespaceOwnershipCheck = b === true;
+  }
 
   for (const [k, note] of Object.entries(IGNORED_WITH_NOTE)) {
     if (get(k) !== undefined) warnings.push(`${k}: ${note}`);
@@ -106,6 +113,7 @@ const ENV_OF_SETTING: Partial<Record<keyof RouterSettings, string>> = {
   reloadIntervalMs: 'RELOAD_INTERVAL',
   commitIntervalMs: 'COMMIT_INTERVAL',
   allowWildcardRoutes: 'ROUTER_ALLOW_WILDCARD_ROUTES',
+  disableNamespaceOwnershipCheck: 'ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK',
 };
 
 /** envInt: unset → nothing to set; garbage or below min → the router's default, with a warning. */

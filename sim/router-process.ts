@@ -39,6 +39,8 @@ export interface RouterProcessOptions {
   commitIntervalMs: number;
   /** ROUTER_ALLOW_WILDCARD_ROUTES: otherwise wildcard (`Subdomain`) routes are not admitted. */
   allowWildcardRoutes?: boolean;
+  /** ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK: routes of any namespace may share a host (on other paths). */
+  disableNamespaceOwnershipCheck?: boolean;
   /** Called when the router is settled (no reload running or pending, no runtime work in flight). */
   onSettled?: (state: RouterState) => void;
   /**
@@ -65,6 +67,9 @@ export class RouterProcess {
   private busy = false;
   private readonly backlog: ChurnEvent[] = [];
   private readonly admission: RouteAdmission;
+  /** The changes admission made of the input being handled, and the next to run. */
+  private admitted: readonly ChurnEvent[] = [];
+  private nextAdmitted = 0;
   private commitTimer: TimerHandle | null = null;
   /** A change is being handled (its runtime program included, while it waits). */
   private inEvent = false;
@@ -91,6 +96,7 @@ export class RouterProcess {
       opts.allowWildcardRoutes === true,
       (message) => this.emit({ atUs: this.scheduler.nowUs, type: 'warning', message }),
       strategy.blueprintPlugin === true,
+      opts.disableNamespaceOwnershipCheck === true ? 'oldest-first' : 'same-namespace',
     );
     const self = this;
     this.ctx = {
@@ -124,26 +130,34 @@ export class RouterProcess {
   }
 
   /**
-   * One change, handled as RouterController.HandleRoute/HandleEndpoints does: the plugins process it
-   * (dynamic changes, or a note that the state changed), then Commit() registers one reload with the rate
-   * limiter, whose goroutine starts it. A reload asked for while the change is handled therefore starts
-   * after it, never in its middle: the change's own dynamic calls are not refused by it, and one change
-   * never makes two reloads.
+   * One input, handled as RouterController.HandleRoute/HandleEndpoints does: the plugins process the changes
+   * admission makes of it (usually one; a route that frees or takes a host adds or deletes others), each by
+   * its dynamic changes or a note that the state changed, then Commit() registers one reload with the rate
+   * limiter, whose goroutine starts it. A reload asked for while the input is handled therefore starts after
+   * it, never in its middle: its own dynamic calls are not refused by it, and one input never makes two
+   * reloads.
    */
   private handle(e: ChurnEvent): Step {
-    const change = applyChurn(this.state, this.admission.admit(e));
-    if (change === null || !this.synced) return;
-    this.inEvent = true;
-    const program = this.strategy.onChange(change, this.state, this.ctx);
-    if (program) {
+    this.admitted = this.admission.admit(e);
+    this.nextAdmitted = 0;
+    return this.restOfInput();
+  }
+
+  /** The input's admitted changes from where they stand, then Commit() if any reached the strategy. */
+  private restOfInput(): Step {
+    const admitted = this.admitted;
+    while (this.nextAdmitted < admitted.length) {
+      const change = applyChurn(this.state, admitted[this.nextAdmitted++]!);
+      if (change === null || !this.synced) continue;
+      this.inEvent = true;
+      const program = this.strategy.onChange(change, this.state, this.ctx);
+      if (!program) continue;
       const waiting = this.drive(program, undefined);
-      if (waiting instanceof Promise) {
-        return waiting.then(() => {
-          if (!this.busy) this.endEvent();
-        });
-      }
+      if (waiting instanceof Promise) return waiting.then(() => (this.busy ? undefined : this.restOfInput()));
+      // Parked on a retry's backoff: the program's end comes back here (drive).
+      if (this.busy) return;
     }
-    if (!this.busy) this.endEvent();
+    if (this.inEvent) this.endEvent();
   }
 
   /** The change is handled: Commit(). */
@@ -172,8 +186,9 @@ export class RouterProcess {
       if (step.done) {
         if (this.busy) {
           this.busy = false;
-          this.endEvent();
-          return this.drainBacklog();
+          const rest = this.restOfInput();
+          if (rest instanceof Promise) return rest.then(() => (this.busy ? undefined : this.drainBacklog()));
+          return this.busy ? undefined : this.drainBacklog();
         }
         return;
       }

@@ -212,6 +212,40 @@ describe('route admission', () => {
     expect(allowed.reloads.total).toBe(3);
     expect(allowed.warnings.total).toBe(0);
   });
+
+  const claims = (strategy: string, ownershipCheck: boolean): string =>
+    [
+      'name: hosts',
+      `router: { strategy: ${strategy}, disableNamespaceOwnershipCheck: ${!ownershipCheck} }`,
+      'sim: { settleMs: 10000 }',
+      'events:',
+      '  - { at: 0, type: route.upsert, route: { namespace: a, name: old, host: h.example.com, service: web } }',
+      '  - { at: 0, type: endpoints.set, namespace: a, service: web, endpoints: [{ ip: 10.0.0.1, port: 8080 }] }',
+      '  - { at: 0, type: endpoints.set, namespace: b, service: api, endpoints: [{ ip: 10.0.0.2, port: 8080 }] }',
+      '  - { at: 10000, type: route.upsert, route: { namespace: b, name: new, host: h.example.com, path: /api, service: api } }',
+      '  - { at: 30000, type: route.delete, namespace: a, name: old }',
+      '',
+    ].join('\n');
+
+  // (dcm-slots adds and deletes such routes at runtime, on a pool backend: no reload either way.)
+  it.each(['reload-always', 'dcm-add-del'])('%s: a host held by an older route of another namespace keeps a newer route out until it goes', (strategy) => {
+    // With the ownership check (the default): b/new at 10 s waits (another namespace holds the host) and
+    // does not reach the router. a/old's deletion at 30 s lets b/new in
+    // within the same input: both changes ask for a route change (both strategies reload for a route add
+    // and a delete), one Commit, one reload.
+    // 1 initial + 1 = 2 reloads.
+    const held = runOne(parseScenario(claims(strategy, true), 'hosts.yaml')).report;
+    expect(held.reloads.total).toBe(2);
+    expect(held.reloads.requests['route-change']).toBe(2);
+    expect(held.warnings.list.map((w) => w.message)).toEqual([
+      'route b/new not admitted: a route in another namespace holds h.example.com and is older than new (HostAlreadyClaimed)',
+    ]);
+    expect(held.invariants.violations).toEqual([]);
+    // Without it, b/new on another path shares the host at once: a reload at 10 s and one at 30 s: 3.
+    const shared = runOne(parseScenario(claims(strategy, false), 'hosts.yaml')).report;
+    expect(shared.reloads.total).toBe(3);
+    expect(shared.warnings.total).toBe(0);
+  });
 });
 
 describe('blueprint events without a config manager', () => {

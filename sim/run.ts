@@ -106,6 +106,7 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
         reloadDurationMs: settings.router.reloadDurationMs,
         commitIntervalMs: settings.router.commitIntervalMs,
         allowWildcardRoutes: settings.router.allowWildcardRoutes,
+        disableNamespaceOwnershipCheck: settings.router.disableNamespaceOwnershipCheck,
         ...(!traced && { tally }),
         ...(settings.sim.invariants === 'settled' && { onSettled: check }),
       },

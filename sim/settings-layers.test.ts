@@ -97,6 +97,7 @@ describe('settings precedence: defaults < scenario < --router-deployment < --env
       'router.blueprintNamespace': 'default',
       'router.blueprints': 'default',
       'router.allowWildcardRoutes': 'default',
+      'router.disableNamespaceOwnershipCheck': 'default',
       'sim.settleMs': `${SCENARIO}:9`,
       'sim.invariants': 'default',
       'haproxy.refusedRate': 'default',
@@ -170,6 +171,7 @@ const routerValues = fc.record(
     reloadIntervalMs: fc.integer({ min: 0, max: 10_000_000 }),
     blueprintNamespace: fc.stringMatching(/^[a-z]{0,6}$/),
     allowWildcardRoutes: fc.boolean(),
+    disableNamespaceOwnershipCheck: fc.boolean(),
   },
   { requiredKeys: [] },
 );

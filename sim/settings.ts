@@ -33,6 +33,11 @@ export const RouterSettingsSchema = z
     blueprints: z.array(RouteSchema).default([]),
     /** ROUTER_ALLOW_WILDCARD_ROUTES: `wildcardPolicy: Subdomain` routes get wildcard map keys. */
     allowWildcardRoutes: z.boolean().default(false),
+    /**
+     * ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK: routes of other namespaces may share a host the oldest route
+     * holds (on other paths); otherwise only routes of its namespace may.
+     */
+    disableNamespaceOwnershipCheck: z.boolean().default(false),
   })
   .strict();
 

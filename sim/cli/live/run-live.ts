@@ -165,6 +165,7 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
       reloadDurationMs: settings.router.reloadDurationMs,
       commitIntervalMs: settings.router.commitIntervalMs,
       allowWildcardRoutes: settings.router.allowWildcardRoutes,
+      disableNamespaceOwnershipCheck: settings.router.disableNamespaceOwnershipCheck,
       ...(settings.sim.invariants === 'settled' && { onSettled: check }),
     });
     router.start();
