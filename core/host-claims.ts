@@ -109,12 +109,15 @@ export class HostIndex {
     return { changes, newRoute };
   }
 
-  /** A route deleted: the changes its going makes (none when it held nothing). */
-  delete(key: string): ClaimChanges {
+  /**
+   * A route deleted, as the router last saw it with this host: the changes its going makes (none when it
+   * held nothing). Upstream looks for the route under that host only: if the index holds it under an
+   * earlier one (a host change the router never admitted), that claim stays, holding the host for good.
+   */
+  delete(key: string, host: string): ClaimChanges {
     const changes = new ClaimChanges();
-    const host = this.hostOf.get(key);
     this.hostOf.delete(key);
-    if (host !== undefined) this.remove(host, key, true, changes);
+    this.remove(host, key, true, changes);
     return changes;
   }
 

@@ -48,6 +48,17 @@ describe('RouteAdmission: wildcards and blueprints', () => {
     // HostAdmitter hands the now-wildcard route to UniqueHost as deleted: the host goes to b/new.
     expect(moves(a.admit(upsert(route({ namespace: 'a', name: 'old', host: 'h.example.com', wildcardPolicy: 'Subdomain' }))))).toEqual(['+b/new', '-a/old']);
   });
+
+  it('a route turned wildcard on another host leaves its claim behind, holding the host for good (as upstream)', () => {
+    const a = new RouteAdmission(false, () => {});
+    a.admit(upsert(route({ namespace: 'a', name: 'x', host: 'one.example.com' })));
+    expect(moves(a.admit(upsert(route({ namespace: 'b', name: 'y', host: 'one.example.com' }))))).toEqual([]);
+    // HostAdmitter hands UniqueHost a Deleted for the route as it now is, on two.example.com, where the index
+    // has no claim of it: its claim on one.example.com stays, and so does every route waiting there.
+    expect(moves(a.admit(upsert(route({ namespace: 'a', name: 'x', host: 'two.example.com', wildcardPolicy: 'Subdomain' }))))).toEqual(['-a/x']);
+    expect(moves(a.admit(del('a', 'x')))).toEqual(['-a/x']);
+    expect(moves(a.admit(upsert(route({ namespace: 'c', name: 'z', host: 'one.example.com' }))))).toEqual([]);
+  });
 });
 
 describe('RouteAdmission: one host, one owner (UniqueHost, hostindex)', () => {

@@ -25,8 +25,8 @@ export function rejectionOf(route: Route, allowWildcardRoutes: boolean): string 
 export class RouteAdmission {
   private readonly reported = new Set<string>();
   private readonly hosts: HostIndex;
-  /** Per route key: its age. */
-  private readonly ages = new Map<string, number>();
+  /** Per route key: its age, and the host of its last upsert (the route object the router last saw). */
+  private readonly known = new Map<string, { readonly age: number; host: string }>();
   private nextAge = 0;
   /** The one event most inputs admit, handed out in this array rather than a new one. */
   private readonly one: [ChurnEvent] = [{ at: 0, type: 'route.delete', namespace: '', name: '' }];
@@ -54,8 +54,9 @@ export class RouteAdmission {
     if (e.type === 'route.upsert') return this.upserted(e.at, e.route);
     if (e.type === 'route.delete') {
       const key = routeKey(e);
-      this.ages.delete(key);
-      return this.deleted(e.at, key, e);
+      const host = this.known.get(key)?.host;
+      this.known.delete(key);
+      return host === undefined ? [e] : this.deleted(e.at, key, host, e);
     }
     this.one[0] = e;
     return this.one;
@@ -63,13 +64,15 @@ export class RouteAdmission {
 
   private upserted(at: number, route: Route): readonly ChurnEvent[] {
     const key = routeKey(route);
-    let age = this.ages.get(key);
-    if (age === undefined) this.ages.set(key, (age = this.nextAge++));
+    let k = this.known.get(key);
+    if (k === undefined) this.known.set(key, (k = { age: this.nextAge++, host: route.host }));
+    k.host = route.host;
+    const age = k.age;
     // HostAdmitter passes a rejected route on to UniqueHost as deleted.
     const wildcard = rejectionOf(route, this.allowWildcardRoutes);
     if (wildcard !== undefined) {
       this.rejected(key, wildcard);
-      return this.deleted(at, key, { at, type: 'route.delete', namespace: route.namespace, name: route.name });
+      return this.deleted(at, key, route.host, { at, type: 'route.delete', namespace: route.namespace, name: route.name });
     }
     const claim: Claim = { key, route, age };
     const { changes, newRoute } = this.hosts.add(claim);
@@ -83,8 +86,8 @@ export class RouteAdmission {
   }
 
   /** UniqueHost's Deleted: the routes the going lets in are added, those it pushes out deleted, then the route. */
-  private deleted(at: number, key: string, e: ChurnEvent): readonly ChurnEvent[] {
-    const changes: ClaimChanges = this.hosts.delete(key);
+  private deleted(at: number, key: string, host: string, e: ChurnEvent): readonly ChurnEvent[] {
+    const changes: ClaimChanges = this.hosts.delete(key, host);
     const out: ChurnEvent[] = [];
     for (const c of changes.list(true)) out.push({ at, type: 'route.upsert', route: c.route });
     for (const c of changes.list(false)) {
