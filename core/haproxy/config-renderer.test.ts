@@ -64,6 +64,12 @@ const optionsArb: fc.Arbitrary<RenderOptions> = fc.constantFrom<RenderOptions>(
   { maxDynamicServers: 0, manager: 'add-del', allowWildcardRoutes: true },
 );
 
+function emptyRouterStateWith(namespace: string, name: string) {
+  const state = emptyRouterState();
+  applyChurn(state, { at: 0, type: 'route.upsert', route: { namespace, name, host: `${name}.example.com`, service: 's0' } });
+  return state;
+}
+
 describe('ConfigRenderer', () => {
   // Steps are (event, render now?, which pool): renders come at random points, as reloads do under churn.
   test.prop([optionsArb, fc.array(fc.tuple(eventArb, fc.boolean(), fc.integer({ min: 0, max: 1 })), { maxLength: 40 })], { numRuns: 300 })(
@@ -85,6 +91,53 @@ describe('ConfigRenderer', () => {
       for (const [config, asRendered] of handedOut) expect(plain(config)).toEqual(asRendered);
     },
   );
+
+  // Deferred (reload-always): renders at random points, each config read at a random later point while a
+  // reader may still have it (before the second render after it), or never.
+  test.prop(
+    [optionsArb, fc.array(fc.tuple(eventArb, fc.constantFrom('none', 'render', 'read newest', 'read previous'), fc.integer({ min: 0, max: 1 })), { maxLength: 60 })],
+    { numRuns: 300 },
+  )('deferred: a config read while it may be is what a fresh full render of the state it was asked for gives; later, reading it throws', (opts, steps) => {
+    const state = emptyRouterState();
+    const renderer = new ConfigRenderer(opts, true);
+    // What each config is: waiting to render, rendered (read, or rendered first because a later one was),
+    // or dead (a second config was asked for after it, before it was rendered).
+    const asked: { config: HaproxyConfig; expected: unknown; is: 'waiting' | 'rendered' | 'dead' }[] = [];
+    const read = (i: number): void => {
+      const a = asked[i];
+      if (a === undefined || a.is === 'dead') return;
+      expect(plain(a.config)).toEqual(a.expected);
+      for (const older of asked.slice(0, i + 1)) if (older.is === 'waiting') older.is = 'rendered';
+    };
+    for (const [event, action, pool] of steps) {
+      const change = applyChurn(state, event);
+      if (change !== null) renderer.note(change);
+      if (action === 'render') {
+        const config = renderer.render(state, pools[pool]);
+        asked.slice(0, -1).forEach((older) => older.is === 'waiting' && (older.is = 'dead'));
+        // The first render is whole and at once.
+        asked.push({ config, expected: plain(renderRouterConfig(state, { ...opts, extraBackends: pools[pool]! })), is: asked.length === 0 ? 'rendered' : 'waiting' });
+      } else if (action === 'read newest') read(asked.length - 1);
+      else if (action === 'read previous') read(asked.length - 2);
+    }
+    for (const a of asked) {
+      if (a.is === 'dead') expect(() => a.config.backends).toThrow(/read after a later reload ended/);
+      else expect(plain(a.config)).toEqual(a.expected);
+    }
+  });
+
+  it('deferred: JSON of a config reads it as a plain config', () => {
+    const state = emptyRouterState();
+    const renderer = new ConfigRenderer({ maxDynamicServers: 0 }, true);
+    renderer.render(state);
+    const change = applyChurn(state, { at: 1, type: 'route.upsert', route: { namespace: 'n', name: 'a', host: 'a.example.com', service: 's0' } });
+    renderer.note(change!);
+    const config = renderer.render(state);
+    renderer.note(applyChurn(state, { at: 2, type: 'route.delete', namespace: 'n', name: 'a' })!);
+    // Read after the route went: the config is still of the state it was asked for.
+    const expected = renderRouterConfig(emptyRouterStateWith('n', 'a'), { maxDynamicServers: 0 });
+    expect(JSON.parse(JSON.stringify(config))).toEqual(JSON.parse(JSON.stringify(expected)));
+  });
 
   // Bursts of route changes move rows far from where they were last seen; renders come after some of them.
   test.prop([optionsArb, fc.array(fc.tuple(fc.array(eventArbOf(manyNames), { minLength: 1, maxLength: 48 }), fc.integer({ min: 0, max: 1 })), { maxLength: 12 })], { numRuns: 100 })(

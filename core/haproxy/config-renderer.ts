@@ -31,6 +31,14 @@ interface MapLine {
 }
 
 const NO_ENDPOINTS: readonly Endpoint[] = [];
+
+/** What a render reads of the state: the current one, or the state as a deferred render's reload saw it. */
+interface StateView {
+  readonly routes: { get(key: string): Route | undefined };
+  readonly endpoints: { get(serviceKey: string): readonly Endpoint[] | undefined };
+}
+/** The deferred renderer's change log drops the changes no waiting config needs once they are this many. */
+const UNDO_DROP_MIN = 4096;
 /** The dirty-service list is compacted when it passes this, or twice its distinct services. */
 const DIRTY_COMPACT_MIN = 4096;
 
@@ -75,29 +83,62 @@ export class ConfigRenderer {
   private readonly entries = new Map<string, MapEntry[]>();
   private readonly dirtyFiles = new Set<string>();
   private maps: Record<string, MapEntry[]> = {};
+  /** See `deferred` in the constructor. */
+  private readonly deferred: boolean;
+  /** Deferred configs not yet read, oldest first (at most two: see defer). */
+  private pending: DeferredJob[] = [];
+  /**
+   * Every change noted while a deferred config waits, in order: the key and what it held before (a route
+   * or undefined under a route key; a service's endpoints under a service key). Undone newest first, they
+   * give the state a waiting config's reload saw. `undoBase` is the position of undoKeys[0] in the whole
+   * sequence of changes, so a config's mark stays valid when the head is dropped.
+   */
+  private undoKeys: string[] = [];
+  private undoRoute: boolean[] = [];
+  private undoBefore: (Route | readonly Endpoint[] | undefined)[] = [];
+  private undoBase = 0;
 
-  constructor(opts: RenderOptions) {
+  /**
+   * `deferred`: a render after the first returns a config that renders itself when first read, as the
+   * state was when it was asked for. Reload-always's configs are read by nothing but the invariant checker
+   * (no runtime API), so a replay that checks at the end renders one config, not one per reload: the
+   * render was 10-24% of such a replay. A config must be read before the second render after it (by
+   * then its reload has ended and the next has too: HAProxy runs a later one); reading it later throws.
+   */
+  constructor(opts: RenderOptions, deferred = false) {
     this.manager = opts.manager ?? (opts.maxDynamicServers > 0 ? 'slots' : 'none');
     this.slots = this.manager === 'slots' ? opts.maxDynamicServers : 0;
     this.wildcard = opts.allowWildcardRoutes === true;
     this.served = opts.served;
+    this.deferred = deferred;
   }
 
   /** Every change applied to the state since the last render must be noted before the next render. */
   note(change: StateChange): void {
     switch (change.kind) {
-      case 'route.added':
-        this.dirtyRoutes.add(routeKey(change.route));
+      case 'route.added': {
+        const key = routeKey(change.route);
+        this.dirtyRoutes.add(key);
+        if (this.pending.length > 0) this.remember(key, true, undefined);
         return;
-      case 'route.removed':
-        this.dirtyRoutes.add(routeKey(change.route));
+      }
+      case 'route.removed': {
+        const key = routeKey(change.route);
+        this.dirtyRoutes.add(key);
+        if (this.pending.length > 0) this.remember(key, true, change.route);
         return;
-      case 'route.modified':
-        this.dirtyRoutes.add(routeKey(change.after));
+      }
+      case 'route.modified': {
+        const key = routeKey(change.after);
+        this.dirtyRoutes.add(key);
+        if (this.pending.length > 0) this.remember(key, true, change.before);
         return;
+      }
       case 'endpoints.changed':
         this.dirtyServices[this.dirtyCount++] = change.key;
         if (this.dirtyCount > this.compactDirtyAt) this.compactDirtyServices();
+        // The state holds no list for a service without endpoints: undone, it has none again.
+        if (this.pending.length > 0) this.remember(change.key, false, change.before.length === 0 ? undefined : change.before);
         return;
       case 'blueprint.changed':
         // Blueprints reach the config only as the pool routes the caller passes as `extra`.
@@ -113,18 +154,97 @@ export class ConfigRenderer {
     this.compactDirtyAt = Math.max(DIRTY_COMPACT_MIN, 2 * unique.size);
   }
 
+  private remember(key: string, route: boolean, before: Route | readonly Endpoint[] | undefined): void {
+    this.undoKeys.push(key);
+    this.undoRoute.push(route);
+    this.undoBefore.push(before);
+  }
+
   /** The route object the last render wrote under this route key, if any. */
   renderedRoute(key: string): Route | undefined {
+    if (this.deferred) throw new Error('renderedRoute: a deferred renderer has no last render to ask');
     return this.rows.get(key)?.route;
   }
 
   /** The config for `state` plus `extra` backends (pool slot routes, rendered as ordinary routes). */
   render(state: RouterState, extra: readonly Route[] = []): HaproxyConfig {
+    if (this.deferred && this.synced === state) return this.defer(state, extra);
     if (this.synced !== state) this.renderAll(state, extra);
     else this.renderChanged(state, extra);
     this.dirtyRoutes.clear();
     this.dirtyCount = 0;
+    return this.handOut();
+  }
 
+  /**
+   * A config that renders when first read. The one handed out before it may still be read (HAProxy runs
+   * it until this one's reload ends); any older one cannot be, and is dropped with the changes only it
+   * needed.
+   */
+  private defer(state: RouterState, extra: readonly Route[]): HaproxyConfig {
+    const pending = this.pending;
+    if (pending.length > 1) {
+      for (const dead of pending.splice(0, pending.length - 1)) dead.dead = true;
+      // The changes before the waiting config's mark are needed no more; dropped in bulk, not per reload.
+      const keepFrom = pending[0]!.mark - this.undoBase;
+      if (keepFrom >= UNDO_DROP_MIN && keepFrom * 2 >= this.undoKeys.length) {
+        this.undoKeys.splice(0, keepFrom);
+        this.undoRoute.splice(0, keepFrom);
+        this.undoBefore.splice(0, keepFrom);
+        this.undoBase += keepFrom;
+      }
+    }
+    if (pending.length === 0) {
+      // No change is noted without a waiting config: the log starts afresh here.
+      this.undoBase += this.undoKeys.length;
+      this.undoKeys.length = 0;
+      this.undoRoute.length = 0;
+      this.undoBefore.length = 0;
+    }
+    const job: DeferredJob = { state, mark: this.undoBase + this.undoKeys.length, extra, dead: false, rendered: undefined };
+    pending.push(job);
+    return new DeferredConfig(this, job);
+  }
+
+  /** Renders a deferred config, and any handed out before it, as the state was when each was asked for. */
+  materialize(job: DeferredJob): Rendered {
+    if (job.dead) throw new Error('a deferred config was read after a later reload ended (see ConfigRenderer)');
+    for (;;) {
+      const next = this.pending.shift()!;
+      next.rendered = this.renderAt(next);
+      if (next === job) return next.rendered;
+    }
+  }
+
+  /** The state `config` was asked for (the current one with every later change undone), rendered. */
+  private renderAt(config: DeferredJob): Rendered {
+    const from = config.mark - this.undoBase;
+    const routesBefore = new Map<string, Route | undefined>();
+    const endpointsBefore = new Map<string, readonly Endpoint[] | undefined>();
+    // Newest first, so the change nearest the mark has the last word.
+    for (let i = this.undoKeys.length - 1; i >= from; i--) {
+      if (this.undoRoute[i]) routesBefore.set(this.undoKeys[i]!, this.undoBefore[i] as Route | undefined);
+      else endpointsBefore.set(this.undoKeys[i]!, this.undoBefore[i] as readonly Endpoint[] | undefined);
+    }
+    const state = config.state;
+    const view: StateView =
+      routesBefore.size === 0 && endpointsBefore.size === 0
+        ? state
+        : {
+            routes: { get: (k) => (routesBefore.has(k) ? routesBefore.get(k) : state.routes.get(k)) },
+            endpoints: { get: (k) => (endpointsBefore.has(k) ? endpointsBefore.get(k) : state.endpoints.get(k)) },
+          };
+    this.renderChanged(view, config.extra);
+    // What changed after the mark is still to render, for the next config.
+    this.dirtyRoutes.clear();
+    for (const k of routesBefore.keys()) this.dirtyRoutes.add(k);
+    this.dirtyCount = 0;
+    for (const k of endpointsBefore.keys()) this.dirtyServices[this.dirtyCount++] = k;
+    return this.handOut();
+  }
+
+  /** The rows as a config: a new backend list, and each map file's entries, copied if changed since the last. */
+  private handOut(): Rendered {
     const sorted = this.sorted;
     const backends: BackendConfig[] = new Array(sorted.length);
     for (let i = 0; i < sorted.length; i++) backends[i] = sorted[i]!.backend;
@@ -165,7 +285,7 @@ export class ConfigRenderer {
     }
   }
 
-  private renderChanged(state: RouterState, extra: readonly Route[]): void {
+  private renderChanged(state: StateView, extra: readonly Route[]): void {
     for (const key of this.dirtyRoutes) {
       const route = state.routes.get(key);
       const row = this.rows.get(key);
@@ -196,7 +316,7 @@ export class ConfigRenderer {
   }
 
   /** Pool routes are few and handed over whole each time; they are re-placed only when the list changes. */
-  private renderExtra(state: RouterState, extra: readonly Route[]): void {
+  private renderExtra(state: StateView, extra: readonly Route[]): void {
     const old = this.extraRows;
     let same = extra.length === old.length;
     for (let i = 0; same && i < extra.length; i++) same = old[i]!.route === extra[i];
@@ -244,7 +364,7 @@ export class ConfigRenderer {
     }
   }
 
-  private newRow(state: RouterState, route: Route): Row {
+  private newRow(state: StateView, route: Route): Row {
     const svc = serviceKey(route.namespace, route.service);
     const endpoints = state.endpoints.get(svc);
     const name = backendNameOf(route);
@@ -296,4 +416,40 @@ function upperBound<T>(xs: readonly T[], key: string, keyOf: (x: T) => string, c
     else hi = mid;
   }
   return lo;
+}
+
+type Rendered = { backends: BackendConfig[]; maps: Record<string, MapEntry[]> };
+
+/** A deferred render waiting to be read: the state it is of, and how many changes had been noted by then. */
+interface DeferredJob {
+  readonly state: RouterState;
+  readonly mark: number;
+  readonly extra: readonly Route[];
+  /** Its reload ended and a later one did too: no reader can have it any more. */
+  dead: boolean;
+  rendered: Rendered | undefined;
+}
+
+/**
+ * A config rendered when first read (ConfigRenderer's `deferred`). JSON of it is that of the plain config;
+ * its fields are accessors on the prototype, since defining them on each config cost more than a render
+ * saves on a short interval.
+ */
+class DeferredConfig implements HaproxyConfig {
+  constructor(
+    private readonly renderer: ConfigRenderer,
+    private readonly job: DeferredJob,
+  ) {}
+
+  get backends(): BackendConfig[] {
+    return (this.job.rendered ?? this.renderer.materialize(this.job)).backends;
+  }
+
+  get maps(): Record<string, MapEntry[]> {
+    return (this.job.rendered ?? this.renderer.materialize(this.job)).maps;
+  }
+
+  toJSON(): HaproxyConfig {
+    return { backends: this.backends, maps: this.maps };
+  }
 }

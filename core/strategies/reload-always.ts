@@ -17,7 +17,9 @@ export class ReloadAlwaysStrategy implements RouterStrategy {
   private readonly renderer: ConfigRenderer;
 
   constructor(opts: { allowWildcardRoutes?: boolean } = {}) {
-    this.renderer = new ConfigRenderer({ maxDynamicServers: 0, manager: 'none', allowWildcardRoutes: opts.allowWildcardRoutes === true });
+    // Deferred: nothing but the invariant checker reads a reload's config here (no runtime API), so a
+    // config is rendered when read, not at every reload (ConfigRenderer).
+    this.renderer = new ConfigRenderer({ maxDynamicServers: 0, manager: 'none', allowWildcardRoutes: opts.allowWildcardRoutes === true }, true);
   }
 
   onChange(change: StateChange, state: RouterState, ctx: StrategyContext): void {
