@@ -97,6 +97,8 @@ export class ConfigRenderer {
   private undoRoute: boolean[] = [];
   private undoBefore: (Route | readonly Endpoint[] | undefined)[] = [];
   private undoBase = 0;
+  /** Entries before this one are no waiting config's: their `before` is already let go. */
+  private undoLive = 0;
 
   /**
    * `deferred`: a render after the first returns a config that renders itself when first read, as the
@@ -185,9 +187,13 @@ export class ConfigRenderer {
     const pending = this.pending;
     if (pending.length > 1) {
       for (const dead of pending.splice(0, pending.length - 1)) dead.dead = true;
-      // The changes before the waiting config's mark are needed no more; dropped in bulk, not per reload.
+      // The changes before the waiting config's mark are needed no more: what they held is let go at once
+      // (kept, the replaced endpoint lists lived on into the old generation), the entries dropped in bulk.
       const keepFrom = pending[0]!.mark - this.undoBase;
+      for (let i = this.undoLive; i < keepFrom; i++) this.undoBefore[i] = undefined;
+      this.undoLive = keepFrom;
       if (keepFrom >= UNDO_DROP_MIN && keepFrom * 2 >= this.undoKeys.length) {
+        this.undoLive = 0;
         this.undoKeys.splice(0, keepFrom);
         this.undoRoute.splice(0, keepFrom);
         this.undoBefore.splice(0, keepFrom);
@@ -197,6 +203,7 @@ export class ConfigRenderer {
     if (pending.length === 0) {
       // No change is noted without a waiting config: the log starts afresh here.
       this.undoBase += this.undoKeys.length;
+      this.undoLive = 0;
       this.undoKeys.length = 0;
       this.undoRoute.length = 0;
       this.undoBefore.length = 0;
