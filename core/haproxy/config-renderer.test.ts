@@ -121,9 +121,18 @@ describe('ConfigRenderer', () => {
       else if (action === 'read previous') read(asked.length - 2);
     }
     for (const a of asked) {
-      if (a.is === 'dead') expect(() => a.config.backends).toThrow(/read after a later reload ended/);
+      if (a.is === 'dead') expect(() => a.config.backends).toThrow(/could no longer be rendered/);
       else expect(plain(a.config)).toEqual(a.expected);
     }
+  });
+
+  it('deferred: a config waiting on one state dies when another state is rendered whole', () => {
+    const renderer = new ConfigRenderer({ maxDynamicServers: 0 }, true);
+    const one = emptyRouterStateWith('n', 'a');
+    renderer.render(one);
+    const waiting = renderer.render(one);
+    renderer.render(emptyRouterStateWith('n', 'z'));
+    expect(() => waiting.backends).toThrow(/could no longer be rendered/);
   });
 
   it('deferred: JSON of a config reads it as a plain config', () => {

@@ -171,7 +171,12 @@ export class ConfigRenderer {
   /** The config for `state` plus `extra` backends (pool slot routes, rendered as ordinary routes). */
   render(state: RouterState, extra: readonly Route[] = []): HaproxyConfig {
     if (this.deferred && this.synced === state) return this.defer(state, extra);
-    if (this.synced !== state) this.renderAll(state, extra);
+    if (this.synced !== state) {
+      // Another state, rendered whole: configs waiting on the old one could no longer be rendered.
+      for (const dead of this.pending) dead.dead = true;
+      this.pending.length = 0;
+      this.renderAll(state, extra);
+    }
     else this.renderChanged(state, extra);
     this.dirtyRoutes.clear();
     this.dirtyCount = 0;
@@ -215,7 +220,7 @@ export class ConfigRenderer {
 
   /** Renders a deferred config, and any handed out before it, as the state was when each was asked for. */
   materialize(job: DeferredJob): Rendered {
-    if (job.dead) throw new Error('a deferred config was read after a later reload ended (see ConfigRenderer)');
+    if (job.dead) throw new Error('a deferred config was read after it could no longer be rendered: a later reload ended, or another state was rendered whole (see ConfigRenderer)');
     for (;;) {
       const next = this.pending.shift()!;
       next.rendered = this.renderAt(next);
