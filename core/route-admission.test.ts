@@ -27,6 +27,10 @@ describe('RouteAdmission: wildcards and blueprints', () => {
     expect(admission.admit(wildcard)).toEqual([del('shop', 'w')]);
     admission.admit(wildcard);
     expect(said).toEqual(['route shop/w not admitted: wildcard routes are not allowed (ROUTER_ALLOW_WILDCARD_ROUTES / router.allowWildcardRoutes)']);
+    // Deleted and created again, it is a new route: its rejection is said again (and nothing is kept of it).
+    admission.admit(del('shop', 'w'));
+    admission.admit(wildcard);
+    expect(said).toHaveLength(2);
   });
 
   it('without the blueprint plugin a blueprint event is the route event it carries, admitted as routes are', () => {

@@ -15,15 +15,17 @@ export function rejectionOf(route: Route, allowWildcardRoutes: boolean): string 
  * The router's admission of routes before they reach its state, in the order of its plugin chain
  * (template.go): HostAdmitter's wildcard check, then UniqueHost (one route, the oldest, holds each host;
  * others share it only as the namespace rule allows). UniqueHost's host check (NoHostValue, InvalidHost)
- * has nothing to do here: the input layer refuses such hosts, as the API server does (sim/eventlog/route-host.ts). A rejected route reaches the
- * router as deleted, so a route never admitted changes nothing: no state change, no reload, no runtime
- * command. A route whose going frees a host lets the oldest waiting route(s) in, as the router then adds them.
+ * has nothing to do here: the input layer refuses such hosts, as the API server does
+ * (sim/eventlog/route-host.ts). A rejected route reaches the router as deleted, so a route never admitted
+ * changes nothing: no state change, no reload, no runtime command. A route whose going frees a host lets
+ * the oldest waiting route(s) in, as the router then adds them.
  *
  * A route's age is the order in which the log first upserts it (the router sorts by creationTimestamp, then
  * UID); a route deleted and upserted again is a new one.
  */
 export class RouteAdmission {
-  private readonly reported = new Set<string>();
+  /** The rejections reported, per route key; forgotten with the route, so a long log keeps only live ones. */
+  private readonly reported = new Map<string, string[]>();
   private readonly hosts: HostIndex;
   /** Per route key: its age, and the host of its last upsert (the route object the router last saw). */
   private readonly known = new Map<string, { readonly age: number; host: string }>();
@@ -56,6 +58,7 @@ export class RouteAdmission {
       const key = routeKey(e);
       const host = this.known.get(key)?.host;
       this.known.delete(key);
+      this.reported.delete(key);
       return host === undefined ? [e] : this.deleted(e.at, key, host, e);
     }
     this.one[0] = e;
@@ -98,11 +101,12 @@ export class RouteAdmission {
     return out;
   }
 
-  /** Each route's rejection is reported once per reason. */
+  /** Each route's rejection is reported once per reason while the route lives. */
   private rejected(key: string, why: string): void {
-    const id = `${key} ${why}`;
-    if (this.reported.has(id)) return;
-    this.reported.add(id);
+    let said = this.reported.get(key);
+    if (said === undefined) this.reported.set(key, (said = []));
+    if (said.includes(why)) return;
+    said.push(why);
     this.report(`route ${key} not admitted: ${why}`);
   }
 }
