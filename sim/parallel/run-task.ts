@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { createTimelineProjection, type Timeline } from '../../reports/timeline.ts';
 import type { Report } from '../../reports/report.ts';
-import { InputError, InputErrors } from '../eventlog/input-error.ts';
+import { errorData, errorFrom, type ErrorData } from './error-data.ts';
 import { loadRunInput, type InputOverrides } from '../load-input.ts';
 import { JsonlFileSink, nullSink } from '../output/output-sink.ts';
 import type { TraceName } from '../output/records.ts';
@@ -24,30 +24,9 @@ export function partialLogOf(task: RunTask): string | undefined {
   return task.dir === undefined ? undefined : `${join(task.dir, 'output.jsonl')}.partial`;
 }
 
-/** The user's input error as data: a class does not survive the thread boundary, its fields do. */
-export type InputErrorData = { ok: false; kind: 'input'; file: string; detail: string; line?: number; field?: string; column?: number; problems?: InputErrorData[] };
-
-export function inputErrorData(err: InputError): InputErrorData {
-  const { file, detail, line, field, column } = err;
-  const data: InputErrorData = { ok: false, kind: 'input', file, detail, line, field, column };
-  // Several problems at once (InputErrors): each crosses as data too.
-  if (err instanceof InputErrors) data.problems = err.problems.map(inputErrorData);
-  return data;
-}
-
-function inputErrorFrom(r: InputErrorData): InputError {
-  if (r.problems !== undefined) return new InputErrors(r.problems.map(inputErrorFrom));
-  return new InputError(r.file, r.detail, r.line, r.field, r.column);
-}
-
-/** A file the run could not read or write (ENOENT, EACCES, ENOSPC, …): the user's environment, not a bug. */
-export type PathErrorData = { ok: false; kind: 'path'; message: string; code: string; path: string; syscall?: string };
-
 export type RunTaskResult =
   | { ok: true; report: Report; timeline: Timeline | null; partialLog: string | null }
-  | InputErrorData
-  | PathErrorData
-  | { ok: false; kind: 'internal'; message: string };
+  | ErrorData;
 
 /** Never throws: errors cross the thread boundary as data, keeping their kind (input → exit 2). */
 export function runTask(task: RunTask, observers: readonly RecordObserver[] = []): RunTaskResult {
@@ -66,21 +45,12 @@ export function runTask(task: RunTask, observers: readonly RecordObserver[] = []
       throw err;
     }
   } catch (err) {
-    if (err instanceof InputError) return inputErrorData(err);
-    const e = err as NodeJS.ErrnoException;
-    if (err instanceof Error && typeof e.code === 'string' && typeof e.path === 'string') {
-      // The log is written through `output.jsonl.partial`: name the file the user knows.
-      const path = e.path.endsWith('.partial') ? e.path.slice(0, -'.partial'.length) : e.path;
-      return { ok: false, kind: 'path', message: e.message, code: e.code, path, ...(e.syscall !== undefined && { syscall: e.syscall }) };
-    }
-    return { ok: false, kind: 'internal', message: err instanceof Error ? (err.stack ?? err.message) : String(err) };
+    // The log is written through `output.jsonl.partial`: name the file the user knows.
+    return errorData(err, (path) => (path.endsWith('.partial') ? path.slice(0, -'.partial'.length) : path));
   }
 }
 
 /** The error a failed task stands for, rebuilt on this side of the thread boundary. */
 export function taskError(r: Extract<RunTaskResult, { ok: false }>): Error {
-  if (r.kind === 'input') return inputErrorFrom(r);
-  // An errno error again, so that the CLI reports it as the user's (exit 2), naming the path.
-  if (r.kind === 'path') return Object.assign(new Error(r.message), { code: r.code, path: r.path, ...(r.syscall !== undefined && { syscall: r.syscall }) });
-  return new Error(r.message);
+  return errorFrom(r);
 }

@@ -2,7 +2,7 @@ import { knownMetricPaths, metricAt } from '../../reports/budgets.ts';
 import { BlueprintPool } from '../../core/dcm/pool.ts';
 import { InputError } from '../eventlog/input-error.ts';
 import { loadRunInput, type InputOverrides } from '../load-input.ts';
-import { inputErrorData, type InputErrorData } from '../parallel/run-task.ts';
+import { inputErrorData, type InputErrorData } from '../parallel/error-data.ts';
 import type { OutputRecord } from '../output/records.ts';
 import { runOne } from '../run.ts';
 import type { Settings } from '../settings.ts';
