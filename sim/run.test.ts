@@ -227,6 +227,77 @@ describe('route admission', () => {
       '',
     ].join('\n');
 
+  // Generated churn where routes share hosts across two namespaces and half of them have paths: holders
+  // come and go, waiting routes are let in, conflicting paths wait. After every settle HAProxy must serve
+  // exactly the routes the admission let through (the checker's desired state is the router's). Not
+  // dcm-slots, which loses a route handed a host and path at runtime (the next test); no endpoint churn,
+  // whose refusals during reloads leave dcm-add-del's EndpointTables stale (a flaw of its own,
+  // docs/fidelity-config-manager.md, tolerated by sim/strategies.model.test.ts).
+  test.prop([fc.integer({ min: 0, max: 2 ** 32 - 1 }), fc.constantFrom<StrategyName>('reload-always', 'dcm-add-del'), fc.boolean()], { numRuns: 12 })(
+    'HAProxy serves exactly the admitted routes under shared-host churn, with and without the ownership check',
+    (seed, strategy, ownershipCheck) => {
+      const settings = defaultSettings();
+      settings.seed = seed;
+      settings.router.strategy = strategy;
+      settings.router.disableNamespaceOwnershipCheck = !ownershipCheck;
+      settings.sim.settleMs = 10_000;
+      settings.sim.invariants = 'settled';
+      const input: RunInput = {
+        name: 'shared-hosts',
+        source: 'generated',
+        settings,
+        budgets: [],
+        events: () =>
+          expandGeneratorInput(
+            {
+              durationMs: 1_800_000,
+              world: { namespaces: 2, services: 4, endpointsPerService: 2 },
+              routes: { initial: 6, createPerHour: 240, deletePerHour: 200, paths: 0.5, sharedHosts: 0.6, mix: { http: 2, edge: 1, passthrough: 1, reencrypt: 0 } },
+            },
+            seed,
+          ),
+        reproduce: 'test',
+      };
+      const sink = new MemorySink();
+      const { report } = runOne(input, sink);
+      expect(report.invariants.violations).toEqual([]);
+      expect(report.invariants.checked).toBeGreaterThan(0);
+    },
+  );
+
+  it('dcm-slots: a route handed its host and path when the holder goes is unserved until the next reload, as upstream', () => {
+    // Same namespace, same host, no path: a/new conflicts with the older a/old and waits. a/old's deletion
+    // at 30 s activates a/new first (unique_host.go: "perform activations first"): AddRoute puts its map
+    // entries on a pool backend at runtime. Then RemoveRoute(a/old) deletes every map entry under that
+    // host's keys (Find(key) in map.go, whatever backend it points at), a/new's included. Nothing reloads
+    // until the commit timer RemoveRoute armed fires, 60 s later (router.commitIntervalMs): a/new is
+    // unserved from 30 s to the end of that reload.
+    const yaml = [
+      'name: handover',
+      'router: { strategy: dcm-slots, commitIntervalMs: 60000 }',
+      'sim: { settleMs: 10000, invariants: settled, durationMs: 150000 }',
+      'events:',
+      '  - { at: 0, type: route.upsert, route: { namespace: a, name: old, host: h.example.com, service: web } }',
+      '  - { at: 0, type: endpoints.set, namespace: a, service: web, endpoints: [{ ip: 10.0.0.1, port: 8080 }] }',
+      '  - { at: 0, type: endpoints.set, namespace: a, service: api, endpoints: [{ ip: 10.0.0.2, port: 8080 }] }',
+      '  - { at: 10000, type: route.upsert, route: { namespace: a, name: new, host: h.example.com, service: api } }',
+      '  - { at: 30000, type: route.delete, namespace: a, name: old }',
+      '',
+    ].join('\n');
+    const sink = new MemorySink();
+    const { report } = runOne(parseScenario(yaml, 'handover.yaml'), sink);
+    const reloads = sink.records.filter((r) => r.type === 'reload.end').map((r) => r.atUs / 1000);
+    // The initial reload, then the commit reload: armed by RemoveRoute at 30 s, fired at 90 s, ending after
+    // router.reloadDurationMs.
+    expect(reloads.length).toBe(2);
+    expect(reloads[1]).toBeGreaterThanOrEqual(90_000);
+    const unserved = report.invariants.violations.filter((v) => v.detail.startsWith('a/new via http://h.example.com/'));
+    expect(unserved.length).toBeGreaterThan(0);
+    expect(report.invariants.violations).toEqual(unserved);
+    expect(Math.min(...unserved.map((v) => v.atMs))).toBe(30_000);
+    expect(Math.max(...unserved.map((v) => v.atMs))).toBeLessThan(reloads[1]!);
+  });
+
   // (dcm-slots adds and deletes such routes at runtime, on a pool backend: no reload either way.)
   it.each(['reload-always', 'dcm-add-del'])('%s: a host held by an older route of another namespace keeps a newer route out until it goes', (strategy) => {
     // With the ownership check (the default): b/new at 10 s waits (another namespace holds the host) and

@@ -242,6 +242,41 @@ describe('expandGenerators', () => {
     expect(partitioned).toBe(false);
   });
 
+  test('sharedHosts: new routes take the host of a route live at that moment, at about the given share; without it every host is its own', () => {
+    const spec: GenerateSpecInput = { durationMs: 4 * HOUR, world: { namespaces: 2, services: 6 }, routes: { initial: 10, createPerHour: 120, deletePerHour: 100, paths: 0.5 } };
+    /** Hosts by route.upsert: whether each took a host in use by a live route, and whether that host ever had no live route before it. */
+    const shares = (events: InputEvent[]): { shared: number; upserts: number; orphaned: number } => {
+      const liveHost = new Map<string, string>();
+      const seen = new Set<string>();
+      let shared = 0;
+      let orphaned = 0;
+      let upserts = 0;
+      for (const e of events) {
+        if (e.type === 'route.upsert') {
+          upserts++;
+          const inUse = [...liveHost.values()].includes(e.route.host);
+          if (inUse) shared++;
+          else if (seen.has(e.route.host)) orphaned++;
+          seen.add(e.route.host);
+          liveHost.set(`${e.route.namespace}/${e.route.name}`, e.route.host);
+        } else if (e.type === 'route.delete') {
+          liveHost.delete(`${e.namespace}/${e.name}`);
+        }
+      }
+      return { shared, upserts, orphaned };
+    };
+    const own = shares(expand(spec, 3));
+    expect(own.shared).toBe(0);
+    expect(own.orphaned).toBe(0);
+    const half = shares(expand({ ...spec, routes: { ...spec.routes, sharedHosts: 0.5 } }, 3));
+    // A host is only ever taken from a live route, never from one deleted before.
+    expect(half.orphaned).toBe(0);
+    // About half of the creations after the first (the first has no live route to share with): 10 initial
+    // and ~480 more over 4 h; binomial(~490, 0.5) is within 245 ± 50 with overwhelming odds.
+    expect(half.upserts).toBeGreaterThan(400);
+    expect(Math.abs(half.shared - (half.upserts - 1) / 2)).toBeLessThan(50);
+  });
+
   test('expansion is lazy: the first events of a huge spec come at once', () => {
     const it = expandGeneratorInput({ durationMs: HOUR, world: { services: 50_000, endpointsPerService: 1 }, routes: { initial: 10_000_000 } }, 1)[Symbol.iterator]();
     const first = [it.next().value, it.next().value];

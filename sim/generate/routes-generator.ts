@@ -40,20 +40,24 @@ function pem(kind: string, subject: string): string {
 
 /**
  * Route churn: `initial` routes at the start, then creations and deletions as Poisson processes, each route
- * of a kind drawn from the mix, on a random service, with certificates, annotations and paths at the given
- * shares. Stream `generate/routes`.
+ * of a kind drawn from the mix, on a random service, with certificates, annotations, paths and a live
+ * route's host at the given shares. Stream `generate/routes`.
  */
 export function installRoutes(ctx: ChurnContext, spec: RoutesSpec, rng: RandomStream, startMs: number): void {
   const live: string[] = []; // `namespace/name` of generated routes, for uniform deletion
+  const hosts: string[] = []; // their hosts, at the same index (for sharedHosts)
   const index = new Map<string, number>();
   let seq = 0;
   const weights = KINDS.map((k) => spec.mix[k]);
 
   const create = (at: number): void => {
     if (spec.max !== undefined && live.length >= spec.max) return;
-    const route = makeRoute(ctx, spec, rng, seq++, KINDS[weighted(rng, weights)]!);
+    // Drawn only when asked for, so that a spec without sharedHosts draws as it always has.
+    const shared = spec.sharedHosts > 0 && live.length > 0 && rng.chance(spec.sharedHosts) ? hosts[rng.int(hosts.length)] : undefined;
+    const route = makeRoute(ctx, spec, rng, seq++, KINDS[weighted(rng, weights)]!, shared);
     index.set(`${route.namespace}/${route.name}`, live.length);
     live.push(`${route.namespace}/${route.name}`);
+    hosts.push(route.host);
     ctx.emit({ at, type: 'route.upsert', route });
   };
 
@@ -62,8 +66,10 @@ export function installRoutes(ctx: ChurnContext, spec: RoutesSpec, rng: RandomSt
     const i = rng.int(live.length);
     const key = live[i]!;
     const last = live.pop()!;
+    const lastHost = hosts.pop()!;
     if (i < live.length) {
       live[i] = last;
+      hosts[i] = lastHost;
       index.set(last, i);
     }
     index.delete(key);
@@ -85,11 +91,11 @@ export function installRoutes(ctx: ChurnContext, spec: RoutesSpec, rng: RandomSt
   ctx.poisson(rng, spec.deletePerHour, startMs, remove);
 }
 
-function makeRoute(ctx: ChurnContext, spec: RoutesSpec, rng: RandomStream, n: number, kind: Kind): Route {
+function makeRoute(ctx: ChurnContext, spec: RoutesSpec, rng: RandomStream, n: number, kind: Kind, sharedHost: string | undefined): Route {
   const services = ctx.world.services;
   const svc = services[rng.int(services.length)]!;
   const name = `route-${n}`;
-  const host = `${name}-${svc.namespace}.${ctx.world.spec.domain}`;
+  const host = sharedHost ?? `${name}-${svc.namespace}.${ctx.world.spec.domain}`;
   const route: Route = { namespace: svc.namespace, name, host, service: svc.name };
   if (spec.targetPort !== undefined) route.targetPort = spec.targetPort;
   if (kind !== 'passthrough' && rng.chance(spec.paths)) route.path = PATHS[rng.int(PATHS.length)]!;

@@ -64,6 +64,12 @@ export const RoutesSpecSchema = z
     annotations: probability,
     /** Share of http/edge/reencrypt routes with a path. */
     paths: probability,
+    /**
+     * Share of new routes given the host of a live generated route instead of their own. The router admits
+     * one holder per host and path; routes of another namespace wait for the holder unless
+     * `router.disableNamespaceOwnershipCheck` (docs/fidelity-config-manager.md, "Route admission").
+     */
+    sharedHosts: probability,
     /** Creations stop while this many generated routes exist. */
     max: count.optional(),
     /** `spec.port.targetPort` of every route (a port name or number): with `world.extraPorts`, which port it serves. */
