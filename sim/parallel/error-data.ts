@@ -2,7 +2,7 @@ import { InputError, InputErrors } from '../eventlog/input-error.ts';
 
 /**
  * Errors as data, for crossing a thread boundary: a class does not survive it, its fields do. The kinds
- * are those the CLI tells apart (docs/exit-codes): the user's input (exit 2), a path the user's
+ * are those the CLI tells apart (README.md, "Exit codes"): the user's input (exit 2), a path the user's
  * environment refused (ENOENT, EACCES, ENOSPC, …; exit 2, naming the path), and anything else (a bug).
  */
 export type InputErrorData = { ok: false; kind: 'input'; file: string; detail: string; line?: number; field?: string; column?: number; problems?: InputErrorData[] };
