@@ -298,6 +298,39 @@ describe('route admission', () => {
     expect(Math.max(...unserved.map((v) => v.atMs))).toBeLessThan(reloads[1]!);
   });
 
+  it('dcm-slots: a path route added at runtime behind its host\'s root route resolves to the root route until the next reload, as upstream', () => {
+    // a/root (no path) is in the initial config. a/api (same host, /api) at 10 s goes on a pool backend at
+    // runtime: `add map` appends its pattern after a/root's, and HAProxy takes the first pattern that
+    // matches, so a request for /api reaches a/root's backend. The commit timer AddRoute armed at 10 s fires
+    // 60 s later (router.commitIntervalMs); the reload renders the map with the longer path first.
+    const yaml = (strategy: string): string =>
+      [
+        'name: shadowed',
+        `router: { strategy: ${strategy}, commitIntervalMs: 60000 }`,
+        'sim: { settleMs: 10000, invariants: settled, durationMs: 150000 }',
+        'events:',
+        '  - { at: 0, type: route.upsert, route: { namespace: a, name: root, host: h.example.com, service: web } }',
+        '  - { at: 0, type: endpoints.set, namespace: a, service: web, endpoints: [{ ip: 10.0.0.1, port: 8080 }] }',
+        '  - { at: 0, type: endpoints.set, namespace: a, service: api, endpoints: [{ ip: 10.0.0.2, port: 8080 }] }',
+        '  - { at: 10000, type: route.upsert, route: { namespace: a, name: api, host: h.example.com, path: /api, service: api } }',
+        '',
+      ].join('\n');
+    const sink = new MemorySink();
+    const { report } = runOne(parseScenario(yaml('dcm-slots'), 'shadowed.yaml'), sink);
+    const reloads = sink.records.filter((r) => r.type === 'reload.end').map((r) => r.atUs / 1000);
+    expect(reloads.length).toBe(2);
+    expect(reloads[1]).toBeGreaterThanOrEqual(70_000);
+    // Every violation is a/api reaching a/root's backend (the checker also words it as the two sharing it
+    // and as the backend serving a/root's servers).
+    const shadowed = report.invariants.violations;
+    expect(shadowed.map((v) => v.detail)).toContain("a/api via http://h.example.com/api: resolves to be_http:a:root, another route's backend");
+    for (const v of shadowed) expect(v.detail).toMatch(/a\/api.*be_http:a:root/);
+    expect(Math.min(...shadowed.map((v) => v.atMs))).toBe(10_000);
+    expect(Math.max(...shadowed.map((v) => v.atMs))).toBeLessThan(reloads[1]!);
+    // Rendered whole at each change, the map is in order.
+    expect(runOne(parseScenario(yaml('reload-always'), 'shadowed.yaml')).report.invariants.violations).toEqual([]);
+  });
+
   // (dcm-slots adds and deletes such routes at runtime, on a pool backend: no reload either way.)
   it.each(['reload-always', 'dcm-add-del'])('%s: a host held by an older route of another namespace keeps a newer route out until it goes', (strategy) => {
     // With the ownership check (the default): b/new at 10 s waits (another namespace holds the host) and

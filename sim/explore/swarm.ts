@@ -50,6 +50,7 @@ export const FEATURES = [
   'link-flaps',
   'keepalived-reloads',
   'joins-leaves',
+  'shared-hosts',
 ] as const;
 
 export function drawSwarm(seed: number): Swarm {
@@ -78,7 +79,7 @@ export function drawSwarm(seed: number): Swarm {
     mix.http = 1;
     features.push('routes-http');
   }
-  const routes = {
+  const routes: Record<string, unknown> = {
     initial: between(0, 6),
     createPerHour: pick([30, 120, 600]),
     deletePerHour: pick([0, 30, 120, 600]),
@@ -118,6 +119,14 @@ export function drawSwarm(seed: number): Swarm {
     if (faults !== undefined) generate.faults = faults;
   }
   scenario.generate = generate;
+  // From a stream of its own, after everything else: every draw above gives a seed what it gave before
+  // this feature existed, so an exploration's earlier seeds and findings stay as they were.
+  const hosts = makeStream(`${seed}/explore/swarm/shared-hosts`);
+  if (hosts.chance(0.3)) {
+    features.push('shared-hosts');
+    routes.sharedHosts = 0.5;
+    if (hosts.chance(0.5)) router.disableNamespaceOwnershipCheck = true;
+  }
   return { seed, features, scenario };
 }
 
