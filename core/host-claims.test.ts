@@ -19,6 +19,8 @@ const step = fc.oneof(
     name: fc.constantFrom(...NAMES),
     host: fc.constantFrom('h1.example.com', 'h2.example.com', 'h3.example.com'),
     path: fc.constantFrom(undefined, '/x', '/y'),
+    // Creation times that tie with each other and with the upserts' time (0), or come before it.
+    createdAt: fc.constantFrom(undefined, undefined, -5000, 0, 1000),
   }),
   fc.record({ kind: fc.constant('delete' as const), namespace: fc.constantFrom('a', 'b', 'c'), name: fc.constantFrom(...NAMES) }),
 );
@@ -33,10 +35,34 @@ describe('host claims under random route churn', () => {
       // The index admission keeps is private; a second one fed the same way checks the admitted changes against it.
       const index = (admission as unknown as { hosts: HostIndex }).hosts;
       const router = new Map<string, Route>();
+      // The reference age (RouteLessThan): creation time, the upsert's (0) when not given, then the order of
+      // first upserts, both as of a route's first upsert since it was last deleted.
+      const firstSeen = new Map<string, { created: number; order: number }>();
+      let order = 0;
+      const older = (a: Claim, b: Claim): boolean => {
+        const x = firstSeen.get(a.key)!;
+        const y = firstSeen.get(b.key)!;
+        return x.created !== y.created ? x.created < y.created : x.order < y.order;
+      };
       for (const s of steps) {
+        const key = `${s.namespace}/${s.name}`;
+        if (s.kind === 'delete') firstSeen.delete(key);
+        else if (!firstSeen.has(key)) firstSeen.set(key, { created: s.createdAt ?? 0, order: order++ });
         const e: ChurnEvent =
           s.kind === 'upsert'
-            ? { at: 0, type: 'route.upsert', route: { namespace: s.namespace, name: s.name, host: s.host, service: 'svc', ...(s.path !== undefined && { path: s.path }), ...(tlsOf(s.name) !== undefined && { tls: tlsOf(s.name)! }) } }
+            ? {
+                at: 0,
+                type: 'route.upsert',
+                route: {
+                  namespace: s.namespace,
+                  name: s.name,
+                  host: s.host,
+                  service: 'svc',
+                  ...(s.path !== undefined && { path: s.path }),
+                  ...(tlsOf(s.name) !== undefined && { tls: tlsOf(s.name)! }),
+                  ...(s.createdAt !== undefined && { createdAt: s.createdAt }),
+                },
+              }
             : { at: 0, type: 'route.delete', namespace: s.namespace, name: s.name };
         for (const c of admission.admit(e)) {
           if (c.type === 'route.upsert') router.set(`${c.route.namespace}/${c.route.name}`, c.route);
@@ -49,7 +75,7 @@ describe('host claims under random route churn', () => {
           for (const h of active) holders.set(h.key, h.route);
           for (let i = 0; i < active.length; i++) for (let j = 0; j < i; j++) expect(conflicts(active[i]!.route, active[j]!.route)).toBe(false);
           if (activation === 'same-namespace') expect(new Set(active.map((h) => h.route.namespace)).size).toBeLessThanOrEqual(1);
-          const oldest = [...active, ...waiting].reduce((m: Claim | undefined, c) => (m === undefined || c.age < m.age ? c : m), undefined);
+          const oldest = [...active, ...waiting].reduce((m: Claim | undefined, c) => (m === undefined || older(c, m) ? c : m), undefined);
           if (oldest !== undefined) expect(active).toContain(oldest);
           // No claim that waits could hold is asked of the index: a route arriving weighs only itself against
           // the holders (hostRules.add), so one waiting may have been free to hold since (upstream too).

@@ -7,11 +7,22 @@ import type { Route } from './route.ts';
  */
 export type HostActivation = 'same-namespace' | 'oldest-first';
 
-/** A route as the index holds it, with its age: the order of creation (the router sorts by creationTimestamp). */
+/**
+ * A route as the index holds it, with its age: when it was created, then the order the log first upserted
+ * it (the router sorts by creationTimestamp, then by UID, which the model does not have).
+ */
 export interface Claim {
   readonly key: string;
   route: Route;
+  /** Creation time, ms of the log's time (the route's `createdAt`, else its first upsert's time). */
+  readonly created: number;
+  /** The order of the first upsert: breaks ties of `created` (a creationTimestamp has whole seconds). */
   readonly age: number;
+}
+
+/** Whether `a` is older than `b` (RouteLessThan). */
+export function olderThan(a: Claim, b: Claim): boolean {
+  return a.created !== b.created ? a.created < b.created : a.age < b.age;
 }
 
 /**
@@ -159,7 +170,7 @@ function find(rules: HostRules, key: string): { claim: Claim; active: boolean } 
 }
 
 function byAge(a: Claim, b: Claim): number {
-  return a.age - b.age;
+  return olderThan(a, b) ? -1 : olderThan(b, a) ? 1 : 0;
 }
 
 /** The activation rule: which of `active` and `inactive` hold the host after a change, and which wait. */
@@ -168,7 +179,7 @@ function activate(activation: HostActivation, changes: ClaimChanges, active: rea
   if (activation === 'oldest-first') return zipperMerge(active, inactive, changes, () => true);
   // SameNamespace: an owner older than every waiting route keeps the host for its namespace.
   const owner = active[0];
-  if (owner === undefined || owner.age < inactive[0]!.age) {
+  if (owner === undefined || olderThan(owner, inactive[0]!)) {
     const ns = owner?.route.namespace ?? inactive[0]!.route.namespace;
     const updated = active.slice();
     const displaced: Claim[] = [];
@@ -193,7 +204,7 @@ function zipperMerge(active: readonly Claim[], inactive: readonly Claim[], chang
   let i = 0;
   let j = 0;
   while (i < inactive.length || j < active.length) {
-    if (j >= active.length || (i < inactive.length && inactive[i]!.age < active[j]!.age)) {
+    if (j >= active.length || (i < inactive.length && olderThan(inactive[i]!, active[j]!))) {
       const c = inactive[i++]!;
       place(changes, updated, displaced, c, may(c), false);
     } else {

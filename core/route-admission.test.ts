@@ -106,14 +106,46 @@ describe('RouteAdmission: one host, one owner (UniqueHost, hostindex)', () => {
     expect(moves(a.admit(upsert(route({ namespace: 'c', name: 'root2', host: 'h.example.com' }))))).toEqual([]);
   });
 
+  it('age is the creation time when the route carries one, the first upsert otherwise; ties go by first upsert', () => {
+    // RouteLessThan: creationTimestamp first. b/early arrives second but was created before a/late: it
+    // takes the host, and a/late, of another namespace, is pushed out ("replaced by older route").
+    const said: string[] = [];
+    const a = new RouteAdmission(false, (m) => said.push(m));
+    expect(moves(a.admit(upsert(route({ namespace: 'a', name: 'late', host: 'h.example.com', createdAt: 2000 }), 5000)))).toEqual(['+a/late']);
+    expect(moves(a.admit(upsert(route({ namespace: 'b', name: 'early', host: 'h.example.com', createdAt: -60_000 }), 6000)))).toEqual(['+b/early', '-a/late']);
+    // unique_host.go's wording for a route pushed out by an older one.
+    expect(said).toEqual(['route a/late not admitted: replaced by older route early (HostAlreadyClaimed)']);
+    // Without createdAt a route counts as created at its first upsert: c/plain at 7000 is younger than both.
+    expect(moves(a.admit(upsert(route({ namespace: 'c', name: 'plain', host: 'h.example.com' }), 7000)))).toEqual([]);
+    // Equal creation times (whole seconds upstream, where the UID breaks the tie): the first upserted is older.
+    const t = new RouteAdmission(false, () => {});
+    t.admit(upsert(route({ namespace: 'a', name: 'one', host: 't.example.com', createdAt: 1000 }), 5000));
+    expect(moves(t.admit(upsert(route({ namespace: 'b', name: 'two', host: 't.example.com', createdAt: 1000 }), 5000)))).toEqual([]);
+  });
+
   it('an older route moving onto a host displaces the younger holder and frees its own', () => {
-    const a = new RouteAdmission(false, () => {});
+    const said: string[] = [];
+    const a = new RouteAdmission(false, (m) => said.push(m));
     a.admit(upsert(route({ namespace: 'a', name: 'old', host: 'one.example.com' })));
     a.admit(upsert(route({ namespace: 'c', name: 'waiting', host: 'one.example.com' })));
     a.admit(upsert(route({ namespace: 'b', name: 'young', host: 'two.example.com' })));
     // a/old keeps its age (creation order) under the new host, so it takes two.example.com from b/young;
     // leaving one.example.com lets c/waiting in there.
     expect(moves(a.admit(upsert(route({ namespace: 'a', name: 'old', host: 'two.example.com' }))))).toEqual(['+a/old', '+c/waiting', '-b/young']);
+    expect(said.at(-1)).toBe('route b/young not admitted: replaced by older route old (HostAlreadyClaimed)');
+  });
+
+  it('the owner going hands the host to the oldest route left, whose namespace pushes the others out', () => {
+    const said: string[] = [];
+    const a = new RouteAdmission(false, (m) => said.push(m));
+    a.admit(upsert(route({ namespace: 'a', name: 'root', host: 'h.example.com' })));
+    // Ages by first upsert: a/root 0, b/x 1 (waits: another namespace), a/api 2 (shares: a/root's namespace).
+    a.admit(upsert(route({ namespace: 'b', name: 'x', host: 'h.example.com', path: '/x' })));
+    expect(moves(a.admit(upsert(route({ namespace: 'a', name: 'api', host: 'h.example.com', path: '/api' }))))).toEqual(['+a/api']);
+    // a/root goes: b/x is older than a/api, so the host goes to namespace b, and a/api is pushed out.
+    said.length = 0;
+    expect(moves(a.admit(del('a', 'root')))).toEqual(['+b/x', '-a/api', '-a/root']);
+    expect(said).toEqual(['route a/api not admitted: namespace b owns hostname h.example.com (HostAlreadyClaimed)']);
   });
 
   it('a route deleted and upserted again is a new route, younger than those there', () => {

@@ -20,15 +20,16 @@ export function rejectionOf(route: Route, allowWildcardRoutes: boolean): string 
  * changes nothing: no state change, no reload, no runtime command. A route whose going frees a host lets
  * the oldest waiting route(s) in, as the router then adds them.
  *
- * A route's age is the order in which the log first upserts it (the router sorts by creationTimestamp, then
- * UID); a route deleted and upserted again is a new one.
+ * A route's age is its `createdAt`, else the time of its first upsert, and then the order of first upserts
+ * (the router sorts by creationTimestamp, then UID), taken at its first upsert; a route deleted and upserted
+ * again is a new one.
  */
 export class RouteAdmission {
   /** The rejections reported, per route key; forgotten with the route, so a long log keeps only live ones. */
   private readonly reported = new Map<string, string[]>();
   private readonly hosts: HostIndex;
   /** Per route key: its age, and the host of its last upsert (the route object the router last saw). */
-  private readonly known = new Map<string, { readonly age: number; host: string }>();
+  private readonly known = new Map<string, { readonly created: number; readonly age: number; host: string }>();
   private nextAge = 0;
   /** The one event most inputs admit, handed out in this array rather than a new one. */
   private readonly one: [ChurnEvent] = [{ at: 0, type: 'route.delete', namespace: '', name: '' }];
@@ -68,21 +69,22 @@ export class RouteAdmission {
   private upserted(at: number, route: Route): readonly ChurnEvent[] {
     const key = routeKey(route);
     let k = this.known.get(key);
-    if (k === undefined) this.known.set(key, (k = { age: this.nextAge++, host: route.host }));
+    if (k === undefined) this.known.set(key, (k = { created: route.createdAt ?? at, age: this.nextAge++, host: route.host }));
     k.host = route.host;
-    const age = k.age;
+    const { created, age } = k;
     // HostAdmitter passes a rejected route on to UniqueHost as deleted.
     const wildcard = rejectionOf(route, this.allowWildcardRoutes);
     if (wildcard !== undefined) {
       this.rejected(key, wildcard);
       return this.deleted(at, key, route.host, { at, type: 'route.delete', namespace: route.namespace, name: route.name });
     }
-    const claim: Claim = { key, route, age };
+    const claim: Claim = { key, route, created, age };
     const { changes, newRoute } = this.hosts.add(claim);
     const out: ChurnEvent[] = [];
     for (const c of changes.list(true)) out.push({ at, type: 'route.upsert', route: c.key === key ? route : c.route });
     for (const c of changes.list(false)) {
-      this.rejected(c.key, claimedBy(this.hosts.holders(c.route.host), c));
+      // unique_host.go words a route this one pushes out apart from this one kept out.
+      this.rejected(c.key, c.key === key ? claimedBy(this.hosts.holders(c.route.host), c) : `replaced by older route ${route.name} (HostAlreadyClaimed)`);
       if (c.key !== key || !newRoute) out.push({ at, type: 'route.delete', namespace: c.route.namespace, name: c.route.name });
     }
     return out;
@@ -93,8 +95,10 @@ export class RouteAdmission {
     const changes: ClaimChanges = this.hosts.delete(key, host);
     const out: ChurnEvent[] = [];
     for (const c of changes.list(true)) out.push({ at, type: 'route.upsert', route: c.route });
+    // The oldest holder left, as unique_host.go names it for the routes the deletion pushes out.
+    const owner = this.hosts.holders(host)[0]?.route.namespace ?? '<unknown>';
     for (const c of changes.list(false)) {
-      this.rejected(c.key, claimedBy(this.hosts.holders(c.route.host), c));
+      this.rejected(c.key, `namespace ${owner} owns hostname ${host} (HostAlreadyClaimed)`);
       out.push({ at, type: 'route.delete', namespace: c.route.namespace, name: c.route.name });
     }
     out.push(e);

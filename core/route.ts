@@ -23,6 +23,12 @@ export interface Route {
   tls?: RouteTls;
   wildcardPolicy?: 'None' | 'Subdomain';
   annotations?: Record<string, string>;
+  /**
+   * When the route was created (its metadata.creationTimestamp), in the log's milliseconds: negative for a
+   * route older than the log. The router admits the oldest route first on a shared host; without this a
+   * route counts as created at its first `route.upsert`.
+   */
+  createdAt?: number;
 }
 
 /** `namespace/name`: the identity the router keys routes by. */

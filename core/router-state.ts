@@ -103,14 +103,15 @@ export function applyChurn(state: RouterState, e: ChurnEvent): StateChange | nul
  * Whether an update leaves the route as router.go's configsAreEqual sees it (AddRoute then skips it): that
  * compares what the router derives, so a target port compares as text (PreferPort = TargetPort.String(),
  * 8080 and "8080" alike), `wildcardPolicy: None` as no policy (IsWildcard is false for both), and a
- * passthrough route's certificates not at all (the router keeps none for it).
+ * passthrough route's certificates not at all (the router keeps none for it), nor its creation time.
  */
 export function sameRoute(a: Route, b: Route): boolean {
   return canonicalJson(comparable(a)) === canonicalJson(comparable(b));
 }
 
 function comparable(r: Route): Route {
-  let out = r;
+  // creationTimestamp is no part of the route's config (and never changes in Kubernetes).
+  let out = r.createdAt === undefined ? r : { ...r, createdAt: undefined };
   if (typeof r.targetPort === 'number') out = { ...out, targetPort: String(r.targetPort) };
   if (r.wildcardPolicy === 'None') out = { ...out, wildcardPolicy: undefined };
   const tls = r.tls;

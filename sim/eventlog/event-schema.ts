@@ -42,6 +42,7 @@ export const RouteSchema = z
     tls: RouteTlsSchema.optional(),
     wildcardPolicy: z.enum(['None', 'Subdomain']).optional(),
     annotations: z.record(z.string(), z.string()).optional(),
+    createdAt: z.number().int().min(-MAX_AT_MS).max(MAX_AT_MS).optional(),
   })
   .strict();
 
