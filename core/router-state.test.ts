@@ -31,6 +31,11 @@ describe('a route update as router.go compares it (configsAreEqual)', () => {
     expect(after(edge, { ...edge, tls: { termination: 'edge', certificate: 'C', key: 'K' } })).toBe('route.modified');
   });
 
+  it('the creation time is no part of the config: a route that only gains one is not changed', () => {
+    expect(after(base, { ...base, createdAt: -5000 })).toBeNull();
+    expect(after({ ...base, createdAt: 0 }, { ...base, createdAt: 7 })).toBeNull();
+  });
+
   it('the state keeps the route it had when an update is skipped', () => {
     const state = emptyRouterState();
     const first = { ...base, targetPort: 8080 };

@@ -31,7 +31,8 @@ test('import writes a v1 log readable by the event-log reader, and reports skipp
   const out = join(dir, 'out.jsonl');
   const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
   await program().parseAsync(['import', input, '-o', out], { from: 'user' });
-  expect([...readEventLogFile(out)]).toEqual([{ at: 0, type: 'route.upsert', route: { namespace: 'ns', name: 'a', host: 'a.example.com', service: 'web' } }]);
+  // The first object's time is the log's 0, and the route was created then.
+  expect([...readEventLogFile(out)]).toEqual([{ at: 0, type: 'route.upsert', route: { namespace: 'ns', name: 'a', host: 'a.example.com', service: 'web', createdAt: 0 } }]);
   expect(JSON.parse(readFileSync(out, 'utf8').split('\n')[0]!)).toMatchObject({ routerbench: 'eventlog', version: 1, source: 'kubernetes-watch' });
   const said = stderr.mock.calls.map((c) => String(c[0])).join('');
   expect(said).toContain(`${input}:20:1: field 'object.kind': Pod: unsupported object "v1" "Pod"`);

@@ -161,6 +161,12 @@ describe('the fast event check', () => {
     expect(looksValid(structuredClone(raw))).toBe(InputEventSchema.safeParse(raw).success);
   });
 
+  const createdLike = fc.oneof(atLike, fc.integer({ min: -MAX_AT_MS - 3, max: -MAX_AT_MS + 3 }), fc.constantFrom<unknown>('1', null, true));
+  test.prop([createdLike], { numRuns: 3000 })('decides a route\'s creation time exactly as the schema does', (createdAt) => {
+    const raw = { at: 1, type: 'route.upsert', route: { namespace: 'a', name: 'b', host: 'h', service: 's', createdAt } };
+    expect(looksValid(structuredClone(raw))).toBe(InputEventSchema.safeParse(raw).success);
+  });
+
   const ipish = fc.array(fc.constantFrom('0', '1', '2', '5', '9', '.', '25', '255', '256', '00', 'a', ' '), { maxLength: 12 }).map((p) => p.join(''));
   test.prop([fc.oneof(ipish, fc.ipV4(), fc.string({ maxLength: 16 }))], { numRuns: 5000 })('reads IPv4 exactly as the schema does', (s) => {
     expect(isDottedQuad(s)).toBe(z.ipv4().safeParse(s).success);

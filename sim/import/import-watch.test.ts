@@ -87,6 +87,8 @@ describe('importWatch', () => {
         wildcardPolicy: 'None',
         // Only the router's annotations are kept.
         annotations: { 'haproxy.router.openshift.io/timeout': '30s' },
+        // creationTimestamp 10:00:01, 1 s after the first object's time (the log's 0).
+        createdAt: 1000,
       },
     });
     expect(events[2]).toEqual({
@@ -157,13 +159,20 @@ describe('importWatch', () => {
   });
 
   test('--spacing-ms ignores object times', () => {
-    expect(run(stream, { spacingMs: 250 }).events.map((e) => e.at)).toEqual([0, 250, 500, 750, 1000]);
+    const { events } = run(stream, { spacingMs: 250 });
+    expect(events.map((e) => e.at)).toEqual([0, 250, 500, 750, 1000]);
+    // Its times are no clock, so no creation time is carried over either: a route's age is its first upsert.
+    expect(events[1]).toMatchObject({ type: 'route.upsert' });
+    expect((events[1] as Extract<InputEvent, { type: 'route.upsert' }>).route.createdAt).toBeUndefined();
   });
 
   test('a time earlier than the previous event is raised to it (stream order wins)', () => {
     const { events, stats } = run(kubectl([route('ADDED', 'a', '2026-11-29T10:00:10Z'), route('ADDED', 'b', '2026-11-29T09:00:00Z'), route('ADDED', 'c', '2026-11-29T10:00:11Z')]));
     expect(events.map((e) => e.at)).toEqual([0, 0, 1000]);
     expect(stats.raisedTimes).toBe(1);
+    // The routes keep their creation times, so b (09:00:00, an hour and 10 s before a) is still the oldest
+    // where the router weighs ages.
+    expect(events.map((e) => (e as Extract<InputEvent, { type: 'route.upsert' }>).route.createdAt)).toEqual([0, -3_610_000, 1000]);
     // Without --start the first object is time 0: b's negative time is earlier than a's, not before a start.
     expect(stats.beforeStart ?? 0).toBe(0);
   });
@@ -183,6 +192,8 @@ describe('importWatch', () => {
       { startEpochMs: Date.parse('2026-11-29T10:00:03Z') },
     );
     expect(events.map((e) => e.at)).toEqual([0, 0, 2000, 2000, 2000]);
+    // Creation times against the start (10:00:03), before it negative: -2 s, -1 s, +2 s, +1 s, -3 s.
+    expect(events.map((e) => (e as Extract<InputEvent, { type: 'route.upsert' }>).route.createdAt)).toEqual([-2000, -1000, 2000, 1000, -3000]);
     expect({ beforeStart: stats.beforeStart, raisedTimes: stats.raisedTimes }).toEqual({ beforeStart: 3, raisedTimes: 1 });
     expect(importSummary(stats)).toBe(
       "imported 5 events from 5 objects; 0 skipped; 3 timestamps earlier than --start were raised to time 0 (or to the previous event's time, if later); 1 timestamp earlier than the previous event's was raised to it",

@@ -7,6 +7,7 @@ import { InputError } from '../eventlog/input-error.ts';
 import { limit } from '../limits.ts';
 import { isStray, JsonObjectSplitter, ObjectTooLarge, StrayTooLong } from './json-stream.ts';
 import {
+  creationTimeMs,
   endpointsFromObject,
   type EventBody,
   ObjectProblem,
@@ -146,6 +147,13 @@ export function importWatch(
         }
         const at = stamp(time);
         for (const body of bodies) {
+          // The route's age on a shared host is its creation (the router's RouteLessThan), which a watch's
+          // initial listing does not give in order: carried over in the log's time. Not with --spacing,
+          // whose times are no clock.
+          if (body.type === 'route.upsert' && options.spacingMs === undefined && start !== undefined) {
+            const created = creationTimeMs(o);
+            if (created !== undefined) body.route.createdAt = Math.round(created - start);
+          }
           const event = { at, ...body } as InputEvent;
           const checked = InputEventSchema.safeParse(event);
           if (!checked.success) {

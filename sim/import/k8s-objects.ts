@@ -241,6 +241,12 @@ function endpoint(ip: string, port: EndpointPort, ready: boolean, name: string |
   return e;
 }
 
+/** The object's metadata.creationTimestamp, epoch ms, or undefined when it has none. */
+export function creationTimeMs(o: Obj): number | undefined {
+  const meta = (o['metadata'] ?? {}) as Obj;
+  return parseTime(meta['creationTimestamp'], 'metadata.creationTimestamp');
+}
+
 /**
  * Time of a watch event from its object: creation for ADDED, deletion (or the last managed-fields write)
  * for DELETED, the last managed-fields write for MODIFIED. Epoch ms, or undefined when the object has none.
