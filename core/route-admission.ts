@@ -1,4 +1,5 @@
 import type { ChurnEvent } from './events.ts';
+import { HostAdmitterClaims } from './host-admitter.ts';
 import { HostIndex, type Claim, type ClaimChanges, type HostActivation } from './host-claims.ts';
 import { routeKey, type Route } from './route.ts';
 
@@ -28,6 +29,8 @@ export class RouteAdmission {
   /** The rejections reported, per route key; forgotten with the route, so a long log keeps only live ones. */
   private readonly reported = new Map<string, string[]>();
   private readonly hosts: HostIndex;
+  /** HostAdmitter's claims, kept only with wildcard routes allowed (host_admitter.go). */
+  private readonly admitter: HostAdmitterClaims | undefined;
   /** Per route key: its age, and the host of its last upsert (the route object the router last saw). */
   private readonly known = new Map<string, { readonly created: number; readonly age: number; host: string }>();
   private nextAge = 0;
@@ -46,6 +49,7 @@ export class RouteAdmission {
     activation: HostActivation = 'same-namespace',
   ) {
     this.hosts = new HostIndex(activation);
+    if (allowWildcardRoutes) this.admitter = new HostAdmitterClaims(activation === 'oldest-first');
   }
 
   /**
@@ -60,6 +64,7 @@ export class RouteAdmission {
       const host = this.known.get(key)?.host;
       this.known.delete(key);
       this.reported.delete(key);
+      this.admitter?.delete(key);
       return host === undefined ? [e] : this.deleted(e.at, key, host, e);
     }
     this.one[0] = e;
@@ -79,8 +84,23 @@ export class RouteAdmission {
       return this.deleted(at, key, route.host, { at, type: 'route.delete', namespace: route.namespace, name: route.name });
     }
     const claim: Claim = { key, route, created, age };
-    const { changes, newRoute } = this.hosts.add(claim);
     const out: ChurnEvent[] = [];
+    if (this.admitter !== undefined) {
+      const claimed = this.admitter.add(claim);
+      // Kept out by an older route: not passed on at all, so a route the router has keeps being served as it was.
+      if ('keptOut' in claimed) {
+        this.rejected(key, `${claimed.keptOut} (HostAlreadyClaimed)`);
+        return out;
+      }
+      // The routes it displaces go to UniqueHost as deleted first (they stay known: they are not deleted in
+      // the cluster, and come back with their next event).
+      for (const d of claimed.displaced) {
+        this.rejected(d.claim.key, `${d.why} (HostAlreadyClaimed)`);
+        const gone: ChurnEvent = { at, type: 'route.delete', namespace: d.claim.route.namespace, name: d.claim.route.name };
+        out.push(...this.deleted(at, d.claim.key, d.claim.route.host, gone));
+      }
+    }
+    const { changes, newRoute } = this.hosts.add(claim);
     for (const c of changes.list(true)) out.push({ at, type: 'route.upsert', route: c.key === key ? route : c.route });
     for (const c of changes.list(false)) {
       // unique_host.go words a route this one pushes out apart from this one kept out.
