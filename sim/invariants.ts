@@ -23,16 +23,17 @@ import { isPristine, mapsConsulted, MapSnapshot, probeRequests, readyServers, re
  * Routes that share host and path with another live route are skipped for (1): the router admits only one
  * of them, which this model does not decide.
  */
-export function checkInvariants(state: RouterState, haproxy: MockHaproxy, opts: { reuse?: boolean } = {}): string[] {
+export function checkInvariants(state: RouterState, haproxy: MockHaproxy, opts: { reuse?: boolean; allowWildcardRoutes?: boolean } = {}): string[] {
   const reuse = opts.reuse !== false;
+  const wildcards = opts.allowWildcardRoutes === true;
   const violations: string[] = [];
-  const { claims, liveKeys, owners } = routeSetFacts(state);
+  const { claims, liveKeys, owners } = routeSetFacts(state, wildcards);
   // Owners are stamped per check instead of a map built per check: a backend whose stamp is old has no owner yet.
   const stamp = ++checks;
 
   const maps = new MapSnapshot(haproxy);
   for (const r of state.routes.values()) {
-    const f = facts(r);
+    const f = facts(r, wildcards);
     if (r.host.length === 0) continue;
     if ((claims.get(f.claim) ?? 0) > 1) continue;
 
@@ -100,21 +101,24 @@ interface RouteSetFacts {
 }
 
 const routeSets = new WeakMap<RouterState, RouteSetFacts>();
+/** The same with wildcard routes allowed (their map keys and probes differ). */
+const wildcardRouteSets = new WeakMap<RouterState, RouteSetFacts>();
 
-function routeSetFacts(state: RouterState): RouteSetFacts {
-  const kept = routeSets.get(state);
+function routeSetFacts(state: RouterState, wildcards: boolean): RouteSetFacts {
+  const sets = wildcards ? wildcardRouteSets : routeSets;
+  const kept = sets.get(state);
   if (kept !== undefined && sameRoutes(kept.routes, state.routes)) return kept;
   const routes = [...state.routes.values()];
   const claims = new Map<string, number>();
   const liveKeys = new Map<string, Set<string>>();
   for (const file of [MAP_HTTP, MAP_EDGE_REENCRYPT, MAP_TCP]) liveKeys.set(file, new Set());
   for (const r of routes) {
-    const f = facts(r);
+    const f = facts(r, wildcards);
     claims.set(f.claim, (claims.get(f.claim) ?? 0) + 1);
     for (const e of f.mapKeys) liveKeys.get(e.map)?.add(e.key);
   }
   const made = { routes, claims, liveKeys, owners: kept?.owners ?? new Map() };
-  routeSets.set(state, made);
+  sets.set(state, made);
   return made;
 }
 
@@ -239,18 +243,22 @@ interface RouteFacts {
 }
 
 const factsByRoute = new WeakMap<Route, RouteFacts>();
+/** The same with wildcard routes allowed. */
+const wildcardFactsByRoute = new WeakMap<Route, RouteFacts>();
 
-function facts(r: Route): RouteFacts {
-  let f = factsByRoute.get(r);
+function facts(r: Route, wildcards: boolean): RouteFacts {
+  const byRoute = wildcards ? wildcardFactsByRoute : factsByRoute;
+  let f = byRoute.get(r);
   if (f === undefined) {
+    const opts = { allowWildcardRoutes: wildcards };
     f = {
       key: routeKey(r),
       backend: backendNameOf(r),
       claim: `${r.host}\u0000${r.path ?? ''}`,
-      mapKeys: [...renderedMapEntries(r, ''), ...dynamicMapEntries(r, '')].map((e) => ({ map: e.map, key: e.key })),
-      probes: probeRequests(r),
+      mapKeys: [...renderedMapEntries(r, '', opts), ...dynamicMapEntries(r, '', opts)].map((e) => ({ map: e.map, key: e.key })),
+      probes: probeRequests(r, wildcards && r.wildcardPolicy === 'Subdomain'),
     };
-    factsByRoute.set(r, f);
+    byRoute.set(r, f);
   }
   return f;
 }

@@ -94,7 +94,7 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
     const streams = new RandomStreams(settings.seed);
     const haproxy = new MockHaproxy({ clockS: () => Math.floor(engine.nowUs / 1_000_000) });
     const check = (state: RouterState): void => {
-      emit({ atUs: engine.nowUs, type: 'invariant', name: 'haproxy-view', violations: checkInvariants(state, haproxy) });
+      emit({ atUs: engine.nowUs, type: 'invariant', name: 'haproxy-view', violations: checkInvariants(state, haproxy, { allowWildcardRoutes: settings.router.allowWildcardRoutes }) });
     };
     const router = new RouterProcess(
       (options.createStrategy ?? createStrategy)(settings.router),

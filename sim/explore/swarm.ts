@@ -51,6 +51,7 @@ export const FEATURES = [
   'keepalived-reloads',
   'joins-leaves',
   'shared-hosts',
+  'wildcards',
 ] as const;
 
 export function drawSwarm(seed: number): Swarm {
@@ -119,13 +120,20 @@ export function drawSwarm(seed: number): Swarm {
     if (faults !== undefined) generate.faults = faults;
   }
   scenario.generate = generate;
-  // From a stream of its own, after everything else: every draw above gives a seed what it gave before
-  // this feature existed, so an exploration's earlier seeds and findings stay as they were.
+  // Each from a stream of its own, after everything else: every draw above gives a seed what it gave before
+  // these features existed, so an exploration's earlier seeds and findings stay as they were.
   const hosts = makeStream(`${seed}/explore/swarm/shared-hosts`);
   if (hosts.chance(0.3)) {
     features.push('shared-hosts');
     routes.sharedHosts = 0.5;
     if (hosts.chance(0.5)) router.disableNamespaceOwnershipCheck = true;
+  }
+  const wild = makeStream(`${seed}/explore/swarm/wildcards`);
+  if (wild.chance(0.3)) {
+    features.push('wildcards');
+    routes.wildcards = 0.3;
+    // Mostly allowed: otherwise every wildcard route is only rejected.
+    router.allowWildcardRoutes = wild.chance(0.8);
   }
   return { seed, features, scenario };
 }

@@ -277,6 +277,19 @@ describe('expandGenerators', () => {
     expect(Math.abs(half.shared - (half.upserts - 1) / 2)).toBeLessThan(50);
   });
 
+  test('wildcards: a share of new routes are wildcard routes, each on a domain of its own', () => {
+    const spec: GenerateSpecInput = { durationMs: 4 * HOUR, world: { namespaces: 2, services: 6 }, routes: { initial: 10, createPerHour: 120, deletePerHour: 100 } };
+    const upserts = (events: InputEvent[]) => events.filter((e): e is Extract<InputEvent, { type: 'route.upsert' }> => e.type === 'route.upsert').map((e) => e.route);
+    expect(upserts(expand(spec, 4)).filter((r) => r.wildcardPolicy !== undefined)).toEqual([]);
+    const routes = upserts(expand({ ...spec, routes: { ...spec.routes, wildcards: 0.4 } }, 4));
+    const wild = routes.filter((r) => r.wildcardPolicy === 'Subdomain');
+    // Binomial(~490, 0.4): 196 ± 50 with overwhelming odds.
+    expect(routes.length).toBeGreaterThan(400);
+    expect(Math.abs(wild.length - routes.length * 0.4)).toBeLessThan(50);
+    // www.<the host it would have had>: the domain after the first label is the route's own.
+    for (const r of wild) expect(r.host).toBe(`www.${r.name}-${r.namespace}.apps.example.com`);
+  });
+
   test('expansion is lazy: the first events of a huge spec come at once', () => {
     const it = expandGeneratorInput({ durationMs: HOUR, world: { services: 50_000, endpointsPerService: 1 }, routes: { initial: 10_000_000 } }, 1)[Symbol.iterator]();
     const first = [it.next().value, it.next().value];

@@ -40,8 +40,8 @@ function pem(kind: string, subject: string): string {
 
 /**
  * Route churn: `initial` routes at the start, then creations and deletions as Poisson processes, each route
- * of a kind drawn from the mix, on a random service, with certificates, annotations, paths and a live
- * route's host at the given shares. Stream `generate/routes`.
+ * of a kind drawn from the mix, on a random service, with certificates, annotations, paths, a live route's
+ * host and a wildcard policy at the given shares. Stream `generate/routes`.
  */
 export function installRoutes(ctx: ChurnContext, spec: RoutesSpec, rng: RandomStream, startMs: number): void {
   const live: string[] = []; // `namespace/name` of generated routes, for uniform deletion
@@ -118,6 +118,12 @@ function makeRoute(ctx: ChurnContext, spec: RoutesSpec, rng: RandomStream, n: nu
       annotations[key] = values[rng.int(values.length)]!;
     }
     route.annotations = annotations;
+  }
+  // Drawn last, and only when asked for, so that a spec without wildcards draws as it always has. A shared
+  // host stays as it is (another route's claims decide).
+  if (spec.wildcards > 0 && rng.chance(spec.wildcards)) {
+    route.wildcardPolicy = 'Subdomain';
+    if (sharedHost === undefined) route.host = `www.${host}`;
   }
   return route;
 }

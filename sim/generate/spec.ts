@@ -70,6 +70,11 @@ export const RoutesSpecSchema = z
      * `router.disableNamespaceOwnershipCheck` (docs/fidelity-config-manager.md, "Route admission").
      */
     sharedHosts: probability,
+    /**
+     * Share of new routes with `wildcardPolicy: Subdomain`, each on a domain of its own (`www.<name>.<domain>`,
+     * served as `*.<name>.<domain>`); the router admits them only with `router.allowWildcardRoutes`.
+     */
+    wildcards: probability,
     /** Creations stop while this many generated routes exist. */
     max: count.optional(),
     /** `spec.port.targetPort` of every route (a port name or number): with `world.extraPorts`, which port it serves. */

@@ -1,4 +1,5 @@
 import type { BackendConfig, MapEntry } from '../../core/haproxy/config-model.ts';
+import { domainOf } from '../../core/host-admitter.ts';
 import type { Route } from '../../core/route.ts';
 import { isReady, type MockBackend } from './backend-state.ts';
 import { lookupOf, pristineLookupOf } from './map-lookup.ts';
@@ -140,8 +141,13 @@ export interface RouteProbe {
  * and reencrypt, plus HTTP when the insecure policy is Allow (or a redirect when it is Redirect); the SNI
  * for passthrough. A wildcard route is probed with its own host, which its wildcard key also matches.
  */
-export function probeRequests(route: Route): RouteProbe[] {
-  const host = route.host;
+/**
+ * The requests that must reach a route. A wildcard route (its policy in effect) is asked for at a host of
+ * its domain that no route names, since its own host goes to an ordinary route of that host when one
+ * exists: the router's maps put every exact host before the wildcard keys.
+ */
+export function probeRequests(route: Route, wildcard = false): RouteProbe[] {
+  const host = wildcard ? `${WILDCARD_PROBE_LABEL}.${domainOf(route.host)}` : route.host;
   const path = route.path === undefined || route.path === '' ? '/' : route.path;
   const termination = route.tls?.termination;
   if (termination === undefined) return [probe({ host, path, scheme: 'http' }, 'backend')];
@@ -152,6 +158,9 @@ export function probeRequests(route: Route): RouteProbe[] {
   if (policy === 'Redirect') probes.push(probe({ host, path, scheme: 'http' }, 'redirect'));
   return probes;
 }
+
+/** The first label of the host a wildcard route is asked for at: one no real route is expected to name. */
+export const WILDCARD_PROBE_LABEL = 'routerbench-wildcard-probe';
 
 function probe(request: RouteRequest, expect: RouteProbe['expect']): RouteProbe {
   return { request, expect, key: lookupKeyOf(request) };

@@ -158,7 +158,7 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
     // The desired-state invariants of `routerbench run`, checked on the shadow mock: while its replies equal
     // the real ones (checked on every command, reported below) its state is the real HAProxy's.
     const check = (state: RouterState): void => {
-      emit({ atUs: engine.nowUs, type: 'invariant', name: 'haproxy-view', violations: checkInvariants(state, shadow) });
+      emit({ atUs: engine.nowUs, type: 'invariant', name: 'haproxy-view', violations: checkInvariants(state, shadow, { allowWildcardRoutes: settings.router.allowWildcardRoutes }) });
     };
     const router = new RouterProcess(createStrategy(settings.router), port, engine, emit, {
       reloadIntervalMs: settings.router.reloadIntervalMs,
