@@ -121,7 +121,7 @@ export function drawSwarm(seed: number): Swarm {
   }
   scenario.generate = generate;
   // Each from a stream of its own, after everything else: every draw above gives a seed what it gave before
-  // these features existed, so an exploration's earlier seeds and findings stay as they were.
+  // these features existed (its workload changes only where one of them is on).
   const hosts = makeStream(`${seed}/explore/swarm/shared-hosts`);
   if (hosts.chance(0.3)) {
     features.push('shared-hosts');

@@ -119,8 +119,8 @@ function makeRoute(ctx: ChurnContext, spec: RoutesSpec, rng: RandomStream, n: nu
     }
     route.annotations = annotations;
   }
-  // Drawn last, and only when asked for, so that a spec without wildcards draws as it always has. A shared
-  // host stays as it is (another route's claims decide).
+  // Drawn last, and only when asked for, so that a spec without wildcards draws as it always has. A route
+  // given a shared host keeps it, and so claims that host's domain: the wildcard routes that contend.
   if (spec.wildcards > 0 && rng.chance(spec.wildcards)) {
     route.wildcardPolicy = 'Subdomain';
     if (sharedHost === undefined) route.host = `www.${host}`;

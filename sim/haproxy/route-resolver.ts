@@ -139,12 +139,9 @@ export interface RouteProbe {
 /**
  * The ways a route is reachable, as requests to resolve: plain HTTP for a route without TLS; HTTPS for edge
  * and reencrypt, plus HTTP when the insecure policy is Allow (or a redirect when it is Redirect); the SNI
- * for passthrough. A wildcard route is probed with its own host, which its wildcard key also matches.
- */
-/**
- * The requests that must reach a route. A wildcard route (its policy in effect) is asked for at a host of
- * its domain that no route names, since its own host goes to an ordinary route of that host when one
- * exists: the router's maps put every exact host before the wildcard keys.
+ * for passthrough. A wildcard route (`wildcard`: its policy in effect) is asked for at a host of its domain
+ * that no route names: its own host goes to an ordinary route of that host when one exists, since the
+ * router's maps put every exact host before the wildcard keys.
  */
 export function probeRequests(route: Route, wildcard = false): RouteProbe[] {
   const host = wildcard ? `${WILDCARD_PROBE_LABEL}.${domainOf(route.host)}` : route.host;
