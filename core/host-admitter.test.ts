@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChurnEvent } from './events.ts';
-import { domainOf, HostAdmitterClaims } from './host-admitter.ts';
+import { domainForHost } from './haproxy/route-regexp.ts';
+import { HostAdmitterClaims } from './host-admitter.ts';
 import type { Claim } from './host-claims.ts';
 import { RouteAdmission } from './route-admission.ts';
 import type { Route } from './route.ts';
@@ -79,9 +80,11 @@ describe('HostAdmitter claims (host_admitter.go), wildcard routes allowed', () =
     h.delete('a/x');
     expect(outcome(h.add(claim('c', 'z', 'two.acme.test')))).toEqual([]);
   });
+});
 
+describe('the domain a wildcard route claims', () => {
   it('GetDomainForHost: what follows the first label', () => {
-    expect([domainOf('www.acme.test'), domainOf('acme.test'), domainOf('localhost')]).toEqual(['acme.test', 'test', '']);
+    expect([domainForHost('www.acme.test'), domainForHost('acme.test'), domainForHost('localhost')]).toEqual(['acme.test', 'test', '']);
   });
 });
 

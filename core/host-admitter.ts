@@ -1,3 +1,4 @@
+import { domainForHost } from './haproxy/route-regexp.ts';
 import { olderThan, type Claim } from './host-claims.ts';
 
 /**
@@ -31,7 +32,7 @@ export class HostAdmitterClaims {
       return { keptOut: found.owner.route.namespace === c.route.namespace ? found.why : `a route in another namespace holds host ${c.route.host}` };
     }
     const displaced: Array<{ claim: Claim; why: string }> = [];
-    const wildcardKey = domainOf(c.route.host);
+    const wildcardKey = domainForHost(c.route.host);
     for (const d of found.displaced) {
       this.forget(d.route.host, d);
       let why: string;
@@ -65,7 +66,7 @@ export class HostAdmitterClaims {
     const displaced: Claim[] = [];
     const host = c.route.host;
     const path = c.route.path ?? '';
-    const wildcardKey = domainOf(host);
+    const wildcardKey = domainForHost(host);
     const wildcard = isWildcard(c);
     for (const r of this.claimedHosts.get(host) ?? []) {
       if (this.disableNamespaceCheck || r.route.namespace === c.route.namespace) {
@@ -95,17 +96,11 @@ export class HostAdmitterClaims {
 
   /** A route's entries under a host and that host's domain, in all three maps. */
   private forget(host: string, c: { key: string }): void {
-    const wildcardKey = domainOf(host);
+    const wildcardKey = domainForHost(host);
     remove(this.claimedHosts, host, c.key);
     remove(this.blockedWildcards, wildcardKey, c.key);
     remove(this.claimedWildcards, wildcardKey, c.key);
   }
-}
-
-/** GetDomainForHost: what follows the first label ("" for a single label). */
-export function domainOf(host: string): string {
-  const dot = host.indexOf('.');
-  return dot < 0 ? '' : host.slice(dot + 1);
 }
 
 function isWildcard(c: Claim): boolean {

@@ -1,5 +1,5 @@
 import type { BackendConfig, MapEntry } from '../../core/haproxy/config-model.ts';
-import { domainOf } from '../../core/host-admitter.ts';
+import { domainForHost } from '../../core/haproxy/route-regexp.ts';
 import type { Route } from '../../core/route.ts';
 import { isReady, type MockBackend } from './backend-state.ts';
 import { lookupOf, pristineLookupOf } from './map-lookup.ts';
@@ -144,7 +144,7 @@ export interface RouteProbe {
  * router's maps put every exact host before the wildcard keys.
  */
 export function probeRequests(route: Route, wildcard = false): RouteProbe[] {
-  const host = wildcard ? `${WILDCARD_PROBE_LABEL}.${domainOf(route.host)}` : route.host;
+  const host = wildcard ? `${WILDCARD_PROBE_LABEL}.${domainForHost(route.host)}` : route.host;
   const path = route.path === undefined || route.path === '' ? '/' : route.path;
   const termination = route.tls?.termination;
   if (termination === undefined) return [probe({ host, path, scheme: 'http' }, 'backend')];
