@@ -72,20 +72,36 @@ function server(name: string): CachedServer {
   return { name, address: '172.4.0.4', port: 8765, weight: 1, weightText: '1', nextAddress: '172.4.0.4', nextPort: 8765, nextWeight: '1', nextState: null };
 }
 
+const slotsArb = fc.integer({ min: 0, max: 6 });
+const mappedArb = fc.array(fc.tuple(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 30 })), { maxLength: 6 });
+
+/** Stages the same change with the function and the reference, on equal servers and slot maps, and compares all three. */
+function expectAsReference(oldEps: ServedEndpoint[], newEps: ServedEndpoint[], slots: number, mapped: [number, number][], distinctIds: boolean): void {
+  const names = [...new Set(oldEps.map((e) => e.id))].concat(Array.from({ length: slots }, (_, i) => `_dynamic-pod-${i + 1}`));
+  const slotPairs = mapped.filter(([i]) => i <= slots).map(([i, n]): [string, string] => [`_dynamic-pod-${i}`, `ep-${n}`]);
+  const a = names.map(server);
+  const b = names.map(server);
+  const mapA = new Map(slotPairs);
+  const mapB = new Map(slotPairs);
+  expect(stageEndpointReplace(a, mapA, oldEps, newEps, '1', distinctIds)).toEqual(reference(b, mapB, oldEps, newEps, '1'));
+  expect(a).toEqual(b);
+  expect([...mapA]).toEqual([...mapB]);
+}
+
+/** A list as the router serves it: each ID once, the first of a repeat kept (servedEndpoints). */
+function firstOfEachId(list: readonly ServedEndpoint[]): ServedEndpoint[] {
+  const seen = new Set<string>();
+  return list.filter((e) => !seen.has(e.id) && seen.add(e.id) !== undefined);
+}
+
 describe('stageEndpointReplace', () => {
-  test.prop([listArb, listArb, fc.integer({ min: 0, max: 6 }), fc.array(fc.tuple(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 30 })), { maxLength: 6 })], { numRuns: 1000 })(
-    'stages exactly what the Map-based reference stages',
-    (oldEps, newEps, slots, mapped) => {
-      const names = [...new Set(oldEps.map((e) => e.id))].concat(Array.from({ length: slots }, (_, i) => `_dynamic-pod-${i + 1}`));
-      const slotPairs = mapped.filter(([i]) => i <= slots).map(([i, n]): [string, string] => [`_dynamic-pod-${i}`, `ep-${n}`]);
-      const a = names.map(server);
-      const b = names.map(server);
-      const mapA = new Map(slotPairs);
-      const mapB = new Map(slotPairs);
-      expect(stageEndpointReplace(a, mapA, oldEps, newEps, '1')).toEqual(reference(b, mapB, oldEps, newEps, '1'));
-      expect(a).toEqual(b);
-      expect([...mapA]).toEqual([...mapB]);
-    },
+  test.prop([listArb, listArb, slotsArb, mappedArb], { numRuns: 1000 })('stages exactly what the Map-based reference stages', (oldEps, newEps, slots, mapped) =>
+    expectAsReference(oldEps, newEps, slots, mapped, false),
+  );
+
+  test.prop([listArb, listArb, slotsArb, mappedArb], { numRuns: 500 })(
+    'told that no new ID repeats, stages what the reference stages for such a list',
+    (oldEps, anyNew, slots, mapped) => expectAsReference(oldEps, firstOfEachId(anyNew), slots, mapped, true),
   );
 });
 

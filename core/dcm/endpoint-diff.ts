@@ -21,6 +21,11 @@ export interface StagedReplace {
  * 3. Remaining modified endpoints take unused slots, in server order, endpoints in new-list order
  *    (upstream picks from a Go map, i.e. in random order).
  * A slot freed in step 2 is not reused in the same call, exactly as upstream (it was not collected as unused).
+ *
+ * `distinctIds`: the caller knows that no ID repeats in `newEndpoints` (a served list: the router drops
+ * repeats, see servedEndpoints), so none is looked for. Looking compared each ID with those before it, and
+ * the IDs of entries kept from earlier lists are cold by the service's next change: 1.7% of a dcm-slots
+ * replay of the day slice.
  */
 export function stageEndpointReplace(
   servers: readonly CachedServer[],
@@ -28,8 +33,9 @@ export function stageEndpointReplace(
   oldEndpoints: readonly ServedEndpoint[],
   newEndpoints: readonly ServedEndpoint[],
   weight: string,
+  distinctIds = false,
 ): StagedReplace {
-  const modified = PENDING.reset(newEndpoints);
+  const modified = PENDING.reset(newEndpoints, distinctIds);
   let deleted: string[] | null = null;
   let changed = false;
   for (const e of oldEndpoints) {
@@ -132,16 +138,18 @@ class PendingEndpoints {
   private cursor = 0;
   remaining = 0;
 
-  /** Empties it and fills it with these endpoints. */
-  reset(endpoints: readonly ServedEndpoint[]): this {
+  /** Empties it and fills it with these endpoints; `distinct`: no ID repeats among them. */
+  reset(endpoints: readonly ServedEndpoint[], distinct: boolean): this {
     this.ids.length = 0;
     this.eps.length = 0;
     this.live.length = 0;
     this.cursor = 0;
+    this.guess = 0;
     this.remaining = 0;
     this.index = endpoints.length > SMALL ? new Map() : null;
     for (const e of endpoints) {
-      const i = this.slotOf(e.id);
+      // A repeated ID is looked for by a scan: the guess in slotOf is for the lookups after.
+      const i = this.index !== null ? (this.index.get(e.id) ?? -1) : distinct ? -1 : this.ids.indexOf(e.id);
       if (i >= 0) {
         this.eps[i] = e;
         continue;
@@ -176,9 +184,26 @@ class PendingEndpoints {
     return this.cursor < this.ids.length ? this.cursor : -1;
   }
 
+  /**
+   * Where the ID after the last one found would be. The old endpoints and the servers come mostly in the
+   * new list's order (the router's, which the last render also followed), so the ID asked for next is
+   * usually there: one comparison, where a scan compared every ID before it, each long and alike for its
+   * first dozen characters (`pod:<service>-…`). With `distinct` below, dcm-slots went from 50,762 to 47,843
+   * instructions per event of the churn log (bench:instructions, garbage collection aside, 2 Dec 2026).
+   */
+  private guess = 0;
+
   private slotOf(id: string): number {
     if (this.index !== null) return this.index.get(id) ?? -1;
-    return this.ids.indexOf(id);
+    const ids = this.ids;
+    const g = this.guess;
+    if (g < ids.length && ids[g] === id) {
+      this.guess = g + 1;
+      return g;
+    }
+    const i = ids.indexOf(id);
+    if (i >= 0) this.guess = i + 1;
+    return i;
   }
 }
 

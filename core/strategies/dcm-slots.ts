@@ -510,7 +510,8 @@ export class DcmSlotsStrategy implements RouterStrategy {
           throw e;
         }
       }
-      const staged = stageEndpointReplace(servers, entry.slotMap, skipped === 0 ? oldServed : oldServed.slice(skipped), newServed, weight);
+      // The new list is the route's share of a served list, whose IDs are distinct.
+      const staged = stageEndpointReplace(servers, entry.slotMap, skipped === 0 ? oldServed : oldServed.slice(skipped), newServed, weight, true);
       // ReplaceRouteEndpoints defers scheduleRouterReload if configChanged, whatever it then returns.
       if (staged.changed) ctx.armCommitTimer();
       if (staged.remaining > 0) {
