@@ -188,8 +188,9 @@ class PendingEndpoints {
    * Where the ID after the last one found would be. The old endpoints and the servers come mostly in the
    * new list's order (the router's, which the last render also followed), so the ID asked for next is
    * usually there: one comparison, where a scan compared every ID before it, each long and alike for its
-   * first dozen characters (`pod:<service>-…`). With `distinct` below, dcm-slots went from 50,762 to 47,843
-   * instructions per event of the churn log (bench:instructions, garbage collection aside, 2 Dec 2026).
+   * first dozen characters (`pod:<service>-…`). With `distinct` below, dcm-slots went from 49,918-52,455 to
+   * 47,843-49,765 instructions per event of the churn log (bench:instructions, garbage collection aside,
+   * four runs each, 2 Dec 2026).
    */
   private guess = 0;
 
