@@ -3,6 +3,7 @@ import type { HaproxyConfig } from '../../core/haproxy/config-model.ts';
 import { CfgParseError, parseHaproxyCfg, parseMapFile } from './cfg-parser.ts';
 import { renderHaproxyCfg, type RenderOptions } from './haproxy-cfg.ts';
 import { MockHaproxy } from './mock-haproxy.ts';
+import { DEFAULT_PROCESS_INFO } from './show-info.ts';
 
 const OPTS: RenderOptions = {
   statsSocketPath: '/run/test/haproxy.sock',
@@ -133,6 +134,32 @@ describe('parseHaproxyCfg', () => {
       { path: '/run/b.sock', level: 'user', line: 4 },
     ]);
     expect(() => parseHaproxyCfg('global\n  stats socket /a mode 9', { cfgFile: 's.cfg', readFile: () => '' })).toThrow("s.cfg:2: 'stats socket' mode must be octal");
+  });
+
+  it("reads the global maxconn as HAProxy 2.6 does (atol), and the mock's process figures follow it", () => {
+    const parse = (line: string) => parseHaproxyCfg(`global\n${line}\nfrontend f\n  bind :80\nbackend b`, { cfgFile: 'm.cfg', readFile: () => '' });
+    expect(parse('  maxconn 5000').layout.maxconn).toBe(5000);
+    // Measured on 2.6.12: `maxconn 12abc` runs with 12; `abc` and `0` leave the limit to ulimit -n.
+    expect(parse('  maxconn 12abc').layout.maxconn).toBe(12);
+    expect(parse('  maxconn abc').layout.maxconn).toBeUndefined();
+    expect(parse('  maxconn 0').layout.maxconn).toBeUndefined();
+    expect(() => parse('  maxconn')).toThrow("m.cfg:2: 'maxconn' expects an integer argument.");
+    const m = new MockHaproxy();
+    const parsed = parse('  maxconn 5000');
+    m.load(parsed.config, parsed.layout);
+    const info = m.execute('show info');
+    expect(info).toContain('\nMaxconn: 5000\nHard_maxconn: 5000\n');
+    // A frontend's slim (column 7 of show stat) is the global maxconn unless it sets its own.
+    const slim = m
+      .execute('show stat')
+      .split('\n')
+      .filter((l) => l.startsWith('f,FRONTEND,'))
+      .map((l) => l.split(',')[6]);
+    expect(slim).toEqual(['5000']);
+    // Without a global maxconn the figures are the mock's ProcessInfo's.
+    const plain = parse('  nbthread 1');
+    m.load(plain.config, plain.layout);
+    expect(m.execute('show info')).toContain(`\nMaxconn: ${DEFAULT_PROCESS_INFO.maxconn}\n`);
   });
 
   it('names the file and line of what it cannot read', () => {

@@ -1,6 +1,7 @@
 import type { Balance, BackendConfig, HaproxyConfig, MapEntry, ServerConfig } from '../../core/haproxy/config-model.ts';
 import type { CfgLayout, MapLayout } from './haproxy-cfg.ts';
 import { PatternRefNumbering } from './pattern-refs.ts';
+import { strtol } from './strtol.ts';
 
 /**
  * Reads the part of an haproxy.cfg that the runtime API can observe, as the OpenShift router template writes
@@ -61,6 +62,7 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
   let section: Section | undefined;
   const refs = new PatternRefNumbering(file);
   const statsSockets: StatsSocket[] = [];
+  let maxconn: number | undefined;
   const serverLines = new Map<string, number[]>();
   const linesOf = (backend: string): number[] => {
     let ls = serverLines.get(backend);
@@ -118,6 +120,14 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
       }
     }
 
+    if (section.kind === 'global' && kw === 'maxconn') {
+      // HAProxy 2.6 reads it with atol: a decimal prefix, no digits at all being 0 (checked on 2.6.12:
+      // `maxconn 12abc` runs with 12, `maxconn abc` and `maxconn 0` with the limit derived from ulimit -n).
+      if (words[1] === undefined) fail("'maxconn' expects an integer argument.");
+      const n = strtol(words[1]!).value;
+      maxconn = n > 0 ? n : undefined;
+      continue;
+    }
     if (section.kind === 'global' && kw === 'stats' && words[1] === 'socket') {
       const socket = parseStatsSocket(words, lineNo, fail);
       if (socket !== undefined) statsSockets.push(socket);
@@ -187,7 +197,9 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
     const { alsoAt, ...rest } = m;
     layoutMaps.push(alsoAt.length > 0 ? { ...rest, file: base, alsoAt } : { ...rest, file: base });
   }
-  return { config: { backends, maps }, layout: { backendIds, maps: layoutMaps, frontends, serverLines: { cfgFile: file, byBackend: serverLines } }, statsSockets };
+  const layout: CfgLayout = { backendIds, maps: layoutMaps, frontends, serverLines: { cfgFile: file, byBackend: serverLines } };
+  if (maxconn !== undefined) layout.maxconn = maxconn;
+  return { config: { backends, maps }, layout, statsSockets };
 }
 
 /** Words of a cfg line: blanks separate, `#` starts a comment, quotes and backslashes group. */

@@ -53,6 +53,12 @@ export interface CfgLayout {
   frontends?: readonly { name: string; id: number; mode: 'http' | 'tcp' }[];
   /** Where each backend's servers are declared; absent when the layout was made without the cfg text. */
   serverLines?: ServerLines;
+  /**
+   * `maxconn` in the global section, when it sets one (a number above 0): the process's Maxconn and
+   * Hard_maxconn, and every frontend's default. Absent (or 0), HAProxy derives it from `ulimit -n`, which
+   * the mock does not know: it then says what its ProcessInfo says.
+   */
+  maxconn?: number;
 }
 
 /**

@@ -9,11 +9,15 @@ import { MockHaproxy } from './mock-haproxy.ts';
 import { DEFAULT_PROCESS_INFO } from './show-info.ts';
 import { serveConnection } from './socket-server.ts';
 
-/** A cfg whose maps are read by several converter kinds, so `get map` answers one line per kind. */
+/**
+ * A cfg whose maps are read by several converter kinds, so `get map` answers one line per kind. Its global
+ * maxconn is not the mock's default (2,000), so the process figures it sets (`Maxconn`, `Hard_maxconn`, the
+ * frontend's and backend's `slim` in `show stat`) must come from the cfg.
+ */
 function cfgText(dir: string, ports: readonly number[]): string {
   return [
     'global',
-    '  maxconn 2000',
+    '  maxconn 1500',
     `  stats socket ${dir}/h.sock mode 600 level admin`,
     'defaults',
     '  mode http',

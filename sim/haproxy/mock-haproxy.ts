@@ -411,6 +411,19 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
   }
 
 
+  /**
+   * The process's figures under the loaded cfg: a global `maxconn` is its Maxconn, and HAProxy raises the
+   * socket limit to twice that plus what its listeners need (measured on 2.6.12: maxconn 777, 2,000 and
+   * 5,000 gave Maxsock and Ulimit-n 1,583, 4,029 and 10,029 for one cfg), kept here at ProcessInfo's margin.
+   */
+  private info(): ProcessInfo {
+    const maxconn = this.running.layout?.maxconn;
+    const p = this.processInfo;
+    if (maxconn === undefined || maxconn === p.maxconn) return p;
+    const margin = p.maxsock - 2 * p.maxconn;
+    return { ...p, maxconn, maxsock: 2 * maxconn + margin, ulimitN: 2 * maxconn + (p.ulimitN - 2 * p.maxconn) };
+  }
+
   private counters(): ProcessCounters {
     const startS = this.running.loadedAtS;
     return { uptimeS: Math.max(0, this.clockS() - startS), startS, connections: this.served, bytesOut: this.bytesOut };
@@ -440,11 +453,11 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
         if (w[1] === 'backend') return showBackend(this);
         if (w[1] === 'servers' && w[2] === 'state') return showServersState(this, w[3]);
         if (w[1] === 'map') return showMap(this, w);
-        if (w[1] === 'info') return showInfo(w, this.processInfo, this.counters());
+        if (w[1] === 'info') return showInfo(w, this.info(), this.counters());
         if (w[1] === 'version') return showVersion(this.processInfo);
         if (w[1] === 'stat') {
           const r = this.running;
-          return showStat(w, { frontends: this.layout().frontends ?? [], backends: this.backendList, maxconn: this.processInfo.maxconn, nowS: this.clockS(), loadedAtS: r.loadedAtS });
+          return showStat(w, { frontends: this.layout().frontends ?? [], backends: this.backendList, maxconn: this.info().maxconn, nowS: this.clockS(), loadedAtS: r.loadedAtS });
         }
         return undefined;
       case 'set':
