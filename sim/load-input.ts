@@ -7,6 +7,7 @@ import { InputError } from './eventlog/input-error.ts';
 import type { RunInput } from './run-input.ts';
 import { loadScenario, reproduceCommand } from './scenario/load-scenario.ts';
 import { assignmentsOf, inputSettings, type SettingsOverrides } from './settings-layers.ts';
+import { noGenerateSection, splitGenerateOverrides } from './scenario/generate-overrides.ts';
 import { scenarioName } from './scenario/scenario-name.ts';
 import { estimateSize, overLimit, type SizeEstimate } from './scenario/size-estimate.ts';
 import type { GenerateSpec } from './generate/spec.ts';
@@ -63,6 +64,8 @@ export function loadRunInput(file: string, overrides: InputOverrides = {}): RunI
 
 /** A bare event log runs with default settings, or those its header carries, under the overrides. */
 function loadEventLogInput(file: string, overrides: InputOverrides): RunInput {
+  const changes = splitGenerateOverrides(overrides).generate;
+  if (changes.length > 0) noGenerateSection(changes, `the event log ${file}`);
   const header = readEventLogHeader(file);
   // The header is line 1: its own mistakes name it, so that only what the command line adds blames --set.
   const headerError = (field: string, message: string): never => {

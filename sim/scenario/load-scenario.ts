@@ -13,7 +13,10 @@ import type { GenerateSpec } from '../generate/spec.ts';
 import type { RunInput } from '../run-input.ts';
 import { settingText, type Settings } from '../settings.ts';
 import { flattenLayers, inputSettings, type SettingsLayer, type SettingsOverrides } from '../settings-layers.ts';
+import { closestName } from '../../core/closest-name.ts';
+import { fieldName } from '../eventlog/field-name.ts';
 import { inlineEventsOf } from './event-nodes.ts';
+import { blameGenerateChange, noGenerateSection, splitGenerateOverrides, withGenerateChanges, type GenerateOverride } from './generate-overrides.ts';
 import { mergeByAt } from './merge-events.ts';
 import { clusterNodeNames, ScenarioSchema, scenarioJsonSchema, type ScenarioFile } from './scenario-schema.ts';
 import { issueToInputError, positionOf } from './yaml-positions.ts';
@@ -53,7 +56,8 @@ let jsonSchemaCache: unknown;
 
 /** The same from text already read; `file` names it in messages and anchors relative event-log paths. */
 export function parseScenario(text: string, file: string, overrides: ScenarioOverrides = {}): ScenarioRunInput {
-  const { doc, lines, raw, scenario } = validated(text, file);
+  const { rest, generate: changes } = splitGenerateOverrides(overrides);
+  const { doc, lines, raw, scenario } = changes.length === 0 ? validated(text, file) : withChangedGenerate(validated(text, file), changes, file);
   const at = (path: PropertyKey[], atKey = false) => positionOf(doc, lines, path, atKey);
 
   // A cluster alone is something to run: keepalived elects masters and adverts flow with no event at all.
@@ -61,7 +65,7 @@ export function parseScenario(text: string, file: string, overrides: ScenarioOve
     throw new InputError(file, 'nothing to run: give `events` (inline or a .jsonl log), `generate` or a `cluster`', 1, undefined, 1);
   }
 
-  const { settings, sources } = settingsOf(scenario, raw, file, at, overrides);
+  const { settings, sources } = settingsOf(scenario, raw, file, at, rest);
   const budgets = [...Object.entries(scenario.budgets ?? {}).map(([p, b]) => parseBudget(p, b).text)];
   for (const b of overrides.budgets ?? []) {
     try {
@@ -150,6 +154,31 @@ function validated(text: string, file: string): Validated {
   }
   lastValidated = { text, doc, lines, raw: deepFreeze(raw as Record<string, unknown>), scenario: deepFreeze(parsed.data) };
   return lastValidated;
+}
+
+/**
+ * The scenario with `--set generate.*` applied to its generate section, validated again as a whole: a
+ * change the schema refuses is the flag's error, naming its key and value.
+ */
+function withChangedGenerate(v: Validated, changes: readonly GenerateOverride[], file: string): Validated {
+  if (v.raw['generate'] === undefined) noGenerateSection(changes, `the scenario ${file}`);
+  const raw = withGenerateChanges(v.raw, changes);
+  const parsed = ScenarioSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
+    throw blameGenerateChange(changes, path, issue.code === 'unrecognized_keys' ? unknownKeyMessage(issue.keys[0]!, issue.path, raw) : issue.message);
+  }
+  return { ...v, raw, scenario: parsed.data };
+}
+
+/** `unknown key 'x'`, and the closest key the section holds where one is close. */
+function unknownKeyMessage(key: string, at: readonly PropertyKey[], raw: Record<string, unknown>): string {
+  let node: unknown = raw;
+  for (const p of at) node = typeof node === 'object' && node !== null ? (node as Record<PropertyKey, unknown>)[p] : undefined;
+  const known = typeof node === 'object' && node !== null ? Object.keys(node).filter((k) => k !== key) : [];
+  const close = closestName(key, known);
+  return `unknown key '${key}' in ${fieldName([...at])}${close === undefined ? '' : ` (did you mean '${close}'?)`}`;
 }
 
 function deepFreeze<T>(v: T): T {

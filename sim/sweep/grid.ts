@@ -1,5 +1,6 @@
 import { InputError } from '../eventlog/input-error.ts';
 import { coerceSettingValue } from '../settings.ts';
+import { isGenerateKey } from '../scenario/generate-overrides.ts';
 import { layerSettings } from '../settings-layers.ts';
 
 /** A setting value a grid can take: numbers from ranges and lists, strings and booleans from lists. */
@@ -32,6 +33,9 @@ export function parseGridAxis(flag: string): GridAxis {
     throw new InputError('--grid', detail, undefined, key);
   };
   if (key === 'seed') fail('the seed is not a grid key: use --seeds N (and --seed for the first seed)');
+  if (isGenerateKey(key)) {
+    fail("a generate.* key is not a grid key: each value would be another workload, and a sweep recommends router settings for one; run one sweep per workload with --set generate.…=…");
+  }
   if (spec === '') fail('no values after =');
   const values: GridValue[] = [];
   for (const raw of spec.split(',')) {
