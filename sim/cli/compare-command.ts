@@ -43,7 +43,7 @@ export function registerCompareCommand(program: Command): Command {
     .argument('<input>', 'a scenario (.yaml) or an event log (.jsonl)')
     .option('--strategies <list>', 'comma-separated strategies', parseStrategies, [...STRATEGY_NAMES])
     .option('--seed <n>', 'run seed', parseSeed)
-    .option('--set <key=value>', 'override a setting by dotted key (repeatable; not router.strategy, which --strategies sets)', collectSet)
+    .option('--set <key=value>', 'override a setting by dotted key, or a scenario\'s workload by generate.<path> (repeatable; not router.strategy, which --strategies sets)', collectSet)
     .option('--env <NAME=VALUE>', 'a router environment variable, parsed as the router does, as with run (repeatable)', collectList)
     .option('--router-deployment <file>', 'take router settings from a Deployment manifest, as with run')
     .option('--trace <what>', 'as with run (runtime: every runtime command recorded one by one); compare writes no output log, and its reports are the same either way', collectTrace)

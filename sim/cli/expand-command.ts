@@ -24,7 +24,7 @@ export function registerExpandCommand(program: Command): Command {
     .description('write the v1 event log a scenario expands to (inline events, its log file and generated churn)')
     .argument('<scenario>', 'scenario file (.yaml)')
     .option('--seed <n>', 'run seed (overrides the scenario)', parseSeed)
-    .option('--set <key=value>', 'override a setting by its dotted key (repeatable)', collectSet)
+    .option('--set <key=value>', 'override a setting by its dotted key, or the scenario\'s workload by generate.<path> (repeatable)', collectSet)
     .option('-o, --output <file>', 'write to a file (atomically) instead of stdout; Ctrl-C leaves nothing there (exit 130)')
     .option('--allow-large', 'expand a scenario whose estimated events or output exceed the limits (docs/limits.md)')
     .action(async (scenario: string, opts: ExpandOptions) => {

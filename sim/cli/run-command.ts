@@ -57,7 +57,7 @@ export function registerRunCommand(program: Command): Command {
     .description('run scenario files (.yaml), event logs (.jsonl) or directories of scenarios; exit 0 pass, 1 fail, 2 bad input, 3 internal error')
     .argument('<inputs...>', 'scenario files, event logs, or directories holding *.yaml scenarios')
     .option('--seed <n>', 'run seed, overriding the scenario (0..4294967295)', parseSeed)
-    .option('--set <key=value>', 'override a setting by dotted key, e.g. router.strategy=dcm-slots (repeatable)', collectSet)
+    .option('--set <key=value>', 'override a setting by dotted key, e.g. router.strategy=dcm-slots, or a scenario\'s workload by generate.<path>, e.g. generate.routes.createPerHour=120 (repeatable)', collectSet)
     .option('--env <NAME=VALUE>', "a router environment variable, parsed as the router does (ROUTER_MAX_DYNAMIC_SERVERS=3; repeatable)", collectList)
     .option('--router-deployment <file>', 'take router settings from a Deployment manifest (oc get deploy/router-default -o yaml)')
     .option('--budget <expr>', "an extra budget, e.g. 'reloads.total<=2' (repeatable)", collectList)

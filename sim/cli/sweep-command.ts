@@ -64,7 +64,7 @@ export function registerSweepCommand(program: Command): Command {
     .option('--confidence <level>', 'judge budgets on the confidence bound of the mean at this level instead, e.g. 0.95 (needs --seeds 2 or more)', parseFraction('--confidence', false))
     .option('--workers <n>', `worker threads (default: all cores, ${availableParallelism()} here; 0 runs in this thread)`, parseWhole('--workers'))
     .option('--out <dir>', 'write runs.csv, runs.json, sweep.json and sweep.html here')
-    .option('--set <key=value>', 'a setting for every point, as with run (repeatable)', collectSet)
+    .option('--set <key=value>', 'a setting for every point, as with run, or the scenario\'s workload by generate.<path> (repeatable; generate.* keys cannot be swept)', collectSet)
     .option('--env <NAME=VALUE>', 'a router environment variable for every point, parsed as the router does, as with run (ROUTER_MAX_DYNAMIC_SERVERS=3; repeatable); --set and the grid win over it', collectList)
     .option('--router-deployment <file>', 'take router settings for every point from a Deployment manifest, as with run; --env, --set and the grid win over it')
     .option('--shard <i/n>', 'run only shard i of n (0-based; e.g. $JOB_COMPLETION_INDEX/$N); combine with routerbench merge')
