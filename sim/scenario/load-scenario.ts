@@ -13,13 +13,12 @@ import type { GenerateSpec } from '../generate/spec.ts';
 import type { RunInput } from '../run-input.ts';
 import { settingText, type Settings } from '../settings.ts';
 import { flattenLayers, inputSettings, type SettingsLayer, type SettingsOverrides } from '../settings-layers.ts';
-import { closestName } from '../../core/closest-name.ts';
 import { fieldName } from '../eventlog/field-name.ts';
 import { inlineEventsOf } from './event-nodes.ts';
 import { blameGenerateChange, noGenerateSection, splitGenerateOverrides, withGenerateChanges, type GenerateOverride } from './generate-overrides.ts';
 import { mergeByAt } from './merge-events.ts';
 import { clusterNodeNames, ScenarioSchema, scenarioJsonSchema, type ScenarioFile } from './scenario-schema.ts';
-import { issueToInputError, positionOf } from './yaml-positions.ts';
+import { allowedKeysAt, issueToInputError, positionOf, suggestion } from './yaml-positions.ts';
 
 export { InputError };
 
@@ -167,18 +166,15 @@ function withChangedGenerate(v: Validated, changes: readonly GenerateOverride[],
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
-    throw blameGenerateChange(changes, path, issue.code === 'unrecognized_keys' ? unknownKeyMessage(issue.keys[0]!, issue.path, raw) : issue.message);
+    throw blameGenerateChange(changes, path, issue.code === 'unrecognized_keys' ? unknownKeyMessage(issue.keys[0]!, issue.path) : issue.message);
   }
   return { ...v, raw, scenario: parsed.data };
 }
 
-/** `unknown key 'x'`, and the closest key the section holds where one is close. */
-function unknownKeyMessage(key: string, at: readonly PropertyKey[], raw: Record<string, unknown>): string {
-  let node: unknown = raw;
-  for (const p of at) node = typeof node === 'object' && node !== null ? (node as Record<PropertyKey, unknown>)[p] : undefined;
-  const known = typeof node === 'object' && node !== null ? Object.keys(node).filter((k) => k !== key) : [];
-  const close = closestName(key, known);
-  return `unknown key '${key}' in ${fieldName([...at])}${close === undefined ? '' : ` (did you mean '${close}'?)`}`;
+/** `unknown key 'x'`, with the keys the schema allows there and the closest, as the file's own errors say it. */
+function unknownKeyMessage(key: string, at: readonly PropertyKey[]): string {
+  jsonSchemaCache ??= scenarioJsonSchema();
+  return `unknown key '${key}' in ${fieldName([...at])}${suggestion(key, allowedKeysAt(jsonSchemaCache, [...at]))}`;
 }
 
 function deepFreeze<T>(v: T): T {

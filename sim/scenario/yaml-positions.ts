@@ -192,7 +192,7 @@ function boundMessage(issue: Extract<Issue, { code: 'too_small' | 'too_big' }>, 
 }
 
 /** Lists the keys the schema accepts there, and the closest one when the key looks misspelt. */
-function suggestion(key: string, known: readonly string[] | undefined): string {
+export function suggestion(key: string, known: readonly string[] | undefined): string {
   if (known === undefined || known.length === 0) return '';
   const close = closestName(key, known);
   const hint = close !== undefined ? ` (did you mean '${close}'?)` : '';
