@@ -1,3 +1,4 @@
+import { EndpointAddressFilter } from './endpoint-address-filter.ts';
 import type { ChurnEvent } from './events.ts';
 import { HostAdmitterClaims } from './host-admitter.ts';
 import { HostIndex, type Claim, type ClaimChanges, type HostActivation } from './host-claims.ts';
@@ -24,6 +25,9 @@ export function rejectionOf(route: Route, allowWildcardRoutes: boolean): string 
  * A route's age is its `createdAt`, else the time of its first upsert, and then the order of first upserts
  * (the router sorts by creationTimestamp, then UID), taken at its first upsert; a route deleted and upserted
  * again is a new one.
+ *
+ * Endpoints pass HostAdmitter and UniqueHost untouched; the ExtendedValidator below them drops restricted
+ * addresses (EndpointAddressFilter).
  */
 export class RouteAdmission {
   /** The rejections reported, per route key; forgotten with the route, so a long log keeps only live ones. */
@@ -36,6 +40,7 @@ export class RouteAdmission {
   private nextAge = 0;
   /** The one event most inputs admit, handed out in this array rather than a new one. */
   private readonly one: [ChurnEvent] = [{ at: 0, type: 'route.delete', namespace: '', name: '' }];
+  private readonly addresses: EndpointAddressFilter;
 
   constructor(
     private readonly allowWildcardRoutes: boolean,
@@ -49,6 +54,7 @@ export class RouteAdmission {
     activation: HostActivation = 'same-namespace',
   ) {
     this.hosts = new HostIndex(activation);
+    this.addresses = new EndpointAddressFilter(report);
     if (allowWildcardRoutes) this.admitter = new HostAdmitterClaims(activation === 'oldest-first');
   }
 
@@ -67,6 +73,12 @@ export class RouteAdmission {
       this.admitter?.delete(key);
       return host === undefined ? [e] : this.deleted(e.at, key, host, e);
     }
+    if (e.type === 'endpoints.set') {
+      const kept = this.addresses.filter(e.namespace, e.service, e.endpoints);
+      this.one[0] = kept === e.endpoints ? e : { ...e, endpoints: kept };
+      return this.one;
+    }
+    if (e.type === 'endpoints.delete') this.addresses.forget(e.namespace, e.service);
     this.one[0] = e;
     return this.one;
   }

@@ -376,3 +376,33 @@ describe('blueprint events without a config manager', () => {
     expect(report.invariants.violations).toEqual([]);
   });
 });
+
+describe('restricted endpoint addresses', () => {
+  const scenario = (strategy: StrategyName): string =>
+    [
+      'name: restricted',
+      `router: { strategy: ${strategy} }`,
+      'sim: { settleMs: 10000 }',
+      'events:',
+      '  - { at: 0, type: route.upsert, route: { namespace: shop, name: a, host: a.example.com, service: web } }',
+      '  - { at: 0, type: endpoints.set, namespace: shop, service: web, endpoints: [{ ip: 10.0.0.1, port: 8080 }] }',
+      '  - { at: 10000, type: endpoints.set, namespace: shop, service: web, endpoints: [{ ip: 10.0.0.1, port: 8080 }, { ip: 127.0.0.1, port: 8080 }] }',
+      '  - { at: 20000, type: endpoints.set, namespace: shop, service: web, endpoints: [{ ip: 10.0.0.1, port: 8080 }, { ip: "::ffff:169.254.169.254", port: 8080, ready: false }] }',
+      '  - { at: 30000, type: endpoints.set, namespace: shop, service: web, endpoints: [{ ip: 10.0.0.2, port: 8080 }, { ip: 127.0.0.1, port: 8080 }] }',
+      '',
+    ].join('\n');
+
+  it.each(STRATEGY_NAMES)('never reach the router (%s): a change to them alone changes nothing', (strategy) => {
+    // The router sees 10.0.0.1 at 0, 10 and 20 s (the loopback and link-local addresses are dropped before
+    // it), then 10.0.0.2 at 30 s: the initial reload and one endpoint change. reload-always reloads for it
+    // (30 s is past the 5 s interval); the dynamic managers change the backend at runtime. Without the
+    // filter, 10 s and 20 s would each be a change too.
+    const { report } = runOne(parseScenario(scenario(strategy), 'restricted.yaml'));
+    expect(report.reloads.requests).toEqual(strategy === 'reload-always' ? { initial: 1, 'endpoints-change': 1 } : { initial: 1 });
+    expect(report.warnings.list.map((w) => w.message)).toEqual([
+      'endpoints shop/web: skipping endpoint address 127.0.0.1: IP address 127.0.0.1 is a restricted loopback IP',
+      'endpoints shop/web: skipping endpoint address ::ffff:169.254.169.254: IP address ::ffff:169.254.169.254 is a restricted link-local IP',
+    ]);
+    expect(report.invariants.violations).toEqual([]);
+  });
+});
