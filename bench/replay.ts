@@ -3,28 +3,30 @@ import { limitHeapGrowth } from '../sim/cli/heap-growth.ts';
 import { loadRunInput } from '../sim/load-input.ts';
 import { JsonlFileSink, nullSink } from '../sim/output/output-sink.ts';
 import { headerOf, runOne } from '../sim/run.ts';
+import { Allocations } from './lib/allocations.ts';
 import { Breakdown } from './lib/breakdown.ts';
-import { benchCommand, parseBenchArgs, strategiesOf } from './lib/cli.ts';
+import { benchCommand, intIn, parseBenchArgs, strategiesOf } from './lib/cli.ts';
 
 /** One replay in its own process, so peak RSS belongs to this strategy alone. */
 const cli = parseBenchArgs(
   benchCommand(
     'replay.ts',
     'replays an event log under one strategy, invariants checked at the end only; with --out the output log is written as `run --out` writes it (compact unless --trace runtime), the time includes writing it, and it is removed afterwards unless --keep',
-    'one JSON line: events, wall time, events/s, CPU time (all threads) and events per CPU second, simulated/wall, peak RSS, reloads, reload requests by reason, runtime API commands; with --out the output log\'s size and the input\'s. With --breakdown, first a table on stderr: the replay\'s wall time by what it was doing (reading, each input event type, each runtime command kind, reloads, the output log), each as self time, with calls, µs per call and share',
+    'one JSON line: events, wall time, events/s, CPU time (all threads) and events per CPU second, simulated/wall, peak RSS, reloads, reload requests by reason, runtime API commands; with --out the output log\'s size and the input\'s. With --breakdown, first a table on stderr: the replay\'s wall time by what it was doing (reading, each input event type, each runtime command kind, reloads, the output log), each as self time, with calls, µs per call and share. With --allocations N, first a table on stderr: the N functions that allocated the most, garbage included, in bytes per event and share of all allocation',
   )
     .argument('<log>', 'an event log (.jsonl) or a scenario')
     .argument('<strategy>', 'reload-always, dcm-slots or dcm-add-del')
     .option('--out <file>', 'write the output log here')
     .option('--trace <what>', 'runtime: every runtime command in the output log, as `run --trace runtime`')
     .option('--keep', 'keep the output log')
-    .option('--breakdown', 'time each kind of work apart (bench/lib/breakdown.ts); timing every call slows the replay, so compare shares, not totals'),
+    .option('--breakdown', 'time each kind of work apart (bench/lib/breakdown.ts); timing every call slows the replay, so compare shares, not totals')
+    .option('--allocations <n>', 'sample allocation by function, freed objects included (bench/lib/allocations.ts), and list the n largest; sampling slows the replay', intIn(1, 1000)),
 );
 // The heap grows as under the CLI, so that peak RSS is what a user of `run` sees.
 limitHeapGrowth();
 const [file, strategy] = cli.args as [string, string];
 strategiesOf([strategy], []);
-const { out, trace, keep, breakdown } = cli.opts<{ out?: string; trace?: string; keep?: boolean; breakdown?: boolean }>();
+const { out, trace, keep, breakdown, allocations } = cli.opts<{ out?: string; trace?: string; keep?: boolean; breakdown?: boolean; allocations?: number }>();
 if (trace !== undefined && trace !== 'runtime') {
   console.error(`error: --trace takes runtime (got '${trace}')`);
   process.exit(2);
@@ -36,11 +38,22 @@ const sink = out === undefined ? nullSink : new JsonlFileSink(out, headerOf(load
 const timer = breakdown === true ? new Breakdown() : undefined;
 timer?.install();
 const input = timer?.reading(loaded) ?? loaded;
+const sampler = allocations === undefined ? undefined : new Allocations();
+sampler?.start();
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
 const { report } = runOne(input, timer?.writing(sink) ?? sink, [], options);
 sink.commit();
 const wallMs = performance.now() - t0;
+if (sampler !== undefined) {
+  const sites = sampler.stop();
+  const total = sites.reduce((sum, s) => sum + s.bytes, 0);
+  console.error(`${'where the memory was allocated (self, sampled)'.padEnd(60)} ${'bytes/event'.padStart(11)} ${'share'.padStart(6)}`);
+  console.error(`${'all'.padEnd(60)} ${(total / report.events).toFixed(0).padStart(11)} ${'100.0'.padStart(5)}%`);
+  for (const s of sites.slice(0, allocations)) {
+    console.error(`${s.site.slice(0, 60).padEnd(60)} ${(s.bytes / report.events).toFixed(0).padStart(11)} ${((s.bytes / total) * 100).toFixed(1).padStart(5)}%`);
+  }
+}
 if (timer !== undefined) {
   timer.uninstall();
   console.error(`${'where the time went (self time)'.padEnd(46)} ${'calls'.padStart(9)} ${'ms'.padStart(7)} ${'µs/call'.padStart(8)} ${'share'.padStart(6)}`);
