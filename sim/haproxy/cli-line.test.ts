@@ -75,6 +75,13 @@ describe('IP literals', () => {
     expect(canonicalIp('1:0:1:0:1:0:1:0')).toBe('1:0:1:0:1:0:1:0');
     expect(canonicalIp('::')).toBe('::');
     expect(canonicalIp('::FFFF:10.1.2.3')).toBe('::ffff:10.1.2.3');
+    // IPv4-compatible: dotted when the zero run is exactly the first six groups (HAProxy 2.6.12, measured:
+    // `set server be/s1 addr <a>` then `show servers state`).
+    expect(canonicalIp('::1.2.3.4')).toBe('::1.2.3.4');
+    expect(canonicalIp('::102:0')).toBe('::1.2.0.0');
+    expect(canonicalIp('::0.0.0.5')).toBe('::5');
+    expect(canonicalIp('1::1.2.3.4')).toBe('1::102:304');
+    expect(canonicalIp('::1:1.2.3.4')).toBe('::1:102:304');
     expect(canonicalIp('bogus')).toBeUndefined();
     expect(canonicalIp('1::2::3')).toBeUndefined();
   });

@@ -1,6 +1,7 @@
 /**
  * IP literals as HAProxy reads and prints them: `inet_pton` rules for input (no leading zeros in IPv4
- * octets, exactly four of them) and `inet_ntop` form for output (IPv6 lowercased, zero runs compressed).
+ * octets, exactly four of them) and glibc's `inet_ntop` form for output (IPv6 lowercased, zero runs
+ * compressed, IPv4-mapped and IPv4-compatible addresses with a dotted tail).
  * The runtime API only takes literals in `set server addr`; names there are refused.
  */
 
@@ -15,6 +16,13 @@ export function canonicalIp(text: string): string | undefined {
 }
 
 function canonicalIpv6(text: string): string | undefined {
-  const groups = ipv6Groups(text);
-  return groups === undefined ? undefined : ipv6Text(groups);
+  const g = ipv6Groups(text);
+  if (g === undefined) return undefined;
+  // glibc's inet_ntop writes an IPv4-compatible address whose zero run is exactly the first 96 bits with its
+  // last 32 bits dotted, where RFC 5952 (and Go) write hex: HAProxy 2.6.12 prints `::1.2.3.4`, yet `::5` for
+  // ::0.0.0.5 and `1::102:304` for 1::1.2.3.4 (measured).
+  if (g[0] === 0 && g[1] === 0 && g[2] === 0 && g[3] === 0 && g[4] === 0 && g[5] === 0 && g[6] !== 0) {
+    return `::${g[6]! >> 8}.${g[6]! & 0xff}.${g[7]! >> 8}.${g[7]! & 0xff}`;
+  }
+  return ipv6Text(g);
 }
