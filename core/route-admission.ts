@@ -52,6 +52,8 @@ export class RouteAdmission {
      */
     private readonly blueprintPlugin = true,
     activation: HostActivation = 'same-namespace',
+    /** The ExtendedValidator's endpoint address check; false models a router from before June 2026. */
+    private readonly validateEndpointAddresses = true,
   ) {
     this.hosts = new HostIndex(activation);
     this.addresses = new EndpointAddressFilter(report);
@@ -73,7 +75,7 @@ export class RouteAdmission {
       this.admitter?.delete(key);
       return host === undefined ? [e] : this.deleted(e.at, key, host, e);
     }
-    if (e.type === 'endpoints.set') {
+    if (e.type === 'endpoints.set' && this.validateEndpointAddresses) {
       const kept = this.addresses.filter(e.namespace, e.service, e.endpoints);
       this.one[0] = kept === e.endpoints ? e : { ...e, endpoints: kept };
       return this.one;

@@ -29,14 +29,17 @@ describe('runCommand retries', () => {
     expect(trace.filter((e) => e.kind === 'sleep').map((e) => (e.kind === 'sleep' ? e.ms : 0))).toEqual([10, 20]);
   });
 
-  it('does not retry a timeout', () => {
+  // isRetriable matches only errors ending in "connection refused" or "connection reset by peer": an i/o
+  // timeout, and a dial that says "no such file or directory" or "permission denied", fail at once.
+  it.each(['timeout', 'unavailable'] as const)('does not retry %s', (fault) => {
     const trace: RuntimeEffect[] = [];
     try {
-      driveSync(runCommand(cmd.showMapList()), scripted([{ ok: false, error: 'timeout' }]), trace);
+      driveSync(runCommand(cmd.showMapList()), scripted([{ ok: false, error: fault }]), trace);
       expect.unreachable();
     } catch (e) {
       expect(e).toBeInstanceOf(TransportError);
       expect((e as TransportError).attempts).toBe(1);
+      expect((e as TransportError).message).toBe(`show map: connection ${fault} after 1 attempt(s)`);
     }
     expect(trace).toHaveLength(1);
   });

@@ -1,6 +1,6 @@
 import type { RuntimeCommand, RuntimeReply } from './haproxy/commands.ts';
 import { encodeCommand, encodeReply } from './haproxy/runtime-codec.ts';
-import type { RuntimeProgram, TransportResult } from './runtime-effect.ts';
+import type { RuntimeProgram, TransportFault, TransportResult } from './runtime-effect.ts';
 
 /**
  * The runtime API client as a generator (modelled on configmanager/haproxy client.go): one connection per
@@ -26,11 +26,11 @@ export class RuntimeApiError {
   ) {}
 }
 
-/** The socket could not be used (after retries, for refused/reset). */
+/** The socket could not be used (after retries, for refused and reset). */
 export class TransportError extends RuntimeApiError {
   constructor(
     command: string,
-    readonly error: 'refused' | 'reset' | 'timeout',
+    readonly error: TransportFault,
     readonly attempts: number,
   ) {
     super(`${command}: connection ${error} after ${attempts} attempt(s)`, command);

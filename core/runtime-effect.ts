@@ -6,9 +6,15 @@ import type { RuntimeCommand, RuntimeReply } from './haproxy/commands.ts';
  * mode from a real stats socket. The same core code runs in both. Commands and replies are typed
  * (haproxy/commands.ts); their text exists only on a wire (haproxy/runtime-codec.ts).
  */
-export type TransportResult =
-  | { ok: true; reply: RuntimeReply }
-  | { ok: false; error: 'refused' | 'reset' | 'timeout' };
+export type TransportResult = { ok: true; reply: RuntimeReply } | { ok: false; error: TransportFault };
+
+/**
+ * Why a command was not delivered: the connection was refused (a socket file nobody listens on) or reset,
+ * no reply came in time, or the socket could not be opened at all (no such file, permission denied). The
+ * router's client retries only the first two (client.go isRetriable matches the error texts ending in
+ * "connection refused" and "connection reset by peer").
+ */
+export type TransportFault = 'refused' | 'reset' | 'timeout' | 'unavailable';
 
 /** Wait (client backoff between retries). Resumed with undefined. */
 export interface Sleep {

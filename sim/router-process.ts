@@ -41,6 +41,8 @@ export interface RouterProcessOptions {
   allowWildcardRoutes?: boolean;
   /** ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK: routes of any namespace may share a host (on other paths). */
   disableNamespaceOwnershipCheck?: boolean;
+  /** The ExtendedValidator's endpoint address check (core/endpoint-address-filter.ts); on unless false. */
+  validateEndpointAddresses?: boolean;
   /** Called when the router is settled (no reload running or pending, no runtime work in flight). */
   onSettled?: (state: RouterState) => void;
   /**
@@ -97,6 +99,7 @@ export class RouterProcess {
       (message) => this.emit({ atUs: this.scheduler.nowUs, type: 'warning', message }),
       strategy.blueprintPlugin === true,
       opts.disableNamespaceOwnershipCheck === true ? 'oldest-first' : 'same-namespace',
+      opts.validateEndpointAddresses !== false,
     );
     const self = this;
     this.ctx = {

@@ -378,10 +378,10 @@ describe('blueprint events without a config manager', () => {
 });
 
 describe('restricted endpoint addresses', () => {
-  const scenario = (strategy: StrategyName): string =>
+  const scenario = (strategy: StrategyName, validate = true): string =>
     [
       'name: restricted',
-      `router: { strategy: ${strategy} }`,
+      `router: { strategy: ${strategy}, validateEndpointAddresses: ${validate} }`,
       'sim: { settleMs: 10000 }',
       'events:',
       '  - { at: 0, type: route.upsert, route: { namespace: shop, name: a, host: a.example.com, service: web } }',
@@ -404,5 +404,14 @@ describe('restricted endpoint addresses', () => {
       'endpoints shop/web: skipping endpoint address ::ffff:169.254.169.254: IP address ::ffff:169.254.169.254 is a restricted link-local IP',
     ]);
     expect(report.invariants.violations).toEqual([]);
+  });
+
+  it('reach it with router.validateEndpointAddresses off, as before the router checked them', () => {
+    // Every event is now a change: 10.0.0.1 at 0 s, plus 127.0.0.1 at 10 s, plus (instead) the link-local one
+    // at 20 s, 10.0.0.2 and 127.0.0.1 at 30 s; each 10 s apart, past the 5 s interval: reload-always reloads
+    // for each of the three after the initial one, and nothing is said.
+    const { report } = runOne(parseScenario(scenario('reload-always', false), 'restricted.yaml'));
+    expect(report.reloads.requests).toEqual({ initial: 1, 'endpoints-change': 3 });
+    expect(report.warnings.total).toBe(0);
   });
 });

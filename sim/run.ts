@@ -107,6 +107,7 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
         commitIntervalMs: settings.router.commitIntervalMs,
         allowWildcardRoutes: settings.router.allowWildcardRoutes,
         disableNamespaceOwnershipCheck: settings.router.disableNamespaceOwnershipCheck,
+        validateEndpointAddresses: settings.router.validateEndpointAddresses,
         ...(!traced && { tally }),
         ...(settings.sim.invariants === 'settled' && { onSettled: check }),
       },

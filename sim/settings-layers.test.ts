@@ -98,6 +98,7 @@ describe('settings precedence: defaults < scenario < --router-deployment < --env
       'router.blueprints': 'default',
       'router.allowWildcardRoutes': 'default',
       'router.disableNamespaceOwnershipCheck': 'default',
+      'router.validateEndpointAddresses': 'default',
       'sim.settleMs': `${SCENARIO}:9`,
       'sim.invariants': 'default',
       'haproxy.refusedRate': 'default',
@@ -172,6 +173,7 @@ const routerValues = fc.record(
     blueprintNamespace: fc.stringMatching(/^[a-z]{0,6}$/),
     allowWildcardRoutes: fc.boolean(),
     disableNamespaceOwnershipCheck: fc.boolean(),
+    validateEndpointAddresses: fc.boolean(),
   },
   { requiredKeys: [] },
 );

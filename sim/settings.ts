@@ -38,6 +38,12 @@ export const RouterSettingsSchema = z
      * holds (on other paths); otherwise only routes of its namespace may.
      */
     disableNamespaceOwnershipCheck: z.boolean().default(false),
+    /**
+     * The router's ExtendedValidator drops unspecified, loopback, link-local, multicast and cloud metadata
+     * endpoint addresses (since June 2026, OCPBUGS-87204; the router has no switch for it). false models a
+     * router from before, or lets `live` serve loopback backends on one machine.
+     */
+    validateEndpointAddresses: z.boolean().default(true),
   })
   .strict();
 

@@ -1,5 +1,6 @@
 import type { InputEventType } from '../../core/events.ts';
 import type { ReloadReason } from '../../core/reload-reason.ts';
+import type { TransportFault } from '../../core/runtime-effect.ts';
 import type { ClusterConfig } from '../cluster/cluster-schema.ts';
 
 /**
@@ -48,7 +49,7 @@ export const TRACE_NAMES = ['runtime'] as const;
 export type TraceName = (typeof TRACE_NAMES)[number];
 
 /** What the socket did with one attempt; whether HAProxy's reply means success is the client's call. */
-export type RuntimeOutcome = 'ok' | 'refused' | 'reset' | 'timeout';
+export type RuntimeOutcome = 'ok' | TransportFault;
 
 export type VrrpStateName = 'INIT' | 'BACKUP' | 'MASTER' | 'FAULT';
 /** `reload`: a master whose VIPs a keepalived.reload changed announces all of them (no takeover). */

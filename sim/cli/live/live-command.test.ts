@@ -34,7 +34,7 @@ afterAll(async () => {
 
 const HEADER = JSON.stringify({ routerbench: 'eventlog', version: 1, settings: { router: { strategy: 'dcm-slots', blueprintPoolSize: 3, maxDynamicServers: 3 } } });
 const eps = (at: number, service: string, hosts: number[]) =>
-  JSON.stringify({ at, type: 'endpoints.set', namespace: 'shop', service, endpoints: hosts.map((h) => ({ ip: `127.128.0.${h}`, port: 8080 })) });
+  JSON.stringify({ at, type: 'endpoints.set', namespace: 'shop', service, endpoints: hosts.map((h) => ({ ip: `192.0.2.${h}`, port: 8080 })) });
 const route = (at: number, name: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ at, type: 'route.upsert', route: { namespace: 'shop', name, host: `${name}.apps.example.com`, service: 'web', ...extra } });
 
@@ -213,7 +213,7 @@ describeReal('routerbench live against a real HAProxy: failures, warnings and cl
         '    - { name: infra-2, ip: 198.18.0.12 }',
         '  ipfailover: { virtualIps: 198.18.0.100 }',
         'events:',
-        '  - { at: 0, type: endpoints.set, namespace: shop, service: web, endpoints: [{ ip: 127.128.0.10, port: 8080 }] }',
+        '  - { at: 0, type: endpoints.set, namespace: shop, service: web, endpoints: [{ ip: 192.0.2.10, port: 8080 }] }',
         '  - { at: 0, type: route.upsert, route: { namespace: shop, name: web, host: web.apps.example.com, service: web } }',
         'budgets:',
         '  failover.splitBrainMs: "<= 1"',

@@ -40,7 +40,7 @@ if (!haproxyAvailable) console.warn('live: `haproxy` is not on PATH, so live mod
 const HEADER = (strategy: StrategyName) =>
   JSON.stringify({ routerbench: 'eventlog', version: 1, settings: { router: { strategy, blueprintPoolSize: 3, maxDynamicServers: 3 } } });
 const eps = (at: number, service: string, hosts: number[]) =>
-  JSON.stringify({ at, type: 'endpoints.set', namespace: 'shop', service, endpoints: hosts.map((h) => ({ ip: `127.128.0.${h}`, port: 8080 })) });
+  JSON.stringify({ at, type: 'endpoints.set', namespace: 'shop', service, endpoints: hosts.map((h) => ({ ip: `192.0.2.${h}`, port: 8080 })) });
 const route = (at: number, name: string, service: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ at, type: 'route.upsert', route: { namespace: 'shop', name, host: `${name}.apps.example.com`, service, ...extra } });
 
@@ -186,8 +186,8 @@ describeReal(haproxyAvailable ? TITLE : `${TITLE}: skipped, \`haproxy\` is not o
 
       // And it is the desired state: the ready servers are the current endpoints (derivation above).
       const servers = real.find((d) => d.request === 'show servers state')!.reply;
-      expect(readyServers(servers, 'be_http:shop:web')).toEqual(['127.128.0.11:8080', '127.128.0.12:8080']);
-      expect(readyServers(servers, 'be_edge_http:shop:api')).toEqual(['127.128.0.22:8080']);
+      expect(readyServers(servers, 'be_http:shop:web')).toEqual(['192.0.2.11:8080', '192.0.2.12:8080']);
+      expect(readyServers(servers, 'be_edge_http:shop:api')).toEqual(['192.0.2.22:8080']);
       const httpMap = real.find((d) => d.request === `show map ${join(sub, 'os_http_be.map')}`)!.reply;
       expect(httpMap).toMatch(/ \^web2\\\.apps\\\.example\\\.com\\\.\?\(:\[0-9\]\+\)\?\/v2\(\/\.\*\)\?\$ be_http:shop:web2\n/);
       expect(live.report.pass).toBe(true);

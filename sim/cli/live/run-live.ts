@@ -166,6 +166,7 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
       commitIntervalMs: settings.router.commitIntervalMs,
       allowWildcardRoutes: settings.router.allowWildcardRoutes,
       disableNamespaceOwnershipCheck: settings.router.disableNamespaceOwnershipCheck,
+      validateEndpointAddresses: settings.router.validateEndpointAddresses,
       ...(settings.sim.invariants === 'settled' && { onSettled: check }),
     });
     router.start();
