@@ -1,9 +1,11 @@
 import { fc, test } from '@fast-check/vitest';
-import { describe, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BackendConfig } from '../../core/haproxy/config-model.ts';
 import { renderRouterConfig } from '../../core/haproxy/config-renderer.ts';
 import { applyChurn, emptyRouterState } from '../../core/router-state.ts';
 import { backendFromConfig, nextFreeServerId } from './backend-state.ts';
+import { parseHaproxyCfg } from './cfg-parser.ts';
+import { MockHaproxy } from './mock-haproxy.ts';
 
 const config = (names: readonly string[]): BackendConfig => ({
   name: 'be',
@@ -66,4 +68,63 @@ describe('backendFromConfig with the renderer\'s address hint', () => {
       expect(backendFromConfig(cfg, 1, 0).servers).toEqual(backendFromConfig(unhinted, 1, 0).servers);
     },
   );
+});
+
+/**
+ * srv_check_state's paused bit (8) and the health of servers that never ran a check, as HAProxy 2.6.12 showed
+ * them (measured: these configs and commands over the stats socket, `show servers state be` after each
+ * group; the servers' addresses were unreachable, so only servers without a running check are compared).
+ * Each row: op state, admin state, check health, check state (2 configured, 4 enabled, 8 paused).
+ */
+describe('check state and health without a check run', () => {
+  const cfg = [
+    'backend be',
+    '  server s1 192.0.2.1:80',
+    '  server s3 192.0.2.3:80 disabled',
+    '  server s4 192.0.2.4:80 check disabled',
+    '  server s5 192.0.2.5:80 check port 81 disabled weight 0',
+    '',
+  ].join('\n');
+  const rows = (m: MockHaproxy, names: readonly string[]): string[] =>
+    m
+      .execute('show servers state be')
+      .split('\n')
+      .map((l) => l.split(' '))
+      .filter((f) => f[1] === 'be' && names.includes(f[3]!))
+      .map((f) => [f[3], f[5], f[6], f[12], f[13]].join(' '));
+  const loaded = (): MockHaproxy => {
+    const parsed = parseHaproxyCfg(cfg, { cfgFile: 'h.cfg', readFile: () => '' });
+    const m = new MockHaproxy();
+    m.load(parsed.config, parsed.layout);
+    return m;
+  };
+
+  it('keeps `disabled` paused for good without a check, and clears it on ready only while checks are enabled', () => {
+    const m = loaded();
+    expect(rows(m, ['s3', 's4', 's5'])).toEqual(['s3 0 5 0 8', 's4 0 5 0 14', 's5 0 5 0 14']);
+    for (const c of ['set server be/s1 state maint', 'set server be/s3 state ready', 'set server be/s3 state maint', 'set server be/s3 state drain']) m.execute(c);
+    // A server without checks is not paused by maintenance (s1); s3 stays paused through ready, maint, drain.
+    expect(rows(m, ['s1', 's3'])).toEqual(['s1 0 1 0 0', 's3 2 12 0 8']);
+    for (const c of ['set server be/s1 state ready', 'set server be/s3 state ready', 'set server be/s5 state maint', 'set server be/s5 state ready', 'disable health be/s4']) m.execute(c);
+    // s1 back from maintenance at health 0; s5 with checks: unpaused and at the rise count; s4, checks turned
+    // off while paused, keeps the pause: configured + paused.
+    expect(rows(m, ['s1', 's3', 's4', 's5'])).toEqual(['s1 2 0 0 0', 's3 2 4 0 8', 's4 0 5 0 10', 's5 2 4 2 6']);
+  });
+
+  it('pauses a dynamic server added `disabled`, which ready does not clear without `enable health`', () => {
+    const m = loaded();
+    for (const c of [
+      'add server be/d1 192.0.2.9:80',
+      'add server be/d2 192.0.2.9:80 check',
+      'add server be/d3 192.0.2.9:80 disabled',
+      'add server be/d4 192.0.2.9:80 check disabled',
+      'add server be/d5 192.0.2.9:80 check enabled',
+    ]) {
+      expect(m.execute(c)).toBe('New server registered.\n\n');
+    }
+    const names = ['d1', 'd2', 'd3', 'd4', 'd5'];
+    expect(rows(m, names)).toEqual(['d1 0 1 0 0', 'd2 0 1 0 2', 'd3 0 5 0 8', 'd4 0 5 0 10', 'd5 2 0 2 2']);
+    for (const c of ['set server be/d1 state ready', 'set server be/d2 state ready', 'set server be/d3 state ready', 'set server be/d4 state ready', 'enable health be/d2']) m.execute(c);
+    expect(rows(m, names)).toEqual(['d1 2 0 0 0', 'd2 2 0 0 6', 'd3 2 4 0 8', 'd4 2 4 0 10', 'd5 2 0 2 2']);
+  });
 });

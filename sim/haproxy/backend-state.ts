@@ -56,6 +56,12 @@ export interface MockServer {
   adminState: number;
   checkConfigured: boolean;
   checkEnabled: boolean;
+  /**
+   * CHK_ST_PAUSED, a state of its own (HAProxy 2.6.12, measured): `disabled` sets it, with or without a
+   * check; entering maintenance sets it and leaving clears it only while checks are enabled; `disable
+   * health` leaves it. So a `disabled` server without checks shows it for good, even once ready.
+   */
+  checkPaused: boolean;
   useSsl: boolean;
   dynamic: boolean;
   /** Clock reading (s) at the last operational or administrative change. */
@@ -205,6 +211,7 @@ function serverFromConfig(s: ServerConfig, id: number, nowS: number): MockServer
     adminState: s.disabled ? ADMIN_CMAINT | ADMIN_FMAINT : 0,
     checkConfigured: s.check,
     checkEnabled: s.check,
+    checkPaused: s.disabled,
     useSsl: s.ssl === true,
     dynamic: false,
     lastChangeS: nowS,
@@ -271,6 +278,8 @@ export function setAdminState(s: MockServer, admin: number, nowS: number): void 
   const isMaint = (admin & ADMIN_IN_MAINT) !== 0;
   if (admin !== s.adminState) s.lastChangeS = nowS;
   s.adminState = admin;
+  if (isMaint && !wasMaint && s.checkEnabled) s.checkPaused = true;
+  else if (!isMaint && wasMaint && s.checkEnabled) s.checkPaused = false;
   if (isMaint) {
     if (s.opState !== OP_STOPPED) s.lastChangeS = nowS;
     s.opState = OP_STOPPED;
@@ -295,7 +304,7 @@ export function checkStateOf(s: MockServer): number {
   let state = 0;
   if (s.checkConfigured) state |= CHECK_CONFIGURED;
   if (s.checkEnabled) state |= CHECK_ENABLED;
-  if (s.checkEnabled && (s.adminState & ADMIN_IN_MAINT) !== 0) state |= CHECK_PAUSED;
+  if (s.checkPaused) state |= CHECK_PAUSED;
   return state;
 }
 
@@ -346,9 +355,11 @@ export function newDynamicServer(
     checkConfigured: opts.check,
     // Checks of a dynamic server stay off until `enable health`.
     checkEnabled: false,
+    checkPaused: opts.start === 'disabled',
     useSsl: opts.ssl,
     dynamic: true,
     lastChangeS: nowS,
-    checkHealth: 0,
+    // Measured on 2.6.12: `enabled` starts at the rise count, as a configured server does; in maintenance, 0.
+    checkHealth: opts.start === 'enabled' ? RISE : 0,
   };
 }
