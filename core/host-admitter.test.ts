@@ -95,7 +95,7 @@ describe('RouteAdmission with wildcard routes allowed: HostAdmitter in front of 
 
   it('a route kept out is not passed on at all, even as a deletion: a changed route keeps being served as it was', () => {
     const said: string[] = [];
-    const a = new RouteAdmission(true, (m) => said.push(m));
+    const a = new RouteAdmission((m) => said.push(m), { allowWildcardRoutes: true });
     expect(moves(a.admit(upsert(route('a', 'x', 'www.acme.test'), 0)))).toEqual(['+a/x']);
     expect(moves(a.admit(upsert(route('b', 'y', 'other.acme.test'), 1000)))).toEqual(['+b/y']);
     // b/y moves onto a/x's host: kept out, and the router still has b/y on other.acme.test.
@@ -104,7 +104,7 @@ describe('RouteAdmission with wildcard routes allowed: HostAdmitter in front of 
   });
 
   it('the routes an older one displaces are deleted before it is added, and stay out until their next event', () => {
-    const a = new RouteAdmission(true, () => {});
+    const a = new RouteAdmission(() => {}, { allowWildcardRoutes: true });
     a.admit(upsert(route('b', 'young', 'api.shop.test', { createdAt: 9000 }), 9000));
     // a/star, created earlier, claims *.shop.test: b/young goes first, then a/star comes in.
     expect(moves(a.admit(upsert(route('a', 'star', 'www.shop.test', { wildcardPolicy: 'Subdomain', createdAt: 100 }), 10_000)))).toEqual(['-b/young', '+a/star']);

@@ -31,7 +31,7 @@ const conflicts = (x: Route, y: Route): boolean =>
 describe('host claims under random route churn', () => {
   for (const activation of ['same-namespace', 'oldest-first'] as HostActivation[]) {
     test.prop([fc.array(step, { maxLength: 60 })])(`${activation}: the router has exactly the holders, who do not conflict; the oldest claimant holds`, (steps) => {
-      const admission = new RouteAdmission(false, () => {}, true, activation);
+      const admission = new RouteAdmission(() => {}, { activation });
       // The index admission keeps is private; a second one fed the same way checks the admitted changes against it.
       const index = (admission as unknown as { hosts: HostIndex }).hosts;
       const router = new Map<string, Route>();

@@ -4,18 +4,60 @@ import { HostAdmitterClaims } from './host-admitter.ts';
 import { HostIndex, type Claim, type ClaimChanges, type HostActivation } from './host-claims.ts';
 import { routeKey, type Route } from './route.ts';
 
+/** What the router's admission is configured with (its command line and environment). */
+export interface AdmissionOptions {
+  /** ROUTER_ALLOW_WILDCARD_ROUTES: otherwise a route with `wildcardPolicy: Subdomain` is rejected. */
+  allowWildcardRoutes?: boolean;
+  /** ROUTER_DENIED_DOMAINS: a route whose host is one of these or under one is rejected. */
+  deniedDomains?: readonly string[];
+  /** ROUTER_ALLOWED_DOMAINS: when any, only a route whose host is one of these or under one is admitted. */
+  allowedDomains?: readonly string[];
+  /**
+   * The router runs the blueprint plugin (a config manager is set). Without it a blueprint event is the
+   * route event it carries: the route in the blueprint namespace is an ordinary route (template.go creates
+   * the plugin only with ROUTER_HAPROXY_CONFIG_MANAGER). Default true.
+   */
+  blueprintPlugin?: boolean;
+  /** Which waiting routes a host's holder going lets in (ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK: oldest-first). */
+  activation?: HostActivation;
+  /** The ExtendedValidator's endpoint address check; false models a router from before June 2026. Default true. */
+  validateEndpointAddresses?: boolean;
+}
+
 /**
- * The wildcard check of the router's HostAdmitter: with wildcard routes not allowed (ROUTER_ALLOW_WILDCARD_ROUTES
- * unset, the default), a route with `wildcardPolicy: Subdomain` is rejected.
+ * The router's RouteAdmissionFunc, which HostAdmitter applies first (pkg/cmd/infra/router/router.go): a host
+ * in the denied domains is rejected; with allowed domains, a host in none of them is; then, with wildcard
+ * routes not allowed (the default), a route with `wildcardPolicy: Subdomain`. Worded as the router's errors,
+ * with the setting that decides.
  */
-export function rejectionOf(route: Route, allowWildcardRoutes: boolean): string | undefined {
-  if (allowWildcardRoutes || route.wildcardPolicy !== 'Subdomain') return undefined;
+export function rejectionOf(route: Route, opts: AdmissionOptions): string | undefined {
+  if (route.host.length > 0) {
+    if (opts.deniedDomains !== undefined && hostInDomainList(route.host, opts.deniedDomains)) {
+      return 'host in list of denied domains (ROUTER_DENIED_DOMAINS / router.deniedDomains)';
+    }
+    if (opts.allowedDomains !== undefined && opts.allowedDomains.length > 0 && !hostInDomainList(route.host, opts.allowedDomains)) {
+      return 'host not in the allowed list of domains (ROUTER_ALLOWED_DOMAINS / router.allowedDomains)';
+    }
+  }
+  if (opts.allowWildcardRoutes === true || route.wildcardPolicy !== 'Subdomain') return undefined;
   return 'wildcard routes are not allowed (ROUTER_ALLOW_WILDCARD_ROUTES / router.allowWildcardRoutes)';
+}
+
+/** The host is one of the domains, or under one: each suffix after a dot is tried, as router.go does. */
+export function hostInDomainList(host: string, domains: readonly string[]): boolean {
+  let h = host;
+  for (;;) {
+    if (domains.includes(h)) return true;
+    const dot = h.indexOf('.');
+    // A leading dot ends the walk (router.go recurses only when the dot is past the first character).
+    if (dot <= 0) return false;
+    h = h.slice(dot + 1);
+  }
 }
 
 /**
  * The router's admission of routes before they reach its state, in the order of its plugin chain
- * (template.go): HostAdmitter's wildcard check, then UniqueHost (one route, the oldest, holds each host;
+ * (template.go): HostAdmitter's admission function (denied and allowed domains, wildcards), then UniqueHost (one route, the oldest, holds each host;
  * others share it only as the namespace rule allows). UniqueHost's host check (NoHostValue, InvalidHost)
  * has nothing to do here: the input layer refuses such hosts, as the API server does
  * (sim/eventlog/route-host.ts). A rejected route reaches the router as deleted, so a route never admitted
@@ -42,22 +84,19 @@ export class RouteAdmission {
   private readonly one: [ChurnEvent] = [{ at: 0, type: 'route.delete', namespace: '', name: '' }];
   private readonly addresses: EndpointAddressFilter;
 
+  private readonly blueprintPlugin: boolean;
+  private readonly validateEndpointAddresses: boolean;
+
   constructor(
-    private readonly allowWildcardRoutes: boolean,
     private readonly report: (message: string) => void,
-    /**
-     * The router runs the blueprint plugin (a config manager is set). Without it a blueprint event is the
-     * route event it carries: the route in the blueprint namespace is an ordinary route (template.go creates
-     * the plugin only with ROUTER_HAPROXY_CONFIG_MANAGER).
-     */
-    private readonly blueprintPlugin = true,
-    activation: HostActivation = 'same-namespace',
-    /** The ExtendedValidator's endpoint address check; false models a router from before June 2026. */
-    private readonly validateEndpointAddresses = true,
+    private readonly opts: AdmissionOptions = {},
   ) {
+    const activation = opts.activation ?? 'same-namespace';
+    this.blueprintPlugin = opts.blueprintPlugin !== false;
+    this.validateEndpointAddresses = opts.validateEndpointAddresses !== false;
     this.hosts = new HostIndex(activation);
     this.addresses = new EndpointAddressFilter(report);
-    if (allowWildcardRoutes) this.admitter = new HostAdmitterClaims(activation === 'oldest-first');
+    if (opts.allowWildcardRoutes === true) this.admitter = new HostAdmitterClaims(activation === 'oldest-first');
   }
 
   /**
@@ -92,9 +131,9 @@ export class RouteAdmission {
     k.host = route.host;
     const { created, age } = k;
     // HostAdmitter passes a rejected route on to UniqueHost as deleted.
-    const wildcard = rejectionOf(route, this.allowWildcardRoutes);
-    if (wildcard !== undefined) {
-      this.rejected(key, wildcard);
+    const rejection = rejectionOf(route, this.opts);
+    if (rejection !== undefined) {
+      this.rejected(key, rejection);
       return this.deleted(at, key, route.host, { at, type: 'route.delete', namespace: route.namespace, name: route.name });
     }
     const claim: Claim = { key, route, created, age };

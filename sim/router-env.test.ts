@@ -33,6 +33,14 @@ describe('parseRouterEnv', () => {
     expect(off.warnings).toEqual(['ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK=yes: not a boolean; read as false']);
   });
 
+  it('reads the domain lists as envVarAsStrings does: split at commas, trimmed, empty items dropped', () => {
+    const r = parseRouterEnv({ ROUTER_DENIED_DOMAINS: ' bad.example.com,, internal.corp ', ROUTER_ALLOWED_DOMAINS: 'apps.example.com', ROUTER_OTHER: 'x' });
+    expect(r.settings).toEqual({ deniedDomains: ['bad.example.com', 'internal.corp'], allowedDomains: ['apps.example.com'] });
+    expect(r.from.deniedDomains).toEqual({ name: 'ROUTER_DENIED_DOMAINS', value: ' bad.example.com,, internal.corp ' });
+    // An empty value is unset (env()): nothing to set.
+    expect(parseRouterEnv({ ROUTER_ALLOWED_DOMAINS: '' }).settings).toEqual({});
+  });
+
   it('falls back as the router does, with warnings', () => {
     const r = parseRouterEnv({
       ROUTER_HAPROXY_CONFIG_MANAGER: 'yes', // ParseBool error → false

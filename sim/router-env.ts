@@ -1,6 +1,6 @@
 import { LineCounter, parse as parseYaml, parseDocument } from 'yaml';
 import { positionOf } from './scenario/yaml-positions.ts';
-import type { RouterSettings } from './settings.ts';
+import { domainList, type RouterSettings } from './settings.ts';
 
 /**
  * The router's own environment variables, parsed the way openshift/router's pkg/cmd/infra/router does
@@ -48,6 +48,8 @@ export const ROUTER_ENV_NAMES: readonly string[] = [
   'COMMIT_INTERVAL',
   'ROUTER_ALLOW_WILDCARD_ROUTES',
   'ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK',
+  'ROUTER_DENIED_DOMAINS',
+  'ROUTER_ALLOWED_DOMAINS',
   ...Object.keys(IGNORED_WITH_NOTE),
 ];
 
@@ -93,6 +95,11 @@ export function parseRouterEnv(env: Readonly<Record<string, string>> | Iterable<
     settings.disableNamespaceOwnershipCheck = b === true;
   }
 
+  const denied = get('ROUTER_DENIED_DOMAINS');
+  if (denied !== undefined) settings.deniedDomains = domainList(denied);
+  const allowed = get('ROUTER_ALLOWED_DOMAINS');
+  if (allowed !== undefined) settings.allowedDomains = domainList(allowed);
+
   for (const [k, note] of Object.entries(IGNORED_WITH_NOTE)) {
     if (get(k) !== undefined) warnings.push(`${k}: ${note}`);
   }
@@ -114,6 +121,8 @@ const ENV_OF_SETTING: Partial<Record<keyof RouterSettings, string>> = {
   commitIntervalMs: 'COMMIT_INTERVAL',
   allowWildcardRoutes: 'ROUTER_ALLOW_WILDCARD_ROUTES',
   disableNamespaceOwnershipCheck: 'ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK',
+  deniedDomains: 'ROUTER_DENIED_DOMAINS',
+  allowedDomains: 'ROUTER_ALLOWED_DOMAINS',
 };
 
 /** envInt: unset → nothing to set; garbage or below min → the router's default, with a warning. */

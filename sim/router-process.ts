@@ -41,6 +41,9 @@ export interface RouterProcessOptions {
   allowWildcardRoutes?: boolean;
   /** ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK: routes of any namespace may share a host (on other paths). */
   disableNamespaceOwnershipCheck?: boolean;
+  /** ROUTER_DENIED_DOMAINS and ROUTER_ALLOWED_DOMAINS (core/route-admission.ts). */
+  deniedDomains?: readonly string[];
+  allowedDomains?: readonly string[];
   /** The ExtendedValidator's endpoint address check (core/endpoint-address-filter.ts); on unless false. */
   validateEndpointAddresses?: boolean;
   /** Called when the router is settled (no reload running or pending, no runtime work in flight). */
@@ -94,13 +97,14 @@ export class RouterProcess {
     private readonly opts: RouterProcessOptions,
   ) {
     this.intervalUs = msToUs(opts.reloadIntervalMs);
-    this.admission = new RouteAdmission(
-      opts.allowWildcardRoutes === true,
-      (message) => this.emit({ atUs: this.scheduler.nowUs, type: 'warning', message }),
-      strategy.blueprintPlugin === true,
-      opts.disableNamespaceOwnershipCheck === true ? 'oldest-first' : 'same-namespace',
-      opts.validateEndpointAddresses !== false,
-    );
+    this.admission = new RouteAdmission((message) => this.emit({ atUs: this.scheduler.nowUs, type: 'warning', message }), {
+      allowWildcardRoutes: opts.allowWildcardRoutes === true,
+      deniedDomains: opts.deniedDomains ?? [],
+      allowedDomains: opts.allowedDomains ?? [],
+      blueprintPlugin: strategy.blueprintPlugin === true,
+      activation: opts.disableNamespaceOwnershipCheck === true ? 'oldest-first' : 'same-namespace',
+      validateEndpointAddresses: opts.validateEndpointAddresses !== false,
+    });
     const self = this;
     this.ctx = {
       get reloadInProgress() {

@@ -358,6 +358,42 @@ describe('route admission', () => {
   });
 });
 
+describe('allowed and denied domains', () => {
+  const scenario = (router: string): string =>
+    [
+      'name: domains',
+      `router: { strategy: reload-always, ${router} }`,
+      'sim: { settleMs: 10000 }',
+      'events:',
+      '  - { at: 0, type: route.upsert, route: { namespace: shop, name: a, host: a.apps.example.com, service: web } }',
+      '  - { at: 0, type: endpoints.set, namespace: shop, service: web, endpoints: [{ ip: 10.0.0.1, port: 8080 }] }',
+      '  - { at: 10000, type: route.upsert, route: { namespace: shop, name: b, host: b.internal.example.com, service: web } }',
+      '  - { at: 20000, type: route.upsert, route: { namespace: shop, name: c, host: c.other.org, service: web } }',
+      '',
+    ].join('\n');
+
+  it.each([
+    ['a comma-separated string', 'deniedDomains: "internal.example.com", allowedDomains: " example.com ,"'],
+    ['lists', 'deniedDomains: [internal.example.com], allowedDomains: [example.com]'],
+  ])('keep the routes they exclude out of the router (given as %s)', (_, router) => {
+    // b is under a denied domain and c under no allowed one: neither is admitted, so only the initial reload
+    // happens (a is there at time 0); each rejection is said once.
+    const { report } = runOne(parseScenario(scenario(router), 'domains.yaml'));
+    expect(report.reloads.requests).toEqual({ initial: 1 });
+    expect(report.warnings.list.map((w) => w.message)).toEqual([
+      'route shop/b not admitted: host in list of denied domains (ROUTER_DENIED_DOMAINS / router.deniedDomains)',
+      'route shop/c not admitted: host not in the allowed list of domains (ROUTER_ALLOWED_DOMAINS / router.allowedDomains)',
+    ]);
+    expect(report.invariants.violations).toEqual([]);
+  });
+
+  it('admit every route by default: two more route-change reloads', () => {
+    // b at 10 s and c at 20 s, 10 s apart, past the 5 s interval.
+    const { report } = runOne(parseScenario(scenario('allowWildcardRoutes: false'), 'domains.yaml'));
+    expect(report.reloads.requests).toEqual({ initial: 1, 'route-change': 2 });
+  });
+});
+
 describe('blueprint events without a config manager', () => {
   it('are the routes they carry under reload-always: a route-change reload, a backend, and endpoint changes that reload', () => {
     const settings = defaultSettings();

@@ -106,6 +106,8 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
         reloadDurationMs: settings.router.reloadDurationMs,
         commitIntervalMs: settings.router.commitIntervalMs,
         allowWildcardRoutes: settings.router.allowWildcardRoutes,
+        deniedDomains: settings.router.deniedDomains,
+        allowedDomains: settings.router.allowedDomains,
         disableNamespaceOwnershipCheck: settings.router.disableNamespaceOwnershipCheck,
         validateEndpointAddresses: settings.router.validateEndpointAddresses,
         ...(!traced && { tally }),

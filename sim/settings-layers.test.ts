@@ -97,6 +97,8 @@ describe('settings precedence: defaults < scenario < --router-deployment < --env
       'router.blueprintNamespace': 'default',
       'router.blueprints': 'default',
       'router.allowWildcardRoutes': 'default',
+      'router.deniedDomains': 'default',
+      'router.allowedDomains': 'default',
       'router.disableNamespaceOwnershipCheck': 'default',
       'router.validateEndpointAddresses': 'default',
       'sim.settleMs': `${SCENARIO}:9`,
@@ -174,6 +176,7 @@ const routerValues = fc.record(
     allowWildcardRoutes: fc.boolean(),
     disableNamespaceOwnershipCheck: fc.boolean(),
     validateEndpointAddresses: fc.boolean(),
+    deniedDomains: fc.constantFrom('internal.example.com', 'a.com,b.com', ' , '),
   },
   { requiredKeys: [] },
 );

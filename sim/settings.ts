@@ -7,6 +7,17 @@ import { AT_BOUND, MAX_AT_MS } from './eventlog/event-time.ts';
  * Every knob of a run, with its default written once. Dotted keys (`router.maxDynamicServers`) address
  * them from `--set`, scenario files and sweeps alike.
  */
+/**
+ * A domain list as the router reads ROUTER_ALLOWED_DOMAINS and ROUTER_DENIED_DOMAINS (envVarAsStrings): one
+ * comma-separated string (as `--set` gives it) or a list, each item trimmed and empty ones dropped.
+ */
+const DomainListSchema = z.union([z.array(z.string()), z.string()]).transform(domainList);
+
+/** envVarAsStrings' reading of a domain list: split at commas, each item trimmed, empty ones dropped. */
+export function domainList(v: string | readonly string[]): string[] {
+  return (typeof v === 'string' ? v.split(',') : v).map((d) => d.trim()).filter((d) => d.length > 0);
+}
+
 export const RouterSettingsSchema = z
   .object({
     strategy: z.enum(STRATEGY_NAMES).default('reload-always'),
@@ -33,6 +44,10 @@ export const RouterSettingsSchema = z
     blueprints: z.array(RouteSchema).default([]),
     /** ROUTER_ALLOW_WILDCARD_ROUTES: `wildcardPolicy: Subdomain` routes get wildcard map keys. */
     allowWildcardRoutes: z.boolean().default(false),
+    /** ROUTER_DENIED_DOMAINS: routes whose host is one of these domains or under one are not admitted. */
+    deniedDomains: DomainListSchema.default([]),
+    /** ROUTER_ALLOWED_DOMAINS: when any, only routes whose host is one of these domains or under one are admitted. */
+    allowedDomains: DomainListSchema.default([]),
     /**
      * ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK: routes of other namespaces may share a host the oldest route
      * holds (on other paths); otherwise only routes of its namespace may.

@@ -64,8 +64,8 @@ describe('--explain-settings', () => {
     expect(rows.get('router.blueprintPoolSize')).toEqual(['12', `${SCENARIO}:${lineOf('  blueprintPoolSize: 12')}`]);
     expect(rows.get('sim.settleMs')).toEqual(['100', '--set sim.settleMs=100']);
     expect(rows.get('router.commitIntervalMs')).toEqual(['3600000', 'default']);
-    // seed, 11 router settings, 2 sim (durationMs unset is not listed), 4 haproxy rates.
-    expect(rows.size).toBe(18);
+    // seed, 13 router settings, 2 sim (durationMs unset is not listed), 4 haproxy rates.
+    expect(rows.size).toBe(20);
     expect(readdirSync(dir)).not.toContain('not-written');
   }, 60_000);
 

@@ -165,6 +165,8 @@ export async function runLive(input: RunInput, opts: LiveOptions): Promise<LiveR
       reloadDurationMs: settings.router.reloadDurationMs,
       commitIntervalMs: settings.router.commitIntervalMs,
       allowWildcardRoutes: settings.router.allowWildcardRoutes,
+      deniedDomains: settings.router.deniedDomains,
+      allowedDomains: settings.router.allowedDomains,
       disableNamespaceOwnershipCheck: settings.router.disableNamespaceOwnershipCheck,
       validateEndpointAddresses: settings.router.validateEndpointAddresses,
       ...(settings.sim.invariants === 'settled' && { onSettled: check }),
