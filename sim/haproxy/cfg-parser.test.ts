@@ -162,6 +162,69 @@ describe('parseHaproxyCfg', () => {
     expect(m.execute('show info')).toContain(`\nMaxconn: ${DEFAULT_PROCESS_INFO.maxconn}\n`);
   });
 
+  it("gives each frontend its maxconn and each backend its fullconn: its own, else a tenth of its frontends' (2.6.12, measured)", () => {
+    const cfg = [
+      'global',
+      '  maxconn 5000',
+      'defaults',
+      '  maxconn 1000',
+      'frontend f1',
+      '  use_backend be1 if { path_beg /y }',
+      '  default_backend be1',
+      'frontend f2',
+      '  maxconn 333',
+      '  default_backend be1',
+      '  use_backend be2 if { path_beg /x }',
+      'frontend f3',
+      '  maxconn 0',
+      '  use_backend %[req.hdr(host),lower,map(/m.map)]',
+      '  use_backend be3 if { path_beg /q }',
+      'backend be1',
+      'backend be2',
+      'backend be4',
+      '  fullconn 77',
+      'backend be3',
+      'listen l1',
+      '  maxconn 200',
+      '',
+    ].join('\n');
+    const parsed = parseHaproxyCfg(cfg, { cfgFile: 'c.cfg', readFile: () => '' });
+    expect(parsed.layout.frontends?.map((f) => [f.name, f.maxconn, f.backends])).toEqual([
+      // f1 inherits the defaults' 1,000 and names be1 twice (counted once); f3's `maxconn 0` is the process's.
+      ['f1', 1000, ['be1']],
+      ['f2', 333, ['be1', 'be2']],
+      ['f3', undefined, ['be3']],
+      ['l1', 200, ['l1']],
+    ]);
+    const m = new MockHaproxy();
+    m.load(parsed.config, parsed.layout);
+    const slim = Object.fromEntries(
+      m
+        .execute('show stat')
+        .split('\n')
+        .filter((l) => /^[^,]+,(FRONTEND|BACKEND),/.test(l))
+        .map((l) => l.split(','))
+        .map((f) => [`${f[0]} ${f[1]}`, f[6]]),
+    );
+    // be1: (1000 + 333 + 9) / 10 = 134; be2: (333 + 9) / 10 = 34; be3: f3 at the global 5,000 gives 500; be4
+    // its own 77, named by none; l1: its own frontend half, (200 + 9) / 10 = 20.
+    expect(slim).toEqual({
+      'f1 FRONTEND': '1000',
+      'f2 FRONTEND': '333',
+      'f3 FRONTEND': '5000',
+      'be1 BACKEND': '134',
+      'be2 BACKEND': '34',
+      'be4 BACKEND': '77',
+      'be3 BACKEND': '500',
+      'l1 FRONTEND': '200',
+      'l1 BACKEND': '20',
+    });
+    // A backend named but not defined is refused, as HAProxy refuses it.
+    expect(() => parseHaproxyCfg('frontend f\n  default_backend nope\nbackend b', { cfgFile: 'c.cfg', readFile: () => '' })).toThrow(
+      "c.cfg:2: Proxy 'f': unable to find required default_backend: 'nope'.",
+    );
+  });
+
   it('names the file and line of what it cannot read', () => {
     const read = () => '';
     expect(() => parseHaproxyCfg('backend b\n  balance uri', { cfgFile: 'r.cfg', readFile: read })).toThrow('r.cfg:2: unsupported balance');

@@ -50,7 +50,9 @@ export interface CfgLayout {
   /** Maps in id order, which is `show map`'s order. */
   maps: readonly MapLayout[];
   /** Frontends (and listen sections) with their proxy ids and modes, for `show stat`; absent: none known. */
-  frontends?: readonly { name: string; id: number; mode: 'http' | 'tcp' }[];
+  frontends?: readonly FrontendLayout[];
+  /** `fullconn N` (N above 0) by backend, from its section or the defaults before it: its `show stat` slim. */
+  fullconn?: ReadonlyMap<string, number>;
   /** Where each backend's servers are declared; absent when the layout was made without the cfg text. */
   serverLines?: ServerLines;
   /**
@@ -59,6 +61,19 @@ export interface CfgLayout {
    * the mock does not know: it then says what its ProcessInfo says.
    */
   maxconn?: number;
+}
+
+export interface FrontendLayout {
+  name: string;
+  id: number;
+  mode: 'http' | 'tcp';
+  /** `maxconn N` (N above 0) of the section or the defaults before it; absent, the process's maxconn. */
+  maxconn?: number;
+  /**
+   * The backends it names by name (`default_backend`, `use_backend` without a `%[` expression; a listen
+   * section, its own backend half): each gets a tenth of its maxconn as fullconn unless it sets its own.
+   */
+  backends?: readonly string[];
 }
 
 /**

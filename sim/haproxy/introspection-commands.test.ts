@@ -12,7 +12,8 @@ import { serveConnection } from './socket-server.ts';
 /**
  * A cfg whose maps are read by several converter kinds, so `get map` answers one line per kind. Its global
  * maxconn is not the mock's default (2,000), so the process figures it sets (`Maxconn`, `Hard_maxconn`, the
- * frontend's and backend's `slim` in `show stat`) must come from the cfg.
+ * frontend's and backend's `slim` in `show stat`) must come from the cfg; so must a frontend's own maxconn
+ * and the fullconn of the backends it names.
  */
 function cfgText(dir: string, ports: readonly number[]): string {
   return [
@@ -31,8 +32,21 @@ function cfgText(dir: string, ports: readonly number[]): string {
     `  http-request set-var(txn.c) base,map_reg_int(${dir}/r.map)`,
     `  use_backend %[base,map_reg(${dir}/be.map)]`,
     `  http-request set-var(txn.d) base,map_str_int(${dir}/i.map)`,
+    // A frontend of its own maxconn naming backends: theirs is a tenth of it, rounded up ((333 + 9) / 10 =
+    // 34), or their own fullconn; a backend only a map reaches keeps 1.
+    'frontend other',
+    `  bind 127.0.0.1:${ports[1]}`,
+    '  maxconn 333',
+    '  use_backend be2 if { path_beg /two }',
+    '  use_backend be3 if { path_beg /three }',
+    '  default_backend be2',
     'backend be1',
     '  server s1 127.0.0.1:9 weight 3',
+    'backend be2',
+    '  server s1 127.0.0.1:9',
+    'backend be3',
+    '  fullconn 77',
+    '  server s1 127.0.0.1:9',
     '',
   ].join('\n');
 }
@@ -134,7 +148,7 @@ const TITLE = 'show info, show version, get map and prompt conform to a real HAP
     dir = mkdtempSync(join(tmpdir(), 'routerbench-intro-'));
     for (const [f, text] of Object.entries(MAPS)) writeFileSync(join(dir, f), text);
     const cfgPath = join(dir, 'h.cfg');
-    writeFileSync(cfgPath, cfgText(dir, await freePorts(1)));
+    writeFileSync(cfgPath, cfgText(dir, await freePorts(2)));
     real = await startHaproxy(cfgPath, join(dir, 'h.sock'));
     const parsed = parseHaproxyCfg(readFileSync(cfgPath, 'utf8'), { cfgFile: cfgPath, readFile: (p) => readFileSync(p, 'utf8') });
     mock = new MockHaproxy();

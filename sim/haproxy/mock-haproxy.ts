@@ -456,8 +456,15 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
         if (w[1] === 'info') return showInfo(w, this.info(), this.counters());
         if (w[1] === 'version') return showVersion(this.processInfo);
         if (w[1] === 'stat') {
-          const r = this.running;
-          return showStat(w, { frontends: this.layout().frontends ?? [], backends: this.backendList, maxconn: this.info().maxconn, nowS: this.clockS(), loadedAtS: r.loadedAtS });
+          const layout = this.layout();
+          return showStat(w, {
+            frontends: layout.frontends ?? [],
+            backends: this.backendList,
+            maxconn: this.info().maxconn,
+            ...(layout.fullconn !== undefined && { fullconn: layout.fullconn }),
+            nowS: this.clockS(),
+            loadedAtS: this.running.loadedAtS,
+          });
         }
         return undefined;
       case 'set':
