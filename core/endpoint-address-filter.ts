@@ -1,6 +1,6 @@
 import { dottedQuadValue } from './dotted-quad.ts';
 import type { Endpoint } from './endpoint.ts';
-import { ipv6Groups, ipv6Text, isIpv4Mapped } from './ip-literal.ts';
+import { ipv6Groups, ipv6Text, isIpv4Mapped, lowIpv4Text } from './ip-literal.ts';
 
 /**
  * The router's ExtendedValidator keeps every endpoint address that must not be a backend out of HAProxy
@@ -88,7 +88,7 @@ export function restrictedAddress(ip: string): string | undefined {
   const mapped = isIpv4Mapped(groups);
   if (mapped || groups.slice(0, 6).every((g) => g === 0)) {
     const embedded = groups[6]! * 0x10000 + groups[7]!;
-    return restrictedIpv4(embedded, `${groups[6]! >> 8}.${groups[6]! & 0xff}.${groups[7]! >> 8}.${groups[7]! & 0xff}`);
+    return restrictedIpv4(embedded, lowIpv4Text(groups));
   }
   return undefined;
 }

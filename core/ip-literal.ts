@@ -40,13 +40,18 @@ export function isIpv4Mapped(groups: readonly number[]): boolean {
   return groups[0] === 0 && groups[1] === 0 && groups[2] === 0 && groups[3] === 0 && groups[4] === 0 && groups[5] === 0xffff;
 }
 
+/** The last 32 bits as a dotted quad: the IPv4 address an IPv4-mapped or IPv4-compatible address wraps. */
+export function lowIpv4Text(groups: readonly number[]): string {
+  return `${groups[6]! >> 8}.${groups[6]! & 0xff}.${groups[7]! >> 8}.${groups[7]! & 0xff}`;
+}
+
 /**
  * The groups written as Go's netip and `inet_ntop` write them (RFC 5952): lowercase, no leading zeros, the
  * longest run of two or more zero groups (the first of equal ones) as `::`, an IPv4-mapped address with its
  * last 32 bits as a dotted quad.
  */
 export function ipv6Text(groups: readonly number[]): string {
-  if (isIpv4Mapped(groups)) return `::ffff:${groups[6]! >> 8}.${groups[6]! & 0xff}.${groups[7]! >> 8}.${groups[7]! & 0xff}`;
+  if (isIpv4Mapped(groups)) return `::ffff:${lowIpv4Text(groups)}`;
   let bestStart = -1;
   let bestLen = 0;
   for (let i = 0; i < 8; ) {
