@@ -132,9 +132,7 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
     if (section.kind === 'global' && kw === 'maxconn') {
       // HAProxy 2.6 reads it with atol: a decimal prefix, no digits at all being 0 (checked on 2.6.12:
       // `maxconn 12abc` runs with 12, `maxconn abc` and `maxconn 0` with the limit derived from ulimit -n).
-      if (words[1] === undefined) fail("'maxconn' expects an integer argument.");
-      const n = strtol(words[1]!).value;
-      maxconn = n > 0 ? n : undefined;
+      maxconn = positiveAtol(kw, words[1], fail);
       continue;
     }
     if (section.kind === 'global' && kw === 'stats' && words[1] === 'socket') {
