@@ -186,6 +186,9 @@ describe('parseHaproxyCfg', () => {
       'backend be3',
       'listen l1',
       '  maxconn 200',
+      'listen l2',
+      '  maxconn 300',
+      '  default_backend be2',
       '',
     ].join('\n');
     const parsed = parseHaproxyCfg(cfg, { cfgFile: 'c.cfg', readFile: () => '' });
@@ -195,6 +198,8 @@ describe('parseHaproxyCfg', () => {
       ['f2', 333, ['be1', 'be2']],
       ['f3', undefined, ['be3']],
       ['l1', 200, ['l1']],
+      // With a default_backend, a listen section's own half is not its default.
+      ['l2', 300, ['be2']],
     ]);
     const m = new MockHaproxy();
     m.load(parsed.config, parsed.layout);
@@ -206,18 +211,20 @@ describe('parseHaproxyCfg', () => {
         .map((l) => l.split(','))
         .map((f) => [`${f[0]} ${f[1]}`, f[6]]),
     );
-    // be1: (1000 + 333 + 9) / 10 = 134; be2: (333 + 9) / 10 = 34; be3: f3 at the global 5,000 gives 500; be4
-    // its own 77, named by none; l1: its own frontend half, (200 + 9) / 10 = 20.
+    // be1: (1000 + 333 + 9) / 10 = 134; be2: (333 + 300 + 9) / 10 = 64; be3: f3 at the global 5,000 gives
+    // 500; be4 its own 77, named by none; l1: its own frontend half, (200 + 9) / 10 = 20; l2's half: 1.
     expect(slim).toEqual({
       'f1 FRONTEND': '1000',
       'f2 FRONTEND': '333',
       'f3 FRONTEND': '5000',
       'be1 BACKEND': '134',
-      'be2 BACKEND': '34',
+      'be2 BACKEND': '64',
       'be4 BACKEND': '77',
       'be3 BACKEND': '500',
       'l1 FRONTEND': '200',
       'l1 BACKEND': '20',
+      'l2 FRONTEND': '300',
+      'l2 BACKEND': '1',
     });
     // A backend named but not defined is refused, as HAProxy refuses it.
     expect(() => parseHaproxyCfg('frontend f\n  default_backend nope\nbackend b', { cfgFile: 'c.cfg', readFile: () => '' })).toThrow(

@@ -60,6 +60,9 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
   // Where each backend a frontend names is named, for the check once every backend is known.
   const named: { frontend: string; kw: string; backend: string; line: number }[] = [];
   const fullconn = new Map<string, number>();
+  // Listen sections whose default backend is their own half: those without a `default_backend` (measured
+  // on 2.6.12: with one, their own half's fullconn is 1).
+  const listens = new Set<FrontendLayout & { backends: string[] }>();
   let defaultsMaxconn: number | undefined;
   let defaultsFullconn: number | undefined;
   let defaultMode: 'http' | 'tcp' = 'tcp';
@@ -103,7 +106,8 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
           section = { kind: 'frontend' };
         }
         // `show stat` lists a frontend (and a listen section's frontend half) by its id and mode.
-        frontend = kw === 'backend' ? undefined : { name, id: FIRST_PROXY_ID + proxyCount - 1, mode: defaultMode, backends: kw === 'listen' ? [name] : [] };
+        frontend = kw === 'backend' ? undefined : { name, id: FIRST_PROXY_ID + proxyCount - 1, mode: defaultMode, backends: [] };
+        if (kw === 'listen') listens.add(frontend!);
         if (frontend !== undefined) {
           if (defaultsMaxconn !== undefined) frontend.maxconn = defaultsMaxconn;
           frontends.push(frontend);
@@ -156,6 +160,7 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
         else frontend.maxconn = n;
       } else if ((kw === 'default_backend' || kw === 'use_backend') && words[1] !== undefined && !words[1].includes('%[')) {
         if (!frontend.backends.includes(words[1])) frontend.backends.push(words[1]);
+        if (kw === 'default_backend') listens.delete(frontend);
         named.push({ frontend: frontend.name, kw, backend: words[1], line: lineNo });
       }
     }
@@ -208,6 +213,7 @@ export function parseHaproxyCfg(text: string, options: ParseOptions): ParsedCfg 
     }
   }
 
+  for (const l of listens) if (!l.backends.includes(l.name)) l.backends.push(l.name);
   for (const n of named) {
     if (!backendIds.has(n.backend)) throw new CfgParseError(file, n.line, `Proxy '${n.frontend}': unable to find required ${n.kw}: '${n.backend}'.`);
   }
