@@ -25,6 +25,17 @@ describe('bundled config-manager scenarios', () => {
     expect(run('dcm-steady-endpoint-churn.yaml', 'dcm-add-del')).toEqual({ total: 1, requests: { initial: 1 } });
   });
 
+  it('changes the router never sees: rejected routes and dropped endpoint addresses', () => {
+    // The routes at 60 and 120 s are not admitted and the endpoint sets at 180 and 240 s serve the same one pod:
+    // the router sees none of them. The second pod at 300 s, 300 s after the initial reload: reload-always
+    // reloads at once; dcm-slots fills a free dynamic slot without a reload. dcm-add-del adds the server, then
+    // enables checks on both servers (two endpoints now): the first was rendered without a check (a lone
+    // endpoint has none), so `enable health` is refused and the router reloads, as upstream does.
+    expect(run('router-admission-filters.yaml', 'reload-always')).toEqual({ total: 2, requests: { initial: 1, 'endpoints-change': 1 } });
+    expect(run('router-admission-filters.yaml', 'dcm-slots')).toEqual({ total: 1, requests: { initial: 1 } });
+    expect(run('router-admission-filters.yaml', 'dcm-add-del')).toEqual({ total: 2, requests: { initial: 1, 'runtime-api-error': 1 } });
+  });
+
   it('a scale storm beyond the slots', () => {
     // 2 → 8 pods: 6 new endpoints, 5 slots.
     expect(run('dcm-scale-storm.yaml', 'reload-always')).toEqual({ total: 2, requests: { initial: 1, 'endpoints-change': 1 } });
