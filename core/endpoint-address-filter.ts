@@ -1,6 +1,7 @@
 import { dottedQuadValue } from './dotted-quad.ts';
 import type { Endpoint } from './endpoint.ts';
 import { ipv6Groups, ipv6Text, isIpv4Mapped, lowIpv4Text } from './ip-literal.ts';
+import { SaidOnce } from './said-once.ts';
 
 /**
  * The router's ExtendedValidator keeps every endpoint address that must not be a backend out of HAProxy
@@ -14,7 +15,7 @@ import { ipv6Groups, ipv6Text, isIpv4Mapped, lowIpv4Text } from './ip-literal.ts
  */
 export class EndpointAddressFilter {
   /** The restricted addresses reported, per service key; forgotten when the service's endpoints go. */
-  private readonly reported = new Map<string, string[]>();
+  private readonly reported = new SaidOnce();
 
   constructor(private readonly report: (message: string) => void) {}
 
@@ -38,16 +39,12 @@ export class EndpointAddressFilter {
 
   /** The service's endpoints are deleted: a restricted address it lists again is reported again. */
   forget(namespace: string, service: string): void {
-    if (this.reported.size > 0) this.reported.delete(`${namespace}/${service}`);
+    this.reported.forget(`${namespace}/${service}`);
   }
 
   private skipped(namespace: string, service: string, ip: string, why: string): void {
     const key = `${namespace}/${service}`;
-    let said = this.reported.get(key);
-    if (said === undefined) this.reported.set(key, (said = []));
-    if (said.includes(ip)) return;
-    said.push(ip);
-    this.report(`endpoints ${key}: skipping endpoint address ${ip}: ${why}`);
+    if (this.reported.first(key, ip)) this.report(`endpoints ${key}: skipping endpoint address ${ip}: ${why}`);
   }
 }
 

@@ -3,6 +3,7 @@ import type { ChurnEvent } from './events.ts';
 import { HostAdmitterClaims } from './host-admitter.ts';
 import { HostIndex, type Claim, type ClaimChanges, type HostActivation } from './host-claims.ts';
 import { routeKey, type Route } from './route.ts';
+import { SaidOnce } from './said-once.ts';
 
 /** What the router's admission is configured with (its command line and environment). */
 export interface AdmissionOptions {
@@ -72,8 +73,8 @@ export function hostInDomainList(host: string, domains: readonly string[]): bool
  * addresses (EndpointAddressFilter).
  */
 export class RouteAdmission {
-  /** The rejections reported, per route key; forgotten with the route, so a long log keeps only live ones. */
-  private readonly reported = new Map<string, string[]>();
+  /** The rejections reported, per route key; forgotten with the route. */
+  private readonly reported = new SaidOnce();
   private readonly hosts: HostIndex;
   /** HostAdmitter's claims, kept only with wildcard routes allowed (host_admitter.go). */
   private readonly admitter: HostAdmitterClaims | undefined;
@@ -110,7 +111,7 @@ export class RouteAdmission {
       const key = routeKey(e);
       const host = this.known.get(key)?.host;
       this.known.delete(key);
-      this.reported.delete(key);
+      this.reported.forget(key);
       this.admitter?.delete(key);
       return host === undefined ? [e] : this.deleted(e.at, key, host, e);
     }
@@ -180,11 +181,7 @@ export class RouteAdmission {
 
   /** Each route's rejection is reported once per reason while the route lives. */
   private rejected(key: string, why: string): void {
-    let said = this.reported.get(key);
-    if (said === undefined) this.reported.set(key, (said = []));
-    if (said.includes(why)) return;
-    said.push(why);
-    this.report(`route ${key} not admitted: ${why}`);
+    if (this.reported.first(key, why)) this.report(`route ${key} not admitted: ${why}`);
   }
 }
 
