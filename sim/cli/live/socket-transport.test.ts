@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sendCommand } from './socket-transport.ts';
+import { classify, sendCommand } from './socket-transport.ts';
 
 describe('sendCommand: socket faults as the router client tells them apart', () => {
   const dir = mkdtempSync(join(tmpdir(), 'rb-socket-'));
@@ -25,6 +25,19 @@ describe('sendCommand: socket faults as the router client tells them apart', () 
     const stale = join(dir, 'stale.sock');
     writeFileSync(stale, '');
     expect(await sendCommand(stale, 'show backend')).toEqual({ ok: false, error: 'refused' });
+  });
+
+  it('tells the error codes apart as Go\'s dial errors end: only refused and reset are retried upstream', () => {
+    // "connect: connection refused" and "connection reset by peer" (isRetriable); "no such file or directory",
+    // "permission denied", "operation not permitted", "not a directory" are not.
+    expect(['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'EACCES', 'EPERM', 'ENOTDIR'].map(classify)).toEqual([
+      'refused',
+      'reset',
+      'unavailable',
+      'unavailable',
+      'unavailable',
+      'unavailable',
+    ]);
   });
 
   it.skipIf(process.getuid?.() === 0)('calls a socket this process may not open unavailable', async () => {

@@ -41,7 +41,8 @@ export function sendCommand(socketPath: string, line: string, timeoutMs = COMMAN
   });
 }
 
-function classify(code: string | undefined): TransportFault {
+/** The transport fault a socket error code stands for. */
+export function classify(code: string | undefined): TransportFault {
   // ECONNREFUSED: a stale socket file, nobody listening on it.
   if (code === 'ECONNREFUSED') return 'refused';
   // No socket file (HAProxy not started yet, or between a stop and a start), or one this process may not
