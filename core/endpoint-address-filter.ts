@@ -1,6 +1,6 @@
 import { dottedQuadValue } from './dotted-quad.ts';
 import type { Endpoint } from './endpoint.ts';
-import { ipv6Groups, ipv6Text, isIpv4Mapped, lowIpv4Text } from './ip-literal.ts';
+import { hasZeroHigh96, ipv6Groups, ipv6Text, isIpv4Mapped, lowIpv4Text } from './ip-literal.ts';
 import { SaidOnce } from './said-once.ts';
 
 /**
@@ -83,7 +83,7 @@ export function restrictedAddress(ip: string): string | undefined {
   const native = restrictedIpv6(groups);
   if (native !== undefined) return `IP address ${ipv6Text(groups)} is ${native}`;
   const mapped = isIpv4Mapped(groups);
-  if (mapped || groups.slice(0, 6).every((g) => g === 0)) {
+  if (mapped || hasZeroHigh96(groups)) {
     const embedded = groups[6]! * 0x10000 + groups[7]!;
     return restrictedIpv4(embedded, lowIpv4Text(groups));
   }

@@ -35,6 +35,11 @@ function groupsOf(half: string): number[] | undefined {
   return out;
 }
 
+/** Whether the first 96 bits are zero: an IPv4-compatible address (`::a.b.c.d`, RFC 4291's deprecated form), or `::`/`::1`. */
+export function hasZeroHigh96(groups: readonly number[]): boolean {
+  return groups[0] === 0 && groups[1] === 0 && groups[2] === 0 && groups[3] === 0 && groups[4] === 0 && groups[5] === 0;
+}
+
 /** Whether the groups are an IPv4-mapped address, `::ffff:a.b.c.d` (RFC 4291, ::ffff:0:0/96). */
 export function isIpv4Mapped(groups: readonly number[]): boolean {
   return groups[0] === 0 && groups[1] === 0 && groups[2] === 0 && groups[3] === 0 && groups[4] === 0 && groups[5] === 0xffff;

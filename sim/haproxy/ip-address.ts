@@ -6,7 +6,7 @@
  */
 
 import { isDottedQuad } from '../../core/dotted-quad.ts';
-import { ipv6Groups, ipv6Text, lowIpv4Text } from '../../core/ip-literal.ts';
+import { hasZeroHigh96, ipv6Groups, ipv6Text, lowIpv4Text } from '../../core/ip-literal.ts';
 
 /** The printed form of an IP literal, or undefined if `text` is none. */
 export function canonicalIp(text: string): string | undefined {
@@ -21,7 +21,7 @@ function canonicalIpv6(text: string): string | undefined {
   // glibc's inet_ntop writes an IPv4-compatible address whose zero run is exactly the first 96 bits with its
   // last 32 bits dotted, where RFC 5952 (and Go) write hex: HAProxy 2.6.12 prints `::1.2.3.4`, yet `::5` for
   // ::0.0.0.5 and `1::102:304` for 1::1.2.3.4 (measured).
-  if (g[0] === 0 && g[1] === 0 && g[2] === 0 && g[3] === 0 && g[4] === 0 && g[5] === 0 && g[6] !== 0) {
+  if (hasZeroHigh96(g) && g[6] !== 0) {
     return `::${lowIpv4Text(g)}`;
   }
   return ipv6Text(g);
