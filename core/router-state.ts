@@ -1,4 +1,4 @@
-import { inRouterOrder } from './endpoint-order.ts';
+import { EndpointsSetInRouterOrder, inRouterOrder } from './endpoint-order.ts';
 import { sameEndpoints, type Endpoint } from './endpoint.ts';
 import type { ChurnEvent } from './events.ts';
 import { routeKey, serviceKey, type Route } from './route.ts';
@@ -67,7 +67,7 @@ export function applyChurn(state: RouterState, e: ChurnEvent): StateChange | nul
       const before = state.endpoints.get(key) ?? NO_ENDPOINTS;
       if (sameEndpoints(before, e.endpoints)) return null;
       // Kept in the router's order (sorted as its informer sorts them), whatever order the event lists.
-      const after = inRouterOrder(e.endpoints);
+      const after = e instanceof EndpointsSetInRouterOrder ? e.endpoints : inRouterOrder(e.endpoints);
       state.endpoints.set(key, after);
       return { kind: 'endpoints.changed', namespace: e.namespace, service: e.service, key, before, after, deleted: false };
     }

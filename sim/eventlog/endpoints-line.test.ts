@@ -1,5 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
+import type { Endpoint } from '../../core/endpoint.ts';
+import { compareEndpoints, EndpointsSetInRouterOrder } from '../../core/endpoint-order.ts';
 import { MAX_AT_MS } from './event-time.ts';
 import { parseEventLine } from './event-log-reader.ts';
 import { scanEndpointsSet } from './endpoints-line.ts';
@@ -65,6 +67,24 @@ describe('scanEndpointsSet', () => {
     const edited = line.slice(0, i) + text + line.slice(Math.min(line.length, i + cut));
     const got = scanned(edited, b, a);
     if (got !== undefined) expect(got).toBe(reference(edited));
+  });
+
+  // Few addresses, ports and port names, so that lists in order and ties are common.
+  const tied = fc.record(
+    {
+      ip: fc.constantFrom('10.0.0.1', '10.0.0.2', '10.0.0.10', '9.255.255.255', '10.128.3.4', '0.0.0.0'),
+      port: fc.constantFrom(80, 443, 8080),
+      portName: fc.constantFrom('http', 'https', 'web'),
+      name: fc.constantFrom('a', 'b'),
+    },
+    { requiredKeys: ['ip', 'port'] },
+  );
+  test.prop([fc.array(tied, { maxLength: 6 })], { numRuns: 2000 })('says the endpoints are in the router’s order exactly when each compares <= 0 with the next', (endpoints) => {
+    const line = JSON.stringify({ at: 1, type: 'endpoints.set', namespace: 'ns', service: 's', endpoints });
+    const e = scan(line);
+    expect(JSON.stringify(e)).toBe(reference(line));
+    const inOrder = endpoints.every((x, i) => i === 0 || compareEndpoints(endpoints[i - 1] as Endpoint, x as Endpoint) <= 0);
+    expect(e instanceof EndpointsSetInRouterOrder).toBe(inOrder);
   });
 
   it('gives the type as the constant, as the fast check does', () => {

@@ -1,4 +1,5 @@
 import type { Endpoint } from '../../core/endpoint.ts';
+import { EndpointsSetInRouterOrder } from '../../core/endpoint-order.ts';
 import type { InputEvent } from '../../core/events.ts';
 import { MAX_AT_MS } from './event-time.ts';
 import { LABEL_MAX_LENGTH, SUBDOMAIN_MAX_LENGTH } from './k8s-names.ts';
@@ -18,6 +19,10 @@ import { LABEL_MAX_LENGTH, SUBDOMAIN_MAX_LENGTH } from './k8s-names.ts';
  *
  * The line is `t` from `from` to `to`. What follows it ("\r", "\n" or the end of the bytes) is in no rule
  * here, so no match runs past it, and the closing brace must be the line's last byte.
+ *
+ * Reading each address as a number on the way, it also sees whether the endpoints come in the router's
+ * order (compareEndpoints: port, port name, address), and says so by the event's class
+ * (EndpointsSetInRouterOrder), which spares the state update reading every address again.
  *
  * Each name is decoded on its own, as JSON.parse copies each: a name cut from a decoded line would be a
  * view of it in V8 (a sliced string for 13 characters or more), which every comparison downstream then
@@ -50,6 +55,11 @@ export function scanEndpointsSet(t: Buffer, from: number, to: number): InputEven
   if (!has(t, end, ENDPOINTS)) return undefined;
   i = end + ENDPOINTS.length;
   const endpoints: Endpoint[] = [];
+  // The last endpoint's sort key, while every endpoint so far is in the router's order.
+  let ordered = true;
+  let lastPort = 0;
+  let lastPortName = '';
+  let lastQuad = 0;
   if (t[i]! === 93) {
     i++;
   } else {
@@ -58,6 +68,7 @@ export function scanEndpointsSet(t: Buffer, from: number, to: number): InputEven
       i += IP.length;
       end = dottedQuadEnd(t, i);
       if (end < 0) return undefined;
+      const address = quad;
       const ip = text(t, i, end);
       if (!has(t, end, PORT)) return undefined;
       i = end + PORT.length;
@@ -114,6 +125,13 @@ export function scanEndpointsSet(t: Buffer, from: number, to: number): InputEven
         }
       }
       if (t[i++]! !== 125) return undefined;
+      if (ordered) {
+        const portName = endpoint.portName ?? '';
+        if (endpoints.length > 0 && (port !== lastPort ? port < lastPort : portName !== lastPortName ? portName < lastPortName : address < lastQuad)) ordered = false;
+        lastPort = port;
+        lastPortName = portName;
+        lastQuad = address;
+      }
       endpoints.push(endpoint);
       const c = t[i++]!;
       if (c === 93) break;
@@ -121,7 +139,7 @@ export function scanEndpointsSet(t: Buffer, from: number, to: number): InputEven
     }
   }
   if (i !== to - 1 || t[i]! !== 125) return undefined;
-  return { at, type: 'endpoints.set', namespace, service, endpoints };
+  return ordered ? new EndpointsSetInRouterOrder(at, namespace, service, endpoints) : { at, type: 'endpoints.set', namespace, service, endpoints };
 }
 
 
@@ -257,8 +275,15 @@ function subdomainEnd(t: Uint8Array, i: number): number {
   return i - start <= SUBDOMAIN_MAX_LENGTH ? i : -1;
 }
 
-/** Where the dotted quad (core/dotted-quad.ts's rule) starting at `i` ends at a closing quote, or -1. */
+/** The address the last dottedQuadEnd read, as dottedQuadValue gives it (a module variable: no object per address). */
+let quad = 0;
+
+/**
+ * Where the dotted quad (core/dotted-quad.ts's rule) starting at `i` ends at a closing quote, or -1; its
+ * value goes to `quad`.
+ */
 function dottedQuadEnd(t: Uint8Array, i: number): number {
+  let address = 0;
   for (let octet = 1; ; octet++) {
     let value = t[i++]! - 48;
     if (!(value >= 0 && value <= 9)) return -1;
@@ -275,7 +300,11 @@ function dottedQuadEnd(t: Uint8Array, i: number): number {
         }
       }
     }
-    if (octet === 4) return t[i]! === 34 ? i : -1;
+    address = address * 256 + value;
+    if (octet === 4) {
+      quad = address;
+      return t[i]! === 34 ? i : -1;
+    }
     if (t[i++]! !== 46) return -1;
   }
 }
