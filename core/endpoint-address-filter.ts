@@ -90,6 +90,11 @@ export function restrictedAddress(ip: string): string | undefined {
   return undefined;
 }
 
+/** Whether the filter keeps this IPv4 address (as dottedQuadValue gives it): a reader vouching for a list asks this. */
+export function isAllowedIpv4(v: number): boolean {
+  return restrictedIpv4Kind(v) === undefined;
+}
+
 function restrictedIpv4(v: number, text: string): string | undefined {
   const why = restrictedIpv4Kind(v);
   return why === undefined ? undefined : `IP address ${text} is ${why}`;

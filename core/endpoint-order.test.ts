@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import type { Endpoint } from './endpoint.ts';
-import { compareEndpoints, compareIp, EndpointsSetInRouterOrder, inRouterOrder } from './endpoint-order.ts';
+import { compareEndpoints, compareIp, inRouterOrder } from './endpoint-order.ts';
 import { applyChurn, emptyRouterState } from './router-state.ts';
 import { createStrategy } from './strategies/index.ts';
 import { FakeHaproxy } from './testing/fake-haproxy.ts';
@@ -64,17 +64,6 @@ describe('endpoints in the router’s order (EndpointSlice conversion, DefaultEn
       const [x, y] = [kept[i - 1]!, kept[i]!];
       expect(x.port < y.port || (x.port === y.port && compareIp(x.ip, y.ip) <= 0)).toBe(true);
     }
-  });
-
-  test('an event its reader saw in order is kept as it is; the same list as a plain event is checked and sorted', () => {
-    const unsorted: Endpoint[] = [{ ip: '10.0.0.2', port: 80 }, { ip: '10.0.0.1', port: 80 }];
-    const trusted = applyChurn(emptyRouterState(), new EndpointsSetInRouterOrder(0, 'ns', 's', unsorted));
-    // Only the reader makes this class, from a list it compared while reading: the state takes its word.
-    expect(trusted?.kind === 'endpoints.changed' && trusted.after).toBe(unsorted);
-    const plain = applyChurn(emptyRouterState(), { at: 0, type: 'endpoints.set', namespace: 'ns', service: 's', endpoints: unsorted });
-    expect(plain?.kind === 'endpoints.changed' && plain.after.map((e) => e.ip)).toEqual(['10.0.0.1', '10.0.0.2']);
-    // It prints as the event it was read as.
-    expect(JSON.stringify(new EndpointsSetInRouterOrder(3, 'ns', 's', []))).toBe('{"at":3,"type":"endpoints.set","namespace":"ns","service":"s","endpoints":[]}');
   });
 });
 

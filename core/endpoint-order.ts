@@ -45,31 +45,6 @@ export function inRouterOrder(list: Endpoint[]): Endpoint[] {
   return list;
 }
 
-/**
- * An `endpoints.set` whose maker saw its endpoints already in the router's order: the event log reader,
- * which reads each address as a number on its way through the line, compares each endpoint with the one
- * before at no cost of its own. The state update then takes the list as it is, where any other event's list
- * is checked (inRouterOrder). Checking again was a tenth of a reload-always replay of the churn log: every
- * address read a second time, from its string. Only the class says so: a copy of the event (`{...e}`, a
- * message to a worker) is a plain object again, and is checked again. Its fields are an event's, in a read
- * event's order, so it prints as the line it was read from.
- */
-export class EndpointsSetInRouterOrder {
-  readonly at: number;
-  readonly type = 'endpoints.set' as const;
-  readonly namespace: string;
-  readonly service: string;
-  /** In the router's order (each endpoint compares <= 0 with the next by compareEndpoints); not to be changed. */
-  readonly endpoints: Endpoint[];
-
-  constructor(at: number, namespace: string, service: string, endpoints: Endpoint[]) {
-    this.at = at;
-    this.namespace = namespace;
-    this.service = service;
-    this.endpoints = endpoints;
-  }
-}
-
 /** bytes.Compare of net.ParseIP's 16-byte forms: an IPv4 address is ::ffff:a.b.c.d. */
 export function compareIp(a: string, b: string): number {
   if (a === b) return 0;

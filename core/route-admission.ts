@@ -4,6 +4,7 @@ import { HostAdmitterClaims } from './host-admitter.ts';
 import { HostIndex, type Claim, type ClaimChanges, type HostActivation } from './host-claims.ts';
 import { routeKey, type Route } from './route.ts';
 import { SaidOnce } from './said-once.ts';
+import { VouchedEndpointsSet } from './vouched-endpoints-set.ts';
 
 /** What the router's admission is configured with (its command line and environment). */
 export interface AdmissionOptions {
@@ -116,7 +117,7 @@ export class RouteAdmission {
       return host === undefined ? [e] : this.deleted(e.at, key, host, e);
     }
     if (e.type === 'endpoints.set' && this.validateEndpointAddresses) {
-      const kept = this.addresses.filter(e.namespace, e.service, e.endpoints);
+      const kept = e instanceof VouchedEndpointsSet ? e.endpoints : this.addresses.filter(e.namespace, e.service, e.endpoints);
       this.one[0] = kept === e.endpoints ? e : { ...e, endpoints: kept };
       return this.one;
     }

@@ -1,8 +1,9 @@
-import { EndpointsSetInRouterOrder, inRouterOrder } from './endpoint-order.ts';
+import { inRouterOrder } from './endpoint-order.ts';
 import { sameEndpoints, type Endpoint } from './endpoint.ts';
 import type { ChurnEvent } from './events.ts';
 import { routeKey, serviceKey, type Route } from './route.ts';
 import { ServiceKeys } from './service-keys.ts';
+import { VouchedEndpointsSet } from './vouched-endpoints-set.ts';
 
 /**
  * What the router has been told: routes, endpoints per service and custom blueprint routes.
@@ -67,7 +68,7 @@ export function applyChurn(state: RouterState, e: ChurnEvent): StateChange | nul
       const before = state.endpoints.get(key) ?? NO_ENDPOINTS;
       if (sameEndpoints(before, e.endpoints)) return null;
       // Kept in the router's order (sorted as its informer sorts them), whatever order the event lists.
-      const after = e instanceof EndpointsSetInRouterOrder ? e.endpoints : inRouterOrder(e.endpoints);
+      const after = e instanceof VouchedEndpointsSet ? e.endpoints : inRouterOrder(e.endpoints);
       state.endpoints.set(key, after);
       return { kind: 'endpoints.changed', namespace: e.namespace, service: e.service, key, before, after, deleted: false };
     }

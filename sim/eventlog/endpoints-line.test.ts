@@ -1,7 +1,9 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import type { Endpoint } from '../../core/endpoint.ts';
-import { compareEndpoints, EndpointsSetInRouterOrder } from '../../core/endpoint-order.ts';
+import { restrictedAddress } from '../../core/endpoint-address-filter.ts';
+import { compareEndpoints } from '../../core/endpoint-order.ts';
+import { VouchedEndpointsSet } from '../../core/vouched-endpoints-set.ts';
 import { MAX_AT_MS } from './event-time.ts';
 import { parseEventLine } from './event-log-reader.ts';
 import { scanEndpointsSet } from './endpoints-line.ts';
@@ -72,19 +74,21 @@ describe('scanEndpointsSet', () => {
   // Few addresses, ports and port names, so that lists in order and ties are common.
   const tied = fc.record(
     {
-      ip: fc.constantFrom('10.0.0.1', '10.0.0.2', '10.0.0.10', '9.255.255.255', '10.128.3.4', '0.0.0.0'),
+      // Restricted ones too: unspecified, loopback, link-local, multicast, the metadata address, and their neighbours.
+      ip: fc.constantFrom('10.0.0.1', '10.0.0.2', '10.0.0.10', '9.255.255.255', '10.128.3.4', '0.0.0.0', '0.0.0.1', '127.0.0.1', '169.254.0.1', '169.253.255.255', '224.0.0.1', '239.255.255.255', '240.0.0.1', '168.63.129.16', '168.63.129.17'),
       port: fc.constantFrom(80, 443, 8080),
       portName: fc.constantFrom('http', 'https', 'web'),
       name: fc.constantFrom('a', 'b'),
     },
     { requiredKeys: ['ip', 'port'] },
   );
-  test.prop([fc.array(tied, { maxLength: 6 })], { numRuns: 2000 })('says the endpoints are in the router’s order exactly when each compares <= 0 with the next', (endpoints) => {
+  test.prop([fc.array(tied, { maxLength: 6 })], { numRuns: 3000 })('vouches for a list exactly when it is in the router’s order and the address filter keeps every address', (endpoints) => {
     const line = JSON.stringify({ at: 1, type: 'endpoints.set', namespace: 'ns', service: 's', endpoints });
     const e = scan(line);
     expect(JSON.stringify(e)).toBe(reference(line));
     const inOrder = endpoints.every((x, i) => i === 0 || compareEndpoints(endpoints[i - 1] as Endpoint, x as Endpoint) <= 0);
-    expect(e instanceof EndpointsSetInRouterOrder).toBe(inOrder);
+    const allKept = endpoints.every((x) => restrictedAddress(x.ip) === undefined);
+    expect(e instanceof VouchedEndpointsSet).toBe(inOrder && allKept);
   });
 
   it('gives the type as the constant, as the fast check does', () => {

@@ -1,5 +1,6 @@
 import type { Endpoint } from '../../core/endpoint.ts';
-import { EndpointsSetInRouterOrder } from '../../core/endpoint-order.ts';
+import { isAllowedIpv4 } from '../../core/endpoint-address-filter.ts';
+import { VouchedEndpointsSet } from '../../core/vouched-endpoints-set.ts';
 import type { InputEvent } from '../../core/events.ts';
 import { MAX_AT_MS } from './event-time.ts';
 import { LABEL_MAX_LENGTH, SUBDOMAIN_MAX_LENGTH } from './k8s-names.ts';
@@ -21,8 +22,9 @@ import { LABEL_MAX_LENGTH, SUBDOMAIN_MAX_LENGTH } from './k8s-names.ts';
  * here, so no match runs past it, and the closing brace must be the line's last byte.
  *
  * Reading each address as a number on the way, it also sees whether the endpoints come in the router's
- * order (compareEndpoints: port, port name, address), and says so by the event's class
- * (EndpointsSetInRouterOrder), which spares the state update reading every address again.
+ * order (compareEndpoints: port, port name, address) and whether the endpoint address filter keeps every
+ * address; when both hold it says so by the event's class (VouchedEndpointsSet), which spares admission
+ * and the state update reading every address again.
  *
  * Each name is decoded on its own, as JSON.parse copies each: a name cut from a decoded line would be a
  * view of it in V8 (a sliced string for 13 characters or more), which every comparison downstream then
@@ -55,8 +57,8 @@ export function scanEndpointsSet(t: Buffer, from: number, to: number): InputEven
   if (!has(t, end, ENDPOINTS)) return undefined;
   i = end + ENDPOINTS.length;
   const endpoints: Endpoint[] = [];
-  // The last endpoint's sort key, while every endpoint so far is in the router's order.
-  let ordered = true;
+  // The last endpoint's sort key, while every endpoint so far is in the router's order and kept by the filter.
+  let vouched = true;
   let lastPort = 0;
   let lastPortName = '';
   let lastQuad = 0;
@@ -125,9 +127,10 @@ export function scanEndpointsSet(t: Buffer, from: number, to: number): InputEven
         }
       }
       if (t[i++]! !== 125) return undefined;
-      if (ordered) {
+      if (vouched) {
         const portName = endpoint.portName ?? '';
-        if (endpoints.length > 0 && (port !== lastPort ? port < lastPort : portName !== lastPortName ? portName < lastPortName : address < lastQuad)) ordered = false;
+        if (endpoints.length > 0 && (port !== lastPort ? port < lastPort : portName !== lastPortName ? portName < lastPortName : address < lastQuad)) vouched = false;
+        else if (!isAllowedIpv4(address)) vouched = false;
         lastPort = port;
         lastPortName = portName;
         lastQuad = address;
@@ -139,7 +142,7 @@ export function scanEndpointsSet(t: Buffer, from: number, to: number): InputEven
     }
   }
   if (i !== to - 1 || t[i]! !== 125) return undefined;
-  return ordered ? new EndpointsSetInRouterOrder(at, namespace, service, endpoints) : { at, type: 'endpoints.set', namespace, service, endpoints };
+  return vouched ? new VouchedEndpointsSet(at, namespace, service, endpoints) : { at, type: 'endpoints.set', namespace, service, endpoints };
 }
 
 
