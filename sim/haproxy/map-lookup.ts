@@ -1,6 +1,6 @@
 import type { MapEntry } from '../../core/haproxy/config-model.ts';
 import type { MapMatch } from './haproxy-cfg.ts';
-import { compileMapRegex, literalPrefixOf, type MockMap, type MockMapEntry } from './map-state.ts';
+import { literalPrefixOf, mapKeyTest, type MockMap, type MockMapEntry } from './map-state.ts';
 
 /**
  * A map's first-match lookup, as the frontends do it (`map_reg` tries entries in order, `map` compares
@@ -70,8 +70,7 @@ export class MapLookup<E extends LookupEntry = MockMapEntry> {
     if (merged) candidates.sort((a, b) => a - b);
     for (const i of candidates) {
       const e = this.live[i]!;
-      const re = compileMapRegex(e.key);
-      if (!(re instanceof Error) && re.test(input)) return e;
+      if (mapKeyTest(e.key)?.(input) === true) return e;
     }
     return undefined;
   }

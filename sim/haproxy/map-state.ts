@@ -1,6 +1,7 @@
 import type { MapEntryRow } from '../../core/haproxy/commands.ts';
 import type { MapEntry } from '../../core/haproxy/config-model.ts';
 import type { MapKind, MapLayout, MapMatch, MapValues } from './haproxy-cfg.ts';
+import { routeKeyMatch, type RouteKeyMatch } from './route-key-match.ts';
 
 /**
  * Map files as HAProxy 2.6 holds them at runtime: one pattern reference per file, entries in file order
@@ -234,6 +235,27 @@ export function compileMapRegex(key: string): RegExp | Error {
     regexCache.set(key, r);
   }
   return r;
+}
+
+const testCache = new Map<string, RouteKeyMatch | null>();
+
+/**
+ * How a `map_reg` entry with this key tests an input, cached per key: read without a regex when it is one
+ * of the router's own shapes (routeKeyMatch), else the compiled key's `test`; undefined for a key that does
+ * not compile (it matches nothing).
+ */
+export function mapKeyTest(key: string): RouteKeyMatch | undefined {
+  let t = testCache.get(key);
+  if (t === undefined) {
+    t = routeKeyMatch(key) ?? null;
+    if (t === null) {
+      const re = compileMapRegex(key);
+      if (!(re instanceof Error)) t = (input) => re.test(input);
+    }
+    if (testCache.size >= CACHE_ENTRIES_MAX) testCache.clear();
+    testCache.set(key, t);
+  }
+  return t ?? undefined;
 }
 
 function compileUncached(key: string): RegExp | Error {

@@ -3,7 +3,7 @@ import { domainForHost } from '../../core/haproxy/route-regexp.ts';
 import type { Route } from '../../core/route.ts';
 import { isReady, type MockBackend } from './backend-state.ts';
 import { lookupOf, pristineLookupOf } from './map-lookup.ts';
-import { compileMapRegex, literalPrefixOf, type MockMap, type MockMapEntry } from './map-state.ts';
+import { literalPrefixOf, mapKeyTest, type MockMap, type MockMapEntry } from './map-state.ts';
 import type { MockHaproxy, PristineMap } from './mock-haproxy.ts';
 
 /**
@@ -179,8 +179,7 @@ export function firstMatch(map: MockMap | undefined, input: string): { key: stri
       continue;
     }
     if (!input.startsWith(literalPrefixOf(e.key))) continue;
-    const re = compileMapRegex(e.key);
-    if (!(re instanceof Error) && re.test(input)) return e;
+    if (mapKeyTest(e.key)?.(input) === true) return e;
   }
   return undefined;
 }
