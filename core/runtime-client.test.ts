@@ -31,7 +31,7 @@ describe('runCommand retries', () => {
 
   // isRetriable matches only errors ending in "connection refused" or "connection reset by peer": an i/o
   // timeout, and a dial that says "no such file or directory" or "permission denied", fail at once.
-  it.each(['timeout', 'unavailable'] as const)('does not retry %s', (fault) => {
+  it.each(['timeout', 'unavailable', 'broken-pipe'] as const)('does not retry %s', (fault) => {
     const trace: RuntimeEffect[] = [];
     try {
       driveSync(runCommand(cmd.showMapList()), scripted([{ ok: false, error: fault }]), trace);

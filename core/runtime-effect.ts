@@ -10,11 +10,12 @@ export type TransportResult = { ok: true; reply: RuntimeReply } | { ok: false; e
 
 /**
  * Why a command was not delivered: the connection was refused (a socket file nobody listens on) or reset,
- * no reply came in time, or the socket could not be opened at all (no such file, permission denied). The
- * router's client retries only the first two (client.go isRetriable matches the error texts ending in
- * "connection refused" and "connection reset by peer").
+ * no reply came in time, the socket could not be opened at all (no such file, permission denied), or the
+ * command could not be written because HAProxy had already closed its end (a broken pipe). The router's
+ * client retries only the first two (client.go isRetriable matches the error texts ending in
+ * "connection refused" and "connection reset by peer"; Go says "broken pipe" for the last).
  */
-export type TransportFault = 'refused' | 'reset' | 'timeout' | 'unavailable';
+export type TransportFault = 'refused' | 'reset' | 'timeout' | 'unavailable' | 'broken-pipe';
 
 /** Wait (client backoff between retries). Resumed with undefined. */
 export interface Sleep {

@@ -25,7 +25,7 @@ const VALID: Record<OutputRecordType, fc.Arbitrary<Record<string, unknown>>> = {
   'reload.start': fc.record({ atUs: time, type: fc.constant('reload.start'), n: count }),
   'reload.end': fc.record({ atUs: time, type: fc.constant('reload.end'), n: count }),
   'runtime.command': fc.record(
-    { atUs: time, type: fc.constant('runtime.command'), line: text, outcome: fc.constantFrom('ok', 'refused', 'reset', 'timeout'), reply: text },
+    { atUs: time, type: fc.constant('runtime.command'), line: text, outcome: fc.constantFrom('ok', 'refused', 'reset', 'timeout', 'unavailable', 'broken-pipe'), reply: text },
     { requiredKeys: ['atUs', 'type', 'line', 'outcome'] },
   ),
   'runtime.counts': fc.record({ atUs: time, type: fc.constant('runtime.counts'), ok: fc.dictionary(fc.constantFrom('set server', 'show servers', 'add map', 'x'), count, { maxKeys: 4 }) }),

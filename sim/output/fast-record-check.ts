@@ -27,7 +27,7 @@ export function looksValidRecord(raw: unknown): raw is OutputRecord {
   switch (r['type']) {
     case 'runtime.command': {
       const outcome = r['outcome'];
-      if (typeof r['line'] !== 'string' || (outcome !== 'ok' && outcome !== 'refused' && outcome !== 'reset' && outcome !== 'timeout' && outcome !== 'unavailable')) return false;
+      if (typeof r['line'] !== 'string' || (outcome !== 'ok' && outcome !== 'refused' && outcome !== 'reset' && outcome !== 'timeout' && outcome !== 'unavailable' && outcome !== 'broken-pipe')) return false;
       return optionalString(r, 'reply', 4) && typed(r, 'runtime.command');
     }
     case 'input': {

@@ -29,7 +29,7 @@ export const RecordSchema = z.discriminatedUnion('type', [
     atUs: time,
     type: z.literal('runtime.command'),
     line: z.string(),
-    outcome: z.enum(['ok', 'refused', 'reset', 'timeout', 'unavailable']),
+    outcome: z.enum(['ok', 'refused', 'reset', 'timeout', 'unavailable', 'broken-pipe']),
     reply: z.string().optional(),
   }),
   z.strictObject({ atUs: time, type: z.literal('runtime.counts'), ok: z.record(z.string(), count) }),

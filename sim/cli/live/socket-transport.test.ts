@@ -29,14 +29,15 @@ describe('sendCommand: socket faults as the router client tells them apart', () 
 
   it('tells the error codes apart as Go\'s dial errors end: only refused and reset are retried upstream', () => {
     // "connect: connection refused" and "connection reset by peer" (isRetriable); "no such file or directory",
-    // "permission denied", "operation not permitted", "not a directory" are not.
-    expect(['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'EACCES', 'EPERM', 'ENOTDIR'].map(classify)).toEqual([
+    // "permission denied", "operation not permitted", "not a directory" and "broken pipe" are not.
+    expect(['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'EACCES', 'EPERM', 'ENOTDIR', 'EPIPE'].map(classify)).toEqual([
       'refused',
       'reset',
       'unavailable',
       'unavailable',
       'unavailable',
       'unavailable',
+      'broken-pipe',
     ]);
   });
 

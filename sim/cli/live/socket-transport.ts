@@ -49,5 +49,7 @@ export function classify(code: string | undefined): TransportFault {
   // open: Go's dial says "no such file or directory" or "permission denied", which the router's client does
   // not retry.
   if (code === 'ENOENT' || code === 'EACCES' || code === 'EPERM' || code === 'ENOTDIR') return 'unavailable';
+  // The command written after HAProxy closed the connection: "write: broken pipe", not retried either.
+  if (code === 'EPIPE') return 'broken-pipe';
   return 'reset';
 }
