@@ -1,3 +1,5 @@
+import { RecentMap } from './recent-map.ts';
+
 /**
  * One string object per distinct text, for names that several parts of a run make on their own (a backend
  * name in the renderer and in a config manager, a service key in the state, the strategies' index and the
@@ -5,18 +7,20 @@
  * compares the characters of the copy it was given with its own, which is cold in the cache by the time the
  * name comes again.
  *
- * Bounded: past `max` texts it starts afresh, which costs only the shared identity until names are made
- * again. The answer is always a string equal to the text, so nothing but speed depends on the table.
+ * Bounded: it keeps the texts used lately (RecentMap, at most 2 × `max`), so a run that keeps inventing names
+ * does not keep them all; a text forgotten costs only the shared identity until it is made again. The answer
+ * is always a string equal to the text, so nothing but speed depends on the table.
  */
 export class OneString {
-  private readonly texts = new Map<string, string>();
+  private readonly texts: RecentMap<string, string>;
 
-  constructor(private readonly max: number) {}
+  constructor(max: number) {
+    this.texts = new RecentMap(max);
+  }
 
   of(text: string): string {
     const kept = this.texts.get(text);
     if (kept !== undefined) return kept;
-    if (this.texts.size >= this.max) this.texts.clear();
     this.texts.set(text, text);
     return text;
   }

@@ -50,4 +50,4 @@ export function serviceKey(namespace: string, service: string): string {
   return serviceKeys.of(`${namespace}/${service}`);
 }
 
-const serviceKeys = new OneString(100_000);
+const serviceKeys = new OneString(65_536);

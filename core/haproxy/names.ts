@@ -2,6 +2,7 @@ import * as crypto from 'node:crypto';
 import { isDottedQuad } from '../dotted-quad.ts';
 import { isReady, servesPort, type Endpoint } from '../endpoint.ts';
 import { OneString } from '../one-string.ts';
+import { RecentMap } from '../recent-map.ts';
 import { terminationOf, type Route, type Termination } from '../route.ts';
 
 /**
@@ -39,7 +40,7 @@ export function backendNameOf(route: Route): string {
   return backendNames.of([backendPrefix(terminationOf(route)), route.namespace, route.name].join(':'));
 }
 
-const backendNames = new OneString(100_000);
+const backendNames = new OneString(16_384);
 
 /**
  * The endpoint ID the router uses as the static server name. Endpoints backed by a pod (our `name`) are
@@ -56,10 +57,9 @@ export function endpointServerName(service: string, e: Endpoint): string {
 
 /**
  * Every reload re-renders each changed backend's server cookies, mostly for endpoints seen before: a pure
- * function, so a bounded memo is safe (cleared whole when full, to stay O(1) and allocation-light).
+ * function, so a memo of the names used lately is safe (RecentMap: its memory stays flat over a long run).
  */
-const MD5_MEMO_MAX = 100_000;
-const md5Memo = new Map<string, string>();
+const md5Memo = new RecentMap<string, string>(16_384);
 
 /**
  * The one-shot `crypto.hash` (Node 20.12+) hashes a route key in about a quarter of the time of a
@@ -72,7 +72,6 @@ const md5Once: (s: string) => string =
 export function md5Hex(s: string): string {
   let h = md5Memo.get(s);
   if (h === undefined) {
-    if (md5Memo.size >= MD5_MEMO_MAX) md5Memo.clear();
     h = md5Once(s);
     md5Memo.set(s, h);
   }

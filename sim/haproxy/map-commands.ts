@@ -1,6 +1,7 @@
 import { OK, refused, type MapEntryRow, type MapListRow, type RuntimeReply } from '../../core/haproxy/commands.ts';
 import { lookupOf, MapLookup } from './map-lookup.ts';
-import { compileMapRegex, entryCount, isIntValue, mapKeyTest, MockMapEntry, parseVersion, versionAfter, type MockMap, type PointerSource } from './map-state.ts';
+import { routeKeyMatch } from './route-key-match.ts';
+import { compileMapRegex, entryCount, isIntValue, MockMapEntry, parseVersion, versionAfter, type MockMap, type PointerSource } from './map-state.ts';
 
 /**
  * The map commands of HAProxy 2.6's runtime API, with its exact replies (measured on 2.6.12). Every reply
@@ -118,8 +119,9 @@ function addEntry(rt: MapRuntime, m: MockMap, key: string, value: string, versio
     const kind = m.kinds[i]!;
     let refused: string | undefined;
     if (kind.values === 'int' && !isIntValue(value)) refused = `unable to parse '${value}'.\n\n`;
-    else if (kind.match === 'reg' && mapKeyTest(key) === undefined) {
-      // A key of the router's own shapes is valid without compiling it (route-key-match.ts).
+    else if (kind.match === 'reg' && routeKeyMatch(key) === undefined) {
+      // A key of the router's own shapes is valid without compiling it (route-key-match.ts); nothing is
+      // kept of it, since most keys added are never looked up.
       const r = compileMapRegex(key);
       if (r instanceof Error) refused = `regex '${key}' is invalid (error=${r.message}).\n\n`;
     }

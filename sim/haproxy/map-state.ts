@@ -1,6 +1,7 @@
 import type { MapEntryRow } from '../../core/haproxy/commands.ts';
 import type { MapEntry } from '../../core/haproxy/config-model.ts';
 import type { MapKind, MapLayout, MapMatch, MapValues } from './haproxy-cfg.ts';
+import { RecentMap } from '../../core/recent-map.ts';
 import { routeKeyMatch, type RouteKeyMatch } from './route-key-match.ts';
 
 /**
@@ -175,10 +176,10 @@ export function parseVersion(word: string): number {
   return v;
 }
 
-const regexCache = new Map<string, RegExp | Error>();
-const prefixCache = new Map<string, string>();
-/** Keys repeat across reloads, but a long churn run keeps inventing hosts: bound the caches. */
-const CACHE_ENTRIES_MAX = 100_000;
+/** Keys repeat across reloads, but a long churn run keeps inventing hosts: the caches keep the keys used lately. */
+const CACHE_ENTRIES_MAX = 16_384;
+const regexCache = new RecentMap<string, RegExp | Error>(CACHE_ENTRIES_MAX);
+const prefixCache = new RecentMap<string, string>(CACHE_ENTRIES_MAX);
 
 /**
  * The text every string a `^`-anchored key matches must start with (`^a\.b\.?…` → `a.b`), or "" when
@@ -189,7 +190,6 @@ export function literalPrefixOf(key: string): string {
   let p = prefixCache.get(key);
   if (p === undefined) {
     p = computeLiteralPrefix(key);
-    if (prefixCache.size >= CACHE_ENTRIES_MAX) prefixCache.clear();
     prefixCache.set(key, p);
   }
   return p;
@@ -231,13 +231,12 @@ export function compileMapRegex(key: string): RegExp | Error {
   let r = regexCache.get(key);
   if (r === undefined) {
     r = compileUncached(key);
-    if (regexCache.size >= CACHE_ENTRIES_MAX) regexCache.clear();
     regexCache.set(key, r);
   }
   return r;
 }
 
-const testCache = new Map<string, RouteKeyMatch | null>();
+const testCache = new RecentMap<string, RouteKeyMatch | null>(CACHE_ENTRIES_MAX);
 
 /**
  * How a `map_reg` entry with this key tests an input, cached per key: read without a regex when it is one
@@ -252,7 +251,6 @@ export function mapKeyTest(key: string): RouteKeyMatch | undefined {
       const re = compileMapRegex(key);
       if (!(re instanceof Error)) t = (input) => re.test(input);
     }
-    if (testCache.size >= CACHE_ENTRIES_MAX) testCache.clear();
     testCache.set(key, t);
   }
   return t ?? undefined;
