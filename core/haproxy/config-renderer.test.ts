@@ -64,6 +64,9 @@ const optionsArb: fc.Arbitrary<RenderOptions> = fc.constantFrom<RenderOptions>(
   { maxDynamicServers: 0, manager: 'add-del', allowWildcardRoutes: true },
 );
 
+/** The renderer's every-service threshold: from switching at the first note to never within a test. */
+const allDirtyMinArb = fc.constantFrom(0, 1, 3, 4096);
+
 function emptyRouterStateWith(namespace: string, name: string) {
   const state = emptyRouterState();
   applyChurn(state, { at: 0, type: 'route.upsert', route: { namespace, name, host: `${name}.example.com`, service: 's0' } });
@@ -72,11 +75,16 @@ function emptyRouterStateWith(namespace: string, name: string) {
 
 describe('ConfigRenderer', () => {
   // Steps are (event, render now?, which pool): renders come at random points, as reloads do under churn.
-  test.prop([optionsArb, fc.array(fc.tuple(eventArb, fc.boolean(), fc.integer({ min: 0, max: 1 })), { maxLength: 40 })], { numRuns: 300 })(
+  // The every-service threshold is lowered at random, so that renders after a list of noted services and
+  // renders after the switch to every service are both compared.
+  test.prop(
+    [optionsArb, fc.array(fc.tuple(eventArb, fc.boolean(), fc.integer({ min: 0, max: 1 })), { maxLength: 40 }), allDirtyMinArb],
+    { numRuns: 300 },
+  )(
     'renders after any churn exactly what a fresh full render of the same state gives',
-    (opts, steps) => {
+    (opts, steps, allDirtyMin) => {
       const state = emptyRouterState();
-      const renderer = new ConfigRenderer(opts);
+      const renderer = new ConfigRenderer(opts, false, allDirtyMin);
       // Every config handed out stays as it was rendered, whatever the renderer does after.
       const handedOut: [HaproxyConfig, unknown][] = [];
       for (const [event, renderNow, pool] of steps) {
@@ -95,11 +103,15 @@ describe('ConfigRenderer', () => {
   // Deferred (reload-always): renders at random points, each config read at a random later point while a
   // reader may still have it (before the second render after it), or never.
   test.prop(
-    [optionsArb, fc.array(fc.tuple(eventArb, fc.constantFrom('none', 'render', 'read newest', 'read previous'), fc.integer({ min: 0, max: 1 })), { maxLength: 60 })],
+    [
+      optionsArb,
+      fc.array(fc.tuple(eventArb, fc.constantFrom('none', 'render', 'read newest', 'read previous'), fc.integer({ min: 0, max: 1 })), { maxLength: 60 }),
+      allDirtyMinArb,
+    ],
     { numRuns: 300 },
-  )('deferred: a config read while it may be is what a fresh full render of the state it was asked for gives; later, reading it throws', (opts, steps) => {
+  )('deferred: a config read while it may be is what a fresh full render of the state it was asked for gives; later, reading it throws', (opts, steps, allDirtyMin) => {
     const state = emptyRouterState();
-    const renderer = new ConfigRenderer(opts, true);
+    const renderer = new ConfigRenderer(opts, true, allDirtyMin);
     // What each config is: waiting to render, rendered (read, or rendered first because a later one was),
     // or dead (a second config was asked for after it, before it was rendered).
     const asked: { config: HaproxyConfig; expected: unknown; is: 'waiting' | 'rendered' | 'dead' }[] = [];
@@ -214,10 +226,10 @@ describe('ConfigRenderer', () => {
     expect(renderer.render(two).backends.map((b) => b.name)).toEqual(['be_http:n:z']);
   });
 
-  it('renders right after a long stretch of endpoint changes without a render (the dirty list is compacted)', () => {
+  it('renders right after a long stretch of endpoint changes without a render (every service looked at)', () => {
     // dcm-slots may go an hour between reloads. s-c changes once, first; then 10,000 changes alternate
-    // between s-a and s-b, passing the compaction threshold (4,096 notes) twice. s-c must survive both
-    // compactions to be rendered; s-d, never noted, keeps the backend rendered before.
+    // between s-a and s-b, passing the threshold (4,096 notes) past which the renderer stops listing them
+    // and looks at every service. s-c must be rendered; s-d, never changed, keeps the backend rendered before.
     const opts = { maxDynamicServers: 2, manager: 'slots' } as const;
     const state = emptyRouterState();
     const renderer = new ConfigRenderer(opts);

@@ -39,8 +39,8 @@ interface StateView {
 }
 /** The deferred renderer's change log drops the changes no waiting config needs once they are this many. */
 const UNDO_DROP_MIN = 4096;
-/** The dirty-service list is compacted when it passes this, or twice its distinct services. */
-const DIRTY_COMPACT_MIN = 4096;
+/** Past this many noted services (or as many as have routes), the next render looks at every service. */
+const ALL_DIRTY_MIN = 4096;
 
 /**
  * What a reload writes, kept up to date between reloads. The real router re-renders its whole template on
@@ -64,13 +64,19 @@ export class ConfigRenderer {
   /**
    * Services noted since the last render, repeats and all. A Set here, cleared at every reload, cost about
    * 10% of a reload-always replay: its hash table grew again from empty after every reload. Rendering a
-   * service twice is harmless (a row whose endpoints are current is skipped), and a long stretch without a
-   * render (dcm-slots may go an hour) is compacted now and then, so the list stays bounded by the services.
+   * service twice is harmless (a row whose endpoints are current is skipped). A long stretch without a
+   * render (reload-always's configs are rendered only when read; dcm-slots may go an hour) stops listing
+   * once the list holds more names than there are services with routes: the next render then looks at
+   * every service, which costs no more than the list would. Until 2 Dec 2026 the list was compacted through
+   * a Set instead, which read every listed name's hash from memory: 2.4% of a reload-always replay of the
+   * saturated day.
    */
   private readonly dirtyServices: string[] = [];
   /** How many of `dirtyServices` are current: the array keeps its length, so it is not regrown per reload. */
   private dirtyCount = 0;
-  private compactDirtyAt = DIRTY_COMPACT_MIN;
+  private allDirtyAt: number;
+  /** Every service is to be looked at by the next render; `dirtyServices` is not kept meanwhile. */
+  private allServicesDirty = false;
   /** Rows in template order. */
   private sorted: Row[] = [];
   /**
@@ -107,7 +113,13 @@ export class ConfigRenderer {
    * render was 10-24% of such a replay. A config must be read before the second render after it (by
    * then its reload has ended and the next has too: HAProxy runs a later one); reading it later throws.
    */
-  constructor(opts: RenderOptions, deferred = false) {
+  /** `allDirtyMin` is ALL_DIRTY_MIN but in tests, which lower it to take the every-service path often. */
+  constructor(
+    opts: RenderOptions,
+    deferred = false,
+    private readonly allDirtyMin = ALL_DIRTY_MIN,
+  ) {
+    this.allDirtyAt = allDirtyMin;
     this.manager = opts.manager ?? (opts.maxDynamicServers > 0 ? 'slots' : 'none');
     this.slots = this.manager === 'slots' ? opts.maxDynamicServers : 0;
     this.wildcard = opts.allowWildcardRoutes === true;
@@ -137,8 +149,10 @@ export class ConfigRenderer {
         return;
       }
       case 'endpoints.changed':
-        this.dirtyServices[this.dirtyCount++] = change.key;
-        if (this.dirtyCount > this.compactDirtyAt) this.compactDirtyServices();
+        if (!this.allServicesDirty) {
+          this.dirtyServices[this.dirtyCount++] = change.key;
+          if (this.dirtyCount > this.allDirtyAt) this.allServicesDirty = true;
+        }
         // The state holds no list for a service without endpoints: undone, it has none again.
         if (this.pending.length > 0) this.remember(change.key, false, change.before.length === 0 ? undefined : change.before);
         return;
@@ -146,14 +160,6 @@ export class ConfigRenderer {
         // Blueprints reach the config only as the pool routes the caller passes as `extra`.
         return;
     }
-  }
-
-  private compactDirtyServices(): void {
-    const unique = new Set(this.dirtyServices.slice(0, this.dirtyCount));
-    this.dirtyServices.length = 0;
-    for (const svc of unique) this.dirtyServices.push(svc);
-    this.dirtyCount = unique.size;
-    this.compactDirtyAt = Math.max(DIRTY_COMPACT_MIN, 2 * unique.size);
   }
 
   private remember(key: string, route: boolean, before: Route | readonly Endpoint[] | undefined): void {
@@ -179,7 +185,7 @@ export class ConfigRenderer {
     }
     else this.renderChanged(state, extra);
     this.dirtyRoutes.clear();
-    this.dirtyCount = 0;
+    this.servicesRendered();
     return this.handOut();
   }
 
@@ -250,7 +256,7 @@ export class ConfigRenderer {
     // What changed after the mark is still to render, for the next config.
     this.dirtyRoutes.clear();
     for (const k of routesBefore.keys()) this.dirtyRoutes.add(k);
-    this.dirtyCount = 0;
+    this.servicesRendered();
     for (const k of endpointsBefore.keys()) this.dirtyServices[this.dirtyCount++] = k;
     return this.handOut();
   }
@@ -316,15 +322,28 @@ export class ConfigRenderer {
         this.place(added);
       }
     }
-    for (let i = 0; i < this.dirtyCount; i++) {
-      const svc = this.dirtyServices[i]!;
-      const rows = this.rowsByService.get(svc);
-      if (rows === undefined) continue;
-      const endpoints = state.endpoints.get(svc);
-      // Only servers change: the row keeps its place and its map lines.
-      for (const row of rows) if (row.endpoints !== endpoints) this.renderServers(row, endpoints);
+    if (this.allServicesDirty) {
+      for (const [svc, rows] of this.rowsByService) this.renderServiceRows(rows, state.endpoints.get(svc));
+    } else {
+      for (let i = 0; i < this.dirtyCount; i++) {
+        const svc = this.dirtyServices[i]!;
+        const rows = this.rowsByService.get(svc);
+        if (rows !== undefined) this.renderServiceRows(rows, state.endpoints.get(svc));
+      }
     }
     this.renderExtra(state, extra);
+  }
+
+  /** Only servers change: each row keeps its place and its map lines. */
+  private renderServiceRows(rows: readonly Row[], endpoints: readonly Endpoint[] | undefined): void {
+    for (const row of rows) if (row.endpoints !== endpoints) this.renderServers(row, endpoints);
+  }
+
+  /** The noted services are rendered: listing starts again, up to as many as now have routes. */
+  private servicesRendered(): void {
+    this.dirtyCount = 0;
+    this.allServicesDirty = false;
+    this.allDirtyAt = Math.max(this.allDirtyMin, this.rowsByService.size);
   }
 
   /** Pool routes are few and handed over whole each time; they are re-placed only when the list changes. */
