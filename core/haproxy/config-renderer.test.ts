@@ -248,4 +248,29 @@ describe('ConfigRenderer', () => {
     expect(second.backends[2]!.servers[0]!.address).toBe('10.9.9.9');
     expect(second.backends[3]).toBe(first.backends[3]);
   });
+
+  it('deferred: a config asked for before a long stretch of endpoint changes reads as it was asked for, the next one as the state is', () => {
+    // reload-always renders a config only when it is read. The first config waits while 10,000 changes pass
+    // the threshold past which the renderer stops listing noted services (4,096): reading it must undo
+    // them all; the config asked for after them must have them all, s-c's single early change included.
+    const opts = { maxDynamicServers: 0 } as const;
+    const state = emptyRouterState();
+    const renderer = new ConfigRenderer(opts, true);
+    for (const name of ['a', 'b', 'c', 'd']) {
+      applyChurn(state, { at: 0, type: 'route.upsert', route: { namespace: 'n', name, host: `${name}.example.com`, service: `s-${name}` } });
+    }
+    renderer.render(state);
+    const waiting = renderer.render(state);
+    const asked = plain(renderRouterConfig(state, opts));
+    const set = (at: number, service: string, ip: string) => {
+      const change = applyChurn(state, { at, type: 'endpoints.set', namespace: 'n', service, endpoints: [{ ip, port: 8080 }] });
+      if (change !== null) renderer.note(change);
+    };
+    set(0, 's-c', '10.9.9.9');
+    for (let i = 1; i <= 10_000; i++) set(i, i % 2 === 0 ? 's-a' : 's-b', `10.0.${i % 7}.${i % 250}`);
+    expect(plain(waiting)).toEqual(asked);
+    const next = renderer.render(state);
+    expect(plain(next)).toEqual(plain(renderRouterConfig(state, opts)));
+    expect(next.backends[2]!.servers[0]!.address).toBe('10.9.9.9');
+  });
 });
