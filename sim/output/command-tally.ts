@@ -49,9 +49,15 @@ export class CompactTally {
     } else if (r.type === 'reload.start') {
       this.requestWaits = false;
     }
-    if (this.total > 0 && (r.atUs >= this.windowEndUs || r.type === 'run.end')) this.flush();
-    if (r.atUs > this.lastUs) this.lastUs = r.atUs;
+    if (this.total > 0 && r.type === 'run.end') this.flush();
+    this.passInput(r.atUs);
     return false;
+  }
+
+  /** What `pass` does with an `input` record at `atUs` (never counted), without the record. */
+  passInput(atUs: number): void {
+    if (this.total > 0 && atUs >= this.windowEndUs) this.flush();
+    if (atUs > this.lastUs) this.lastUs = atUs;
   }
 
   /**

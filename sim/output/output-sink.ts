@@ -1,10 +1,16 @@
 import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { RecordBytes } from './record-bytes.ts';
+import type { InputEventType } from '../../core/events.ts';
 import type { OutputHeader, OutputRecord } from './records.ts';
 
 /** Where a run's output log goes. */
 export interface OutputSink {
   record(r: OutputRecord): void;
+  /**
+   * An `input` record given by its fields, for sinks that write it without the object: a run hands its churn
+   * inputs (most of a long log's records) here when nothing else watches its records.
+   */
+  recordInput?(atUs: number, event: InputEventType, subject: string): void;
   /** The run completed: make the log visible. */
   commit(): void;
   /** The run failed: leave nothing half-written. */
@@ -33,6 +39,11 @@ export class JsonlFileSink implements OutputSink {
 
   record(r: OutputRecord): void {
     this.buffer.append(r);
+    if (this.buffer.length >= FLUSH_BYTES) this.flush();
+  }
+
+  recordInput(atUs: number, event: InputEventType, subject: string): void {
+    this.buffer.appendInput(atUs, event, subject);
     if (this.buffer.length >= FLUSH_BYTES) this.flush();
   }
 
@@ -77,4 +88,4 @@ export class MemorySink implements OutputSink {
   abort(): void {}
 }
 
-export const nullSink: OutputSink = { record() {}, commit() {}, abort() {} };
+export const nullSink: OutputSink = { record() {}, recordInput() {}, commit() {}, abort() {} };

@@ -47,7 +47,7 @@ export class RecordBytes {
   }
 
   /** `{"atUs":…,"type":"input","event":"…","subject":…}` and a newline, as JSON.stringify writes it. */
-  private appendInput(atUs: number, event: InputEventType, subject: string): void {
+  appendInput(atUs: number, event: InputEventType, subject: string): void {
     if (!Number.isSafeInteger(atUs) || atUs < 0 || subject.length > TAIL_SUBJECT_MAX) {
       this.appendLine(JSON.stringify({ atUs, type: 'input', event, subject }));
       return;
