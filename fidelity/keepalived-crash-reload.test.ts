@@ -15,6 +15,12 @@ import { wallUs } from './real-time.ts';
  * stamps of `ip monitor`.
  */
 const NOISE_MS = 100;
+/**
+ * What "at once" allows for a keepalived that acts as it starts or re-reads its conf (the restart's removal
+ * of the stale VIP, a reload's add and removal): the process's own start-up on a machine busy with the rest
+ * of the test suite, where 101 ms was seen in CI (2 Dec 2026). Still well below A, the next timescale.
+ */
+const START_MS = 300;
 const A_MS = 1000;
 const S = (p: number) => skewUs(2, p, A_MS * 1000) / 1000;
 const V100 = '198.18.0.100';
@@ -126,7 +132,7 @@ if (unavailable !== null && process.env.CI !== 'true') {
 
     test('keepalived restarting removes the stale VIP at once, then takes it back 3A + S(150) after its start', () => {
       const removed = when('infra-1', V100, false, t.crash!)! - ms('restart');
-      expect(removed).toBeLessThanOrEqual(NOISE_MS);
+      expect(removed).toBeLessThanOrEqual(START_MS);
       const back = when('infra-1', V100, true, t.restart!)! - ms('restart');
       expect(Math.abs(back - (3 * A_MS + S(150)))).toBeLessThanOrEqual(NOISE_MS);
       const simulated = simAt((x) => x.type === 'vrrp.state' && x.node === 'infra-1' && x.to === 'MASTER', ms('restart'))! - Math.round(ms('restart'));
@@ -135,9 +141,9 @@ if (unavailable !== null && process.env.CI !== 'true') {
       expect(when('infra-2', V100, false, t.restart!)! - ms('restart')).toBeLessThanOrEqual(back + NOISE_MS);
     });
 
-    test('a reload adds the new VIP and removes the dropped one on the master within NOISE_MS, as simulated', () => {
-      expect(when('infra-1', V102, true, t.reload1!)! - ms('reload1')).toBeLessThanOrEqual(NOISE_MS);
-      expect(when('infra-1', V100, false, t.reload1!)! - ms('reload2')).toBeLessThanOrEqual(NOISE_MS);
+    test('a reload adds the new VIP and removes the dropped one on the master within START_MS, as simulated', () => {
+      expect(when('infra-1', V102, true, t.reload1!)! - ms('reload1')).toBeLessThanOrEqual(START_MS);
+      expect(when('infra-1', V100, false, t.reload1!)! - ms('reload2')).toBeLessThanOrEqual(START_MS);
       expect(when('infra-1', V100, false, t.reload1!)! - ms('reload2')).toBeGreaterThanOrEqual(0);
       expect(sim.records.filter((x) => x.type === 'vrrp.address' && x.node === 'infra-1' && x.cause === 'keepalived.reload').map((x) => (x as { vip: string; change: string }).vip + ' ' + (x as { change: string }).change)).toEqual([
         `${V102} added`,
