@@ -89,8 +89,8 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
   };
   // A churn input moves nothing in the report (the failover projection reads the cluster's inputs only):
   // when only the report and the sink see the records, it goes to the sink by its fields, without a record
-  // and the type dispatches of the tally, the projection and the sink (3.4% of a reload-always replay's
-  // instructions, 2 Dec 2026).
+  // and the type dispatches of the tally, the projection and the sink (reload-always replays of the bench
+  // logs 4-5% faster in alternating runs, 2 Dec 2026; docs/performance.md).
   const churnInputsDirect = observers.length === 0 && sink.recordInput !== undefined;
   try {
     const { settings } = input;
