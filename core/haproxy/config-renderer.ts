@@ -112,8 +112,8 @@ export class ConfigRenderer {
    * (no runtime API), so a replay that checks at the end renders one config, not one per reload: the
    * render was 10-24% of such a replay. A config must be read before the second render after it (by
    * then its reload has ended and the next has too: HAProxy runs a later one); reading it later throws.
+   * `allDirtyMin` is ALL_DIRTY_MIN but in tests, which lower it to take the every-service path often.
    */
-  /** `allDirtyMin` is ALL_DIRTY_MIN but in tests, which lower it to take the every-service path often. */
   constructor(
     opts: RenderOptions,
     deferred = false,
