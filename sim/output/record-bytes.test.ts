@@ -14,7 +14,7 @@ const written = (records: readonly OutputRecord[], capacity: number): Buffer => 
 };
 
 const subject = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.string({ maxLength: 600 }), fc.constantFrom('ns/web', 'a"b\\c', '\u2028', '\ud800', 'x\ny', 'ü/ß'));
-const atUs = fc.oneof(fc.nat({ max: Number.MAX_SAFE_INTEGER }), fc.constantFrom(0, 9, 10, 99, 100, 1e6, 999_999_999, 1e9, 1e9 + 5, 2 ** 31, 14_442_732_000, Number.MAX_SAFE_INTEGER), fc.double({ min: 0, max: 1e9, noNaN: true }));
+const atUs = fc.oneof(fc.nat({ max: Number.MAX_SAFE_INTEGER }), fc.constantFrom(0, 9, 10, 99, 100, 1e6, 999_999_999, 1e9, 1e9 + 5, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 1, 14_442_732_000, 86_400_000_000, 1e15 + 7, 1e15 - 1, Number.MAX_SAFE_INTEGER), fc.double({ min: 0, max: 1e9, noNaN: true }));
 const input = fc.record({ atUs, type: fc.constant('input' as const), event: fc.constantFrom(...INPUT_EVENT_TYPES) as fc.Arbitrary<InputEventType>, subject });
 const note = fc.record({ atUs: fc.nat(), type: fc.constant('note' as const), message: fc.string({ unit: 'binary' }) });
 

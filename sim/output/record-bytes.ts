@@ -125,18 +125,47 @@ export class RecordBytes {
     this.length = at;
   }
 
+  /**
+   * A safe non-negative integer's decimal digits. Times past 2^31 µs (36 minutes) are not small integers
+   * to V8, and `%` on a double is a call into C: done digit by digit on the double, the 11 digits of a
+   * day's times cost 108 ns a number, against 26 split at 10^9 into two small integers (3M numbers, 2 Dec
+   * 2026), 3% of a 1M-event reload-always replay of the saturated day.
+   */
   private digits(n: number): void {
+    if (n <= SMALL_MAX) {
+      this.smallDigits(n | 0);
+      return;
+    }
+    const high = Math.floor(n / 1e9);
+    let low = (n - high * 1e9) | 0;
+    this.smallDigits(high);
+    const buf = this.buf;
+    let at = this.length + 9;
+    this.length = at;
+    for (let k = 0; k < 9; k++) {
+      const q = (low / 10) | 0;
+      buf[--at] = 0x30 + (low - q * 10);
+      low = q;
+    }
+  }
+
+  /** The digits of an integer up to SMALL_MAX, in small-integer arithmetic. */
+  private smallDigits(n: number): void {
     let width = 1;
-    for (let m = n; m >= 10; m = Math.floor(m / 10)) width++;
+    for (let m = n; m >= 10; m = (m / 10) | 0) width++;
     const buf = this.buf;
     let at = this.length + width;
     this.length = at;
     do {
-      buf[--at] = 0x30 + (n % 10);
-      n = Math.floor(n / 10);
+      const q = (n / 10) | 0;
+      buf[--at] = 0x30 + (n - q * 10);
+      n = q;
     } while (n > 0);
   }
 }
+
+/** The largest integer `| 0` keeps. */
+const SMALL_MAX = 0x7fff_ffff;
 
 /** Subjects longer than this (none in practice) are written without a kept tail. */
 const TAIL_SUBJECT_MAX = 512;
