@@ -2,7 +2,7 @@ import { inRouterOrder } from './endpoint-order.ts';
 import { sameEndpoints, type Endpoint } from './endpoint.ts';
 import type { ChurnEvent } from './events.ts';
 import { routeKey, serviceKey, type Route } from './route.ts';
-import { ServiceKeys } from './service-keys.ts';
+import { ServiceEndpoints, type ServiceEntry } from './service-endpoints.ts';
 import { VouchedEndpointsSet } from './vouched-endpoints-set.ts';
 
 /**
@@ -11,10 +11,9 @@ import { VouchedEndpointsSet } from './vouched-endpoints-set.ts';
  */
 export interface RouterState {
   readonly routes: Map<string, Route>;
-  readonly endpoints: Map<string, Endpoint[]>;
+  /** Endpoints per service, by `serviceKey(namespace, service)`; one entry per service (see ServiceEndpoints). */
+  readonly endpoints: ServiceEndpoints;
   readonly blueprints: Map<string, Route>;
-  /** The endpoints maps' keys, one string per service (see ServiceKeys). */
-  readonly serviceKeys: ServiceKeys;
 }
 
 /** What an event changed; `null` from `applyChurn` means nothing did (e.g. the same endpoints twice). */
@@ -28,6 +27,8 @@ export type StateChange =
       service: string;
       /** `serviceKey(namespace, service)`, made once: every consumer of the change looks it up. */
       key: string;
+      /** The service's entry in the state: what a consumer keeps per service is reached from it without a lookup. */
+      entry: ServiceEntry;
       before: readonly Endpoint[];
       after: readonly Endpoint[];
       /** An `endpoints.delete` (the router's DeleteEndpoints), rather than a list that became empty. */
@@ -36,14 +37,14 @@ export type StateChange =
   | { kind: 'blueprint.changed'; before: Route | undefined; after: Route | undefined };
 
 export function emptyRouterState(): RouterState {
-  return { routes: new Map(), endpoints: new Map(), blueprints: new Map(), serviceKeys: new ServiceKeys() };
+  return { routes: new Map(), endpoints: new ServiceEndpoints(), blueprints: new Map() };
 }
 
 const NO_ENDPOINTS: readonly Endpoint[] = [];
 
 export function endpointsOf(state: RouterState, namespace: string, service: string): readonly Endpoint[] {
   // The invariant check asks this for every route after every settled change: no key is built per call.
-  return state.endpoints.get(state.serviceKeys.of(namespace, service)) ?? NO_ENDPOINTS;
+  return state.endpoints.entryOf(namespace, service).endpoints ?? NO_ENDPOINTS;
 }
 
 /** Applies one churn event in place and says what changed. */
@@ -64,23 +65,22 @@ export function applyChurn(state: RouterState, e: ChurnEvent): StateChange | nul
       return { kind: 'route.removed', route: before };
     }
     case 'endpoints.set': {
-      const key = state.serviceKeys.of(e.namespace, e.service);
-      const before = state.endpoints.get(key) ?? NO_ENDPOINTS;
+      const entry = state.endpoints.entryOf(e.namespace, e.service);
+      const before = entry.endpoints ?? NO_ENDPOINTS;
       if (sameEndpoints(before, e.endpoints)) return null;
       // Kept in the router's order (sorted as its informer sorts them), whatever order the event lists.
       const after = e instanceof VouchedEndpointsSet ? e.endpoints : inRouterOrder(e.endpoints);
-      state.endpoints.set(key, after);
-      return { kind: 'endpoints.changed', namespace: e.namespace, service: e.service, key, before, after, deleted: false };
+      state.endpoints.put(entry, after);
+      return { kind: 'endpoints.changed', namespace: e.namespace, service: e.service, key: entry.key, entry, before, after, deleted: false };
     }
     case 'endpoints.delete': {
       // A change even when there was nothing to delete: the router's DeleteEndpoints marks its state
       // changed for any service a route uses (the template router reloads), and the config managers still
       // run RemoveRouteEndpoints, which arms the commit timer.
-      const key = state.serviceKeys.of(e.namespace, e.service);
-      const before = state.endpoints.get(key) ?? NO_ENDPOINTS;
-      state.serviceKeys.forget(e.namespace, e.service);
-      state.endpoints.delete(key);
-      return { kind: 'endpoints.changed', namespace: e.namespace, service: e.service, key, before, after: NO_ENDPOINTS, deleted: true };
+      const entry = state.endpoints.entryOf(e.namespace, e.service);
+      const before = entry.endpoints ?? NO_ENDPOINTS;
+      state.endpoints.forget(e.namespace, e.service);
+      return { kind: 'endpoints.changed', namespace: e.namespace, service: e.service, key: entry.key, entry, before, after: NO_ENDPOINTS, deleted: true };
     }
     case 'blueprint.upsert': {
       const key = routeKey(e.route);

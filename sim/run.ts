@@ -125,7 +125,7 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
     const onInput = (e: InputEvent): void => {
       // An endpoints event's subject is its service key: the router's state keeps one string per service,
       // where eventSubject would build and flatten a new one for each of the log's many endpoint events.
-      const subject = e.type === 'endpoints.set' || e.type === 'endpoints.delete' ? router.state.serviceKeys.of(e.namespace, e.service) : eventSubject(e);
+      const subject = e.type === 'endpoints.set' || e.type === 'endpoints.delete' ? router.state.endpoints.keyOf(e.namespace, e.service) : eventSubject(e);
       const churn = isChurnEvent(e);
       if (churn && churnInputsDirect) {
         tally.passInput(engine.nowUs);

@@ -2,6 +2,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { emptyRouterState, type RouterState } from '../router-state.ts';
 import type { Route } from '../route.ts';
+import { ServiceEndpoints } from '../service-endpoints.ts';
 import { escapeCliKey } from './cli-escape.ts';
 import { dynamicMapEntries, renderedMapEntries } from './map-entries.ts';
 import { backendNameOf, endpointServerName, md5Hex, routingKeyName } from './names.ts';
@@ -99,7 +100,9 @@ describe('renderRouterConfig', () => {
     ]);
     expect(cfg.backends[1]!.servers.map((s) => s.check)).toEqual([false]);
     // An IPv6 address is not a dotted quad: the mock parses it to print it as HAProxy does.
-    const v6 = renderRouterConfig({ ...state, endpoints: new Map([...state.endpoints].map(([k, eps]) => [k, eps.map((e) => ({ ...e, ip: `::FFFF:${e.ip}` }))])) }, { maxDynamicServers: 0 });
+    const v6Endpoints = new ServiceEndpoints();
+    for (const [k, eps] of state.endpoints) v6Endpoints.set(k, eps.map((e) => ({ ...e, ip: `::FFFF:${e.ip}` })));
+    const v6 = renderRouterConfig({ ...state, endpoints: v6Endpoints }, { maxDynamicServers: 0 });
     expect(v6.backends[2]!.servers.map((s) => s.canonicalAddress)).toEqual([false, false]);
     // Passthrough without endpoints still gets its backend: tcp mode, source balance, no cookie, no servers.
     expect({ ...cfg.backends[0], servers: cfg.backends[0]!.servers }).toEqual({ name: 'be_tcp:db:pg', mode: 'tcp', balance: 'source', hashType: 'consistent', servers: [] });

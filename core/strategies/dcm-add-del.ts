@@ -9,6 +9,7 @@ import { aliasKey, backendNameOf, preferPortOf, servedEndpoints, servedForRoute,
 import { ConfigRenderer } from '../haproxy/config-renderer.ts';
 import { routeKey, type Route } from '../route.ts';
 import { endpointsOf, type RouterState, type StateChange } from '../router-state.ts';
+import type { ServiceEntry } from '../service-endpoints.ts';
 import { NotFoundError, retryCommand, RuntimeApiError, runAccepted, unexpectedReply } from '../runtime-client.ts';
 import type { RuntimeProgram } from '../runtime-effect.ts';
 import type { RouterStrategy, StrategyContext } from '../strategy.ts';
@@ -107,8 +108,8 @@ export class DcmAddDelStrategy implements RouterStrategy {
         if (this.pool.applyChange(change.before, change.after)) ctx.requestReload('blueprint-change');
         return;
       case 'endpoints.changed':
-        if (change.deleted) return this.removeServiceEndpoints(change.key, change.service, change.before, ctx);
-        return this.replaceServiceEndpoints(change.key, change.service, change.before, change.after, ctx);
+        if (change.deleted) return this.removeServiceEndpoints(change.entry, change.service, change.before, ctx);
+        return this.replaceServiceEndpoints(change.entry, change.service, change.before, change.after, ctx);
     }
   }
 
@@ -188,13 +189,13 @@ export class DcmAddDelStrategy implements RouterStrategy {
 
   /** dynamicallyReplaceEndpoints: every route of the service in key order, stopping at the first failure. */
   private *replaceServiceEndpoints(
-    serviceKey: string,
+    entry: ServiceEntry,
     service: string,
     before: readonly Endpoint[],
     after: readonly Endpoint[],
     ctx: StrategyContext,
   ): RuntimeProgram<void> {
-    const rec = this.index.recordOf(serviceKey);
+    const rec = this.index.recordAt(entry);
     if (rec === undefined) return;
     const { routes: keys, routeObjects: routes } = rec;
     const oldServed = rec.served.of(service, before);
@@ -224,9 +225,9 @@ export class DcmAddDelStrategy implements RouterStrategy {
    * every port's: a route with a targetPort is asked to delete servers it never had, which fails and
    * reloads. Stops at the first failure.
    */
-  private *removeServiceEndpoints(serviceKey: string, service: string, before: readonly Endpoint[], ctx: StrategyContext): RuntimeProgram<void> {
+  private *removeServiceEndpoints(entry: ServiceEntry, service: string, before: readonly Endpoint[], ctx: StrategyContext): RuntimeProgram<void> {
     const served = servedEndpoints(service, before);
-    const rec = this.index.recordOf(serviceKey);
+    const rec = this.index.recordAt(entry);
     if (rec === undefined) return;
     const { routes: keys, routeObjects: routes } = rec;
     for (let i = 0; i < keys.length; i++) {

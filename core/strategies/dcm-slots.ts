@@ -136,7 +136,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
         // A modify is remove + add; both are attempted whatever the first one's outcome (router.go AddRoute).
         return this.modifyRoute(change.before, change.after, state, ctx);
       case 'endpoints.changed': {
-        const rec = this.index.recordOf(change.key);
+        const rec = this.index.recordAt(change.entry);
         if (rec === undefined) return;
         const keys = rec.routes;
         const oldServed = rec.served.of(change.service, change.before);
@@ -179,7 +179,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
   /** Whether the change reaches the config manager: a route's, or endpoints its routes serve that changed. */
   private reachesManager(change: StateChange): boolean {
     if (change.kind !== 'endpoints.changed') return true;
-    const rec = this.index.recordOf(change.key);
+    const rec = this.index.recordAt(change.entry);
     if (rec === undefined) return false;
     return change.deleted || !sameServed(rec.served.of(change.service, change.before), rec.served.of(change.service, change.after));
   }
@@ -533,7 +533,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
   /** The route's service's served endpoints as the router has them now. */
   private servedNow(route: Route, state: RouterState): readonly ServedEndpoint[] {
     const endpoints = endpointsOf(state, route.namespace, route.service);
-    const rec = this.index.recordOf(state.serviceKeys.of(route.namespace, route.service));
+    const rec = this.index.recordAt(state.endpoints.entryOf(route.namespace, route.service));
     return rec === undefined ? servedEndpoints(route.service, endpoints) : rec.served.of(route.service, endpoints);
   }
 

@@ -43,7 +43,7 @@ export class ReloadAlwaysStrategy implements RouterStrategy {
         ctx.requestReload('route-change');
         return;
       case 'endpoints.changed': {
-        if (this.index.routesOfKey(change.key).length === 0) return;
+        if (this.index.recordAt(change.entry) === undefined) return;
         // DeleteEndpoints marks the state changed without comparing: even endpoints that were empty reload.
         if (!change.deleted && sameServedEndpoints(change.service, change.before, change.after)) return;
         ctx.requestReload('endpoints-change');

@@ -74,4 +74,44 @@ describe('ServiceIndex', () => {
     }
     for (const s of ['s1', 's2', 's3']) for (const ns of ['a', 'b']) if (!expected.has(serviceKey(ns, s))) expect(index.recordOf(serviceKey(ns, s))).toBeUndefined();
   });
+
+  // recordAt answers from the service's entry in the state when this index keeps its record there: through
+  // routes coming and going, rebuilds, services forgotten and made again (an endpoints.delete), and a second
+  // index on the same state taking entries over, it must answer what a lookup by key answers.
+  const step = fc.oneof(
+    fc.record({ kind: fc.constant('route' as const), remove: fc.boolean(), name: fc.constantFrom('r1', 'r2', 'r3'), service: fc.constantFrom('s1', 's2') }),
+    fc.record({ kind: fc.constant('forget' as const), service: fc.constantFrom('s1', 's2', 's3') }),
+    fc.record({ kind: fc.constant('rebuild' as const), second: fc.boolean() }),
+    fc.record({ kind: fc.constant('ask' as const), second: fc.boolean(), service: fc.constantFrom('s1', 's2', 's3') }),
+    fc.record({ kind: fc.constant('ask' as const), second: fc.boolean(), service: fc.constantFrom('s1', 's2', 's3') }),
+  );
+  test.prop([fc.array(step, { maxLength: 80 })], { numRuns: 500 })('answers recordAt(entry) as recordOf(entry.key), with two indexes on one state', (steps) => {
+    const state = emptyRouterState();
+    const indexes = [new ServiceIndex(), new ServiceIndex()] as const;
+    for (const s of steps) {
+      if (s.kind === 'route') {
+        const key = routeKey({ namespace: 'ns', name: s.name });
+        const before = state.routes.get(key);
+        for (const index of indexes) if (before !== undefined) index.remove(before);
+        if (s.remove) state.routes.delete(key);
+        else {
+          const route: Route = { namespace: 'ns', name: s.name, host: `${s.name}.example.com`, service: s.service };
+          state.routes.set(key, route);
+          for (const index of indexes) index.add(route);
+        }
+      } else if (s.kind === 'forget') state.endpoints.forget('ns', s.service);
+      else if (s.kind === 'rebuild') indexes[s.second ? 1 : 0].rebuild(state);
+      else {
+        const index = indexes[s.second ? 1 : 0];
+        const entry = state.endpoints.entryOf('ns', s.service);
+        expect(index.recordAt(entry)).toBe(index.recordOf(entry.key));
+      }
+    }
+    for (const index of indexes) {
+      for (const service of ['s1', 's2', 's3']) {
+        const entry = state.endpoints.entryOf('ns', service);
+        expect(index.recordAt(entry)).toBe(index.recordOf(entry.key));
+      }
+    }
+  });
 });

@@ -3,6 +3,7 @@ import { isReady } from '../endpoint.ts';
 import { ServedMemo, servedEndpoints, type ServedEndpoint, type ServedSource } from '../haproxy/names.ts';
 import { routeKey, serviceKey, type Route } from '../route.ts';
 import type { RouterState } from '../router-state.ts';
+import type { ServiceEntry } from '../service-endpoints.ts';
 
 /** One service a route uses: its routes' keys, and its served endpoints as last computed. */
 export interface ServiceRecord<T = unknown> {
@@ -21,6 +22,8 @@ export interface ServiceRecord<T = unknown> {
    */
   readonly routeData: (T | undefined)[];
   readonly served: ServedMemo;
+  /** The state's entry for the service that holds this record for its index (see `recordAt`), if one does. */
+  claimedBy: ServiceEntry | null;
 }
 
 /**
@@ -33,6 +36,7 @@ export class ServiceIndex<T = unknown> implements ServedSource {
   private readonly byService = new Map<string, ServiceRecord<T>>();
 
   rebuild(state: RouterState): void {
+    for (const rec of this.byService.values()) this.release(rec);
     this.byService.clear();
     for (const r of state.routes.values()) this.add(r);
   }
@@ -42,7 +46,7 @@ export class ServiceIndex<T = unknown> implements ServedSource {
     const key = routeKey(r);
     const rec = this.byService.get(k);
     if (rec === undefined) {
-      this.byService.set(k, { routes: [key], routeObjects: [r], routeData: [undefined], served: new ServedMemo() });
+      this.byService.set(k, { routes: [key], routeObjects: [r], routeData: [undefined], served: new ServedMemo(), claimedBy: null });
       return;
     }
     const list = rec.routes;
@@ -69,7 +73,38 @@ export class ServiceIndex<T = unknown> implements ServedSource {
       rec.routeObjects.splice(i, 1);
       rec.routeData.splice(i, 1);
     }
-    if (list.length === 0) this.byService.delete(k);
+    if (list.length === 0) {
+      this.release(rec);
+      this.byService.delete(k);
+    }
+  }
+
+  /**
+   * `recordOf(entry.key)`, from the entry when this index keeps the record there. The first lookup of a
+   * record puts it in the service's entry; a record removed, or the index rebuilt, takes it out again, so
+   * an entry this index owns always holds what `recordOf` would answer. An entry another index owns is
+   * left to it: two indexes on one state (tests do that) then look up by key, and take turns owning.
+   */
+  recordAt(entry: ServiceEntry): ServiceRecord<T> | undefined {
+    if (entry.indexOwner === this) return entry.indexRecord as ServiceRecord<T>;
+    const rec = this.byService.get(entry.key);
+    if (rec !== undefined) {
+      this.release(rec);
+      entry.indexOwner = this;
+      entry.indexRecord = rec;
+      rec.claimedBy = entry;
+    }
+    return rec;
+  }
+
+  /** Takes the record out of the entry that holds it. */
+  private release(rec: ServiceRecord<T>): void {
+    const entry = rec.claimedBy;
+    if (entry === null) return;
+    rec.claimedBy = null;
+    if (entry.indexOwner !== this) return;
+    entry.indexOwner = null;
+    entry.indexRecord = undefined;
   }
 
   routesOf(namespace: string, service: string): readonly string[] {
