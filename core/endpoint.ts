@@ -34,11 +34,20 @@ export function servesPort(preferPort: string | undefined, portName: string | un
 
 /** Two endpoint lists are the same set (order ignored), so re-applying an `endpoints.set` changes nothing. */
 export function sameEndpoints(a: readonly Endpoint[], b: readonly Endpoint[]): boolean {
-  if (a.length !== b.length) return false;
-  // Hot path: the same list in the same order needs no map.
+  return a.length === b.length && sameEndpointsAfter(a, b, samePrefixLength(a, b));
+}
+
+/** How many endpoints two lists of one length start with alike (as sameEndpoints compares them), place by place. */
+export function samePrefixLength(a: readonly Endpoint[], b: readonly Endpoint[]): number {
   let i = 0;
   while (i < a.length && sameEndpoint(a[i]!, b[i]!)) i++;
-  if (i === a.length) return true;
+  return i;
+}
+
+/** sameEndpoints of two lists of one length that start with `prefix` endpoints alike. */
+export function sameEndpointsAfter(a: readonly Endpoint[], b: readonly Endpoint[], prefix: number): boolean {
+  // Hot path: the same list in the same order needs no map.
+  if (prefix === a.length) return true;
   const seen = new Map<string, boolean>();
   for (const e of a) seen.set(endpointId(e), isReady(e));
   for (const e of b) {

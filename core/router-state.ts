@@ -1,5 +1,5 @@
 import { inRouterOrder } from './endpoint-order.ts';
-import { sameEndpoints, type Endpoint } from './endpoint.ts';
+import { sameEndpointsAfter, samePrefixLength, type Endpoint } from './endpoint.ts';
 import type { ChurnEvent } from './events.ts';
 import { routeKey, serviceKey, type Route } from './route.ts';
 import { ServiceEndpoints, type ServiceEntry } from './service-endpoints.ts';
@@ -47,6 +47,24 @@ export function endpointsOf(state: RouterState, namespace: string, service: stri
   return state.endpoints.entryOf(namespace, service).endpoints ?? NO_ENDPOINTS;
 }
 
+/**
+ * `list` (a new array: an event's own is replayed again by sweeps) with its first `prefix` endpoints, alike
+ * in `before` place by place, as the objects `before` has when every field is the same. The state keeps a
+ * list until the service's next event, long enough to leave the cache and be copied by the collector; the
+ * readers of the change compare the two lists from the start, and find these the same objects, their
+ * strings compared by pointer, where they read a cold copy character by character. Only what the check
+ * for an unchanged list compared anyway: dcm-slots on the day slice 3,759 → 3,610 ms of wall time, best of
+ * four alternating (2 Dec 2026), reload-always and dcm-add-del alike. Looking further (lists of another
+ * length, one place ahead) kept more and made dcm-slots 8% faster, but reload-always 8–10% slower:
+ * places that differ cost a comparison of both strings in full.
+ */
+function keepingPrefix(before: readonly Endpoint[], list: readonly Endpoint[], prefix: number): Endpoint[] {
+  const out = list.slice();
+  // `ready` as written: absent and `true` both mean ready, but print apart.
+  for (let i = 0; i < prefix; i++) if (before[i]!.ready === list[i]!.ready) out[i] = before[i]!;
+  return out;
+}
+
 /** Applies one churn event in place and says what changed. */
 export function applyChurn(state: RouterState, e: ChurnEvent): StateChange | null {
   switch (e.type) {
@@ -67,9 +85,13 @@ export function applyChurn(state: RouterState, e: ChurnEvent): StateChange | nul
     case 'endpoints.set': {
       const entry = state.endpoints.entryOf(e.namespace, e.service);
       const before = entry.endpoints ?? NO_ENDPOINTS;
-      if (sameEndpoints(before, e.endpoints)) return null;
+      const listed = e.endpoints;
+      // Lists of one length are compared place by place first; others differ without a look.
+      const prefix = before.length === listed.length ? samePrefixLength(before, listed) : 0;
+      if (before.length === listed.length && sameEndpointsAfter(before, listed, prefix)) return null;
       // Kept in the router's order (sorted as its informer sorts them), whatever order the event lists.
-      const after = e instanceof VouchedEndpointsSet ? e.endpoints : inRouterOrder(e.endpoints);
+      const ordered = e instanceof VouchedEndpointsSet ? listed : inRouterOrder(listed);
+      const after = prefix > 0 && ordered === listed ? keepingPrefix(before, listed, prefix) : ordered;
       state.endpoints.put(entry, after);
       return { kind: 'endpoints.changed', namespace: e.namespace, service: e.service, key: entry.key, entry, before, after, deleted: false };
     }
