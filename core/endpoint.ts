@@ -32,19 +32,17 @@ export function servesPort(preferPort: string | undefined, portName: string | un
   return preferPort === undefined || portName === preferPort || String(port) === preferPort;
 }
 
-/** Two endpoint lists are the same set (order ignored), so re-applying an `endpoints.set` changes nothing. */
-export function sameEndpoints(a: readonly Endpoint[], b: readonly Endpoint[]): boolean {
-  return a.length === b.length && sameEndpointsAfter(a, b, samePrefixLength(a, b));
-}
-
-/** How many endpoints two lists of one length start with alike (as sameEndpoints compares them), place by place. */
+/** How many endpoints two lists of one length start with alike (as sameEndpointsAfter compares them), place by place. */
 export function samePrefixLength(a: readonly Endpoint[], b: readonly Endpoint[]): number {
   let i = 0;
   while (i < a.length && sameEndpoint(a[i]!, b[i]!)) i++;
   return i;
 }
 
-/** sameEndpoints of two lists of one length that start with `prefix` endpoints alike. */
+/**
+ * Whether two lists of one length, starting with `prefix` endpoints alike, are the same set (order ignored):
+ * re-applying such an `endpoints.set` changes nothing.
+ */
 export function sameEndpointsAfter(a: readonly Endpoint[], b: readonly Endpoint[], prefix: number): boolean {
   // Hot path: the same list in the same order needs no map.
   if (prefix === a.length) return true;
