@@ -103,8 +103,9 @@ export class PointerSource {
   private low = 0;
 
   next(): string {
-    // Every reload lists its maps' entries afresh, a pointer each: the high digits change once every 1024
-    // pointers and the low four come from a table, instead of a number-to-hex conversion per entry.
+    // A reload makes an entry, with a pointer, for each map line it did not have before (MapEntriesAtLoad):
+    // the high digits change once every 1024 pointers and the low four come from a table, instead of a
+    // number-to-hex conversion per entry.
     if (this.low === LOW_HEX.length) {
       this.low = 0;
       this.high++;
@@ -135,11 +136,11 @@ export function checkMapValues(layout: MapLayout, entries: readonly MapEntry[]):
 const NO_LINES: readonly number[] = [];
 
 /**
- * The map a load starts with. Its values were checked when the config was loaded (checkConfig), or come
+ * The map a load starts with, its entries made by MapEntriesAtLoad. Its values were checked when the config was loaded (checkConfig), or come
  * from the router's renderer, valid by construction (a trusted load): checking them again at every build
  * cost 0.4% of a dcm-slots replay of the day slice.
  */
-export function mapFromLayout(layout: MapLayout, entries: readonly MapEntry[], pointers: PointerSource): MockMap {
+export function mapFromLayout(layout: MapLayout, entries: MockMapEntry[]): MockMap {
   return {
     id: layout.id,
     path: layout.path,
@@ -152,7 +153,7 @@ export function mapFromLayout(layout: MapLayout, entries: readonly MapEntry[], p
     kinds: layout.kinds ?? [{ match: layout.match, values: layout.values }],
     currVer: 0,
     nextVer: 0,
-    entries: entries.map((e) => new MockMapEntry(pointers.next(), e.key, e.value, 0)),
+    entries,
     entryCountSkew: 0,
     rev: 0,
     shape: 0,

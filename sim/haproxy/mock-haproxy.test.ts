@@ -202,6 +202,32 @@ describe('MockHaproxy across reloads', () => {
   );
 });
 
+describe('MockHaproxy map entries across reloads', () => {
+  it('starts every load from the config: an entry taken out comes back under a new pointer, the lines kept keep theirs', () => {
+    const lines = [
+      { key: '^a\\.example\\.com$', value: 'be_http:ns:a' },
+      { key: '^b\\.example\\.com$', value: 'be_http:ns:b' },
+    ];
+    const cfg: HaproxyConfig = { backends: config().backends, maps: { 'os_http_be.map': lines } };
+    const m = new MockHaproxy();
+    m.load(cfg);
+    const before = m.execute(`show map ${MAP}`).trim().split('\n');
+    const refA = before[0]!.split(' ')[0]!;
+    const refB = before[1]!.split(' ')[0]!;
+    expect(m.execute(`del map ${MAP} #${refA}`)).toBe('\n');
+    expect(m.execute(`add map ${MAP} ^c\\.example\\.com$ be_http:ns:c`)).toBe('\n');
+    // The renderer hands the same lines over again: the process starts on them, runtime changes gone.
+    m.load({ backends: cfg.backends, maps: { 'os_http_be.map': lines } });
+    const after = m.execute(`show map ${MAP}`).trim().split('\n');
+    expect(after.map((l) => l.split(' ').slice(1).join(' '))).toEqual(['^a\\.example\\.com$ be_http:ns:a', '^b\\.example\\.com$ be_http:ns:b']);
+    expect(after[0]!.split(' ')[0]).not.toBe(refA);
+    expect(after[1]!.split(' ')[0]).toBe(refB);
+    // The entry that came back answers `del map` under its new pointer, as a fresh process's would.
+    expect(m.execute(`del map ${MAP} #${after[0]!.split(' ')[0]}`)).toBe('\n');
+    expect(m.execute(`del map ${MAP} #${refA}`)).toBe('Key not found.\n\n');
+  });
+});
+
 describe('MockHaproxy show map rows', () => {
   it('stay as they were listed when set map changes an entry afterwards', () => {
     const m = loaded();

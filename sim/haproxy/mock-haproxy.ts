@@ -25,6 +25,7 @@ import {
   type MapListing,
   type MapRuntime,
 } from './map-commands.ts';
+import { MapEntriesAtLoad } from './map-entries-at-load.ts';
 import { checkMapValues, mapFromLayout, PointerSource, type MockMap } from './map-state.ts';
 import { DEFAULT_PROCESS_INFO, showInfo, showVersion, type ProcessCounters, type ProcessInfo } from './show-info.ts';
 import { showStat } from './show-stat.ts';
@@ -80,6 +81,8 @@ const DELIVERED_OK: TransportResult = { ok: true, reply: OK };
  */
 export class MockHaproxy implements ServerRuntime, MapRuntime {
   readonly pointers = new PointerSource();
+  /** Per map path, the entries the last load started with, handed on where the config left them as they were. */
+  private readonly entriesAtLoad = new Map<string, MapEntriesAtLoad>();
   private readonly layoutOf: (config: HaproxyConfig) => CfgLayout;
   private readonly clockS: () => number;
   private readonly processInfo: ProcessInfo;
@@ -245,7 +248,9 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
     if (m !== undefined) return m;
     const layout = this.mapLayouts().find((l) => l.path === path);
     if (layout === undefined) return undefined;
-    m = mapFromLayout(layout, r.config.maps[layout.file] ?? [], this.pointers);
+    let atLoad = this.entriesAtLoad.get(layout.path);
+    if (atLoad === undefined) this.entriesAtLoad.set(layout.path, (atLoad = new MapEntriesAtLoad()));
+    m = mapFromLayout(layout, atLoad.build(r.config.maps[layout.file] ?? NO_ENTRIES, this.pointers));
     r.maps.set(path, m);
     return m;
   }
