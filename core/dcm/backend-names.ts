@@ -1,3 +1,5 @@
+import { indexAhead } from '../index-ahead.ts';
+
 /**
  * The backend names of the last `show backend`, as a set. A reload adds or drops a few backends at most and
  * the list keeps its order, so a new listing is applied as the names it drops and adds (listChanges); names
@@ -49,9 +51,6 @@ export interface ListChanges {
   readonly first: number;
 }
 
-/** How far ahead a walk looks for the element it is at, in the other list. */
-const LOOK_AHEAD = 8;
-
 /**
  * `old` → `next` as dropped and added positions, walking both lists together: where they disagree, what
  * the other list has a few places ahead was added or dropped, anything else replaced. Every element is
@@ -92,8 +91,3 @@ export function listChanges(old: readonly string[], next: readonly string[], max
   return { dropped, added, first: first < 0 ? next.length : first };
 }
 
-function indexAhead(list: readonly string[], from: number, x: string): number {
-  const end = Math.min(list.length, from + LOOK_AHEAD);
-  for (let k = from; k < end; k++) if (list[k] === x) return k;
-  return -1;
-}

@@ -1,10 +1,8 @@
 import type { BackendConfig } from '../../core/haproxy/config-model.ts';
+import { indexAhead } from '../../core/index-ahead.ts';
 
 /** Above this many dropped and added backends a reload's index is built afresh. */
 const CHANGES_MAX = 64;
-
-/** How far ahead a walk looks for the backend it is at, in the other list (as listChanges does). */
-const LOOK_AHEAD = 8;
 
 /**
  * The running config's backend names, in config order, and each name's position (the last backend of a
@@ -148,10 +146,4 @@ export class BackendIndex {
     this.listed = names;
     return byName.size === names.length;
   }
-}
-
-function indexAhead(list: readonly BackendConfig[], from: number, b: BackendConfig): number {
-  const end = Math.min(list.length, from + LOOK_AHEAD);
-  for (let k = from; k < end; k++) if (list[k] === b) return k;
-  return -1;
 }

@@ -1,4 +1,5 @@
 import type { MapEntry } from '../../core/haproxy/config-model.ts';
+import { indexAhead } from '../../core/index-ahead.ts';
 import { MockMapEntry, type PointerSource } from './map-state.ts';
 
 /**
@@ -29,15 +30,9 @@ export class MapEntriesAtLoad {
     let i = 0;
     for (let j = 0; j < entries.length; j++) {
       const e = entries[j]!;
-      let found = -1;
-      // The lines before and after a changed one are still in order: look a few places ahead.
-      const end = Math.min(i + LOOK_AHEAD, source.length);
-      for (let k = i; k < end; k++) {
-        if (source[k] === e) {
-          found = k;
-          break;
-        }
-      }
+      // The lines before and after a changed one are still in order: look a few places ahead. A larger change
+      // only makes new entries for the lines after it until the two lists meet again.
+      const found = indexAhead(source, i, e);
       let entry: MockMapEntry | undefined;
       if (found >= 0) {
         i = found + 1;
@@ -51,9 +46,3 @@ export class MapEntriesAtLoad {
     return out.slice();
   }
 }
-
-/**
- * How far ahead of its last match a config entry is looked for. A reload rewrites a few lines per file; a
- * larger change only makes new entries for the lines after it until the lists meet again.
- */
-const LOOK_AHEAD = 8;
