@@ -103,6 +103,17 @@ describe('stageEndpointReplace', () => {
     'told that no new ID repeats, stages what the reference stages for such a list',
     (oldEps, anyNew, slots, mapped) => expectAsReference(oldEps, firstOfEachId(anyNew), slots, mapped, true),
   );
+
+  // The function keeps scratch lists between calls and empties them by count: a longer staging's entries
+  // are still in them when a shorter one follows, and must not be found by it.
+  test.prop([fc.array(fc.tuple(listArb, listArb, slotsArb, mappedArb, fc.boolean()), { minLength: 2, maxLength: 6 })], { numRuns: 300 })(
+    'stages each of several changes in a row as the reference stages it alone',
+    (changes) => {
+      for (const [oldEps, anyNew, slots, mapped, distinct] of changes) {
+        expectAsReference(oldEps, distinct ? firstOfEachId(anyNew) : anyNew, slots, mapped, distinct);
+      }
+    },
+  );
 });
 
 describe('missingFrom', () => {
