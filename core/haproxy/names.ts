@@ -182,10 +182,12 @@ export class ServedMemo {
       } else {
         entry = { id: endpointServerName(service, e), ip: e.ip, port: e.port, portName: e.portName, dottedQuad: isDottedQuad(e.ip) };
       }
+      // Asked once per endpoint: `includes` is a call into a built-in, and it was asked twice.
+      const plainSoFar = plain && plainFields(e);
       if (out.length > 0) {
         // The first of two endpoints with one ID is served, as plugin.go keeps it.
         if (out.length < SMALL_TABLE && seen === undefined) {
-          if (plain && plainFields(e) ? hasSameId(sources, e) : hasId(out, entry.id)) continue;
+          if (plainSoFar ? hasSameId(sources, e) : hasId(out, entry.id)) continue;
         } else {
           seen ??= new Set(out.map((x) => x.id));
           if (seen.has(entry.id)) continue;
@@ -194,7 +196,7 @@ export class ServedMemo {
       }
       out.push(entry);
       sources.push(e);
-      if (plain) plain = plainFields(e);
+      plain = plainSoFar;
     }
     return out;
   }
