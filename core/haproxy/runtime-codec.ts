@@ -323,9 +323,10 @@ export function reachesCliVerbatim(c: RuntimeCommand): boolean {
     case 'set server addr':
       return onServer(c) && plainWord(c.ip) && (c.port === undefined || isPort(c.port));
     case 'set server state':
-      return onServer(c) && plainWord(c.state);
+      // The three states the type allows are plain: only something else is scanned.
+      return onServer(c) && (c.state === 'ready' || c.state === 'maint' || c.state === 'drain' || plainWord(c.state));
     case 'set server weight':
-      return onServer(c) && plainWord(c.weight);
+      return onServer(c) && (c.weight === plainWeight || plainWeightOf(c.weight));
     case 'add server': {
       if (!onServer(c) || !isPort(c.port) || c.keywords.length > CLI_WORDS_MAX - 4) return false;
       // `<ip>:<port>` splits at its last colon, so the ip holds none; prefixes and `*` mean other things.
@@ -373,6 +374,14 @@ let plainServer: string | undefined;
  * again was 1.5% of a dcm-add-del replay of the day slice.
  */
 let plainKeywords: readonly string[] = Object.freeze([]);
+/** The last weight found plain: a backend's servers are staged with one weight. */
+let plainWeight: string | undefined;
+
+function plainWeightOf(weight: string): boolean {
+  if (!plainWord(weight)) return false;
+  plainWeight = weight;
+  return true;
+}
 
 function mapFile(file: string): boolean {
   return plainWord(file) && file.charCodeAt(0) !== 0x40; /* @ */
