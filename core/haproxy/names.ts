@@ -183,7 +183,7 @@ export class ServedMemo {
         entry = { id: endpointServerName(service, e), ip: e.ip, port: e.port, portName: e.portName, dottedQuad: isDottedQuad(e.ip) };
       }
       // Asked once per endpoint: `includes` is a call into a built-in, and it was asked twice.
-      const plainSoFar = plain && plainFields(e);
+      const plainSoFar: boolean = plain && plainFields(e);
       if (out.length > 0) {
         // The first of two endpoints with one ID is served, as plugin.go keeps it.
         if (out.length < SMALL_TABLE && seen === undefined) {
