@@ -1,5 +1,7 @@
 import { rmSync, statSync } from 'node:fs';
 import { limitHeapGrowth } from '../sim/cli/heap-growth.ts';
+import { collectTrace, TRACE_HELP } from '../sim/cli/scenario-options.ts';
+import type { TraceName } from '../sim/output/records.ts';
 import { loadRunInput } from '../sim/load-input.ts';
 import { JsonlFileSink, nullSink } from '../sim/output/output-sink.ts';
 import { headerOf, runOne } from '../sim/run.ts';
@@ -11,13 +13,13 @@ import { benchCommand, intIn, parseBenchArgs, strategiesOf } from './lib/cli.ts'
 const cli = parseBenchArgs(
   benchCommand(
     'replay.ts',
-    'replays an event log under one strategy, invariants checked at the end only; with --out the output log is written as `run --out` writes it (compact unless --trace runtime), the time includes writing it, and it is removed afterwards unless --keep',
+    'replays an event log under one strategy, invariants checked at the end only; with --out the output log is written as `run --out` writes it (compact unless --trace says otherwise), the time includes writing it, and it is removed afterwards unless --keep',
     'one JSON line: events, wall time, events/s, CPU time (all threads) and events per CPU second, simulated/wall, peak RSS, reloads, reload requests by reason, runtime API commands; with --out the output log\'s size and the input\'s. With --breakdown, first a table on stderr: the replay\'s wall time by what it was doing (reading, each input event type, each runtime command kind, reloads, the output log), each as self time, with calls, µs per call and share. With --allocations N, first a table on stderr: the N functions that allocated the most, garbage included, in bytes per event and share of all allocation',
   )
     .argument('<log>', 'an event log (.jsonl) or a scenario')
     .argument('<strategy>', 'reload-always, dcm-slots or dcm-add-del')
     .option('--out <file>', 'write the output log here')
-    .option('--trace <what>', 'runtime: every runtime command in the output log, as `run --trace runtime`')
+    .option('--trace <what>', `as on \`run\`: ${TRACE_HELP}`, collectTrace)
     .option('--keep', 'keep the output log')
     .option('--breakdown', 'time each kind of work apart (bench/lib/breakdown.ts); timing every call slows the replay, so compare shares, not totals')
     .option('--allocations <n>', 'sample allocation by function, freed objects included (bench/lib/allocations.ts), and list the n largest; sampling slows the replay', intIn(1, 1000)),
@@ -26,14 +28,10 @@ const cli = parseBenchArgs(
 limitHeapGrowth();
 const [file, strategy] = cli.args as [string, string];
 strategiesOf([strategy], []);
-const { out, trace, keep, breakdown, allocations } = cli.opts<{ out?: string; trace?: string; keep?: boolean; breakdown?: boolean; allocations?: number }>();
-if (trace !== undefined && trace !== 'runtime') {
-  console.error(`error: --trace takes runtime (got '${trace}')`);
-  process.exit(2);
-}
+const { out, trace, keep, breakdown, allocations } = cli.opts<{ out?: string; trace?: TraceName[]; keep?: boolean; breakdown?: boolean; allocations?: number }>();
 // Invariants are checked once, at the end: the benchmark measures the simulation, not the checker.
 const loaded = loadRunInput(file, { set: { 'router.strategy': strategy, 'sim.invariants': 'end' } });
-const options = trace === undefined ? {} : { trace: ['runtime' as const] };
+const options = trace === undefined ? {} : { trace };
 const sink = out === undefined ? nullSink : new JsonlFileSink(out, headerOf(loaded, options));
 const timer = breakdown === true ? new Breakdown() : undefined;
 timer?.install();

@@ -41,9 +41,9 @@ export function createReloadRateProjection() {
     }
     return i;
   };
-  const bump = (counts: number[], i: number): void => {
+  const bump = (counts: number[], i: number, n = 1): void => {
     while (counts.length <= i) counts.push(0);
-    counts[i]!++;
+    counts[i]! += n;
   };
 
   return {
@@ -53,6 +53,9 @@ export function createReloadRateProjection() {
       switch (r.type) {
         case 'input':
           bump(inputs, indexOf(atMs));
+          break;
+        case 'input.counts':
+          for (const event in r.events) bump(inputs, indexOf(atMs), r.events[event as keyof typeof r.events]!);
           break;
         case 'reload.request':
           pending ??= r.reason;

@@ -60,7 +60,7 @@ interface VipRow {
 class Buckets {
   widthMs = 1000;
   counts: number[] = [];
-  add(atMs: number): void {
+  add(atMs: number, n = 1): void {
     let i = Math.floor(atMs / this.widthMs);
     while (i >= MAX_BUCKETS) {
       const merged: number[] = [];
@@ -70,7 +70,7 @@ class Buckets {
       i = Math.floor(atMs / this.widthMs);
     }
     while (this.counts.length <= i) this.counts.push(0);
-    this.counts[i]!++;
+    this.counts[i]! += n;
   }
   /** Re-bucket to a given (larger or equal, power-of-two multiple) width. */
   at(widthMs: number, n: number): number[] {
@@ -121,6 +121,10 @@ export function createTimelineProjection() {
       lastMs = Math.max(lastMs, atMs);
       rate.add(r);
       switch (r.type) {
+        case 'input.counts':
+          // Counted per simulated second, and a bucket is a whole number of seconds: the same buckets.
+          for (const event in r.events) inputs.add(atMs, r.events[event as keyof typeof r.events]!);
+          break;
         case 'input':
           inputs.add(atMs);
           if (FAULT_EVENTS.has(r.event)) {

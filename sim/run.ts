@@ -35,7 +35,10 @@ export interface RunResult {
 }
 
 export interface RunOptions {
-  /** What to record in full (`runtime`: every runtime command and its reply); by default successful commands are counted. */
+  /**
+   * What to record in full (`runtime`: every runtime command and its reply; `inputs`: every endpoint event);
+   * by default successful commands and endpoint events are counted.
+   */
   trace?: readonly TraceName[];
   /**
    * The router generation, in place of the one `settings.router.strategy` names: tests give a strategy with a
@@ -81,8 +84,8 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
           for (const o of observers) o.add(r);
         };
   // The compact log: reload requests folded into a pending reload counted per second, and successful
-  // runtime commands too unless they are traced one by one.
-  const tally = new CompactTally(write);
+  // runtime commands and endpoint inputs too unless they are traced one by one.
+  const tally = new CompactTally(write, options.trace?.includes('inputs') === true ? 'traced' : 'counted');
   const traced = options.trace?.includes('runtime') === true;
   const emit = (r: OutputRecord): void => {
     if (!tally.pass(r)) write(r);
@@ -91,7 +94,9 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
   // when only the report and the sink see the records, it goes to the sink by its fields, without a record
   // and the type dispatches of the tally, the projection and the sink (reload-always replays of the bench
   // logs 4-5% faster in alternating runs, 2 Dec 2026; docs/performance.md).
-  const churnInputsDirect = observers.length === 0 && sink.recordInput !== undefined;
+  // Counted, such an input needs neither: nothing but the tally's two counters.
+  const unobserved = observers.length === 0;
+  const churnInputsDirect = unobserved && sink.recordInput !== undefined;
   try {
     const { settings } = input;
     const engine = new Engine();
@@ -123,14 +128,17 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
     router.start();
     cluster?.start();
     const onInput = (e: InputEvent): void => {
-      // An endpoints event's subject is its service key: the router's state keeps one string per service,
-      // where eventSubject would build and flatten a new one for each of the log's many endpoint events.
-      const subject = e.type === 'endpoints.set' || e.type === 'endpoints.delete' ? router.state.endpoints.keyOf(e.namespace, e.service) : eventSubject(e);
       const churn = isChurnEvent(e);
-      if (churn && churnInputsDirect) {
-        tally.passInput(engine.nowUs);
-        sink.recordInput!(engine.nowUs, e.type, subject);
-      } else emit({ atUs: engine.nowUs, type: 'input', event: e.type, subject });
+      if (churn && unobserved && tally.counts(e.type)) tally.countInput(engine.nowUs, e.type);
+      else {
+        // An endpoints event's subject is its service key: the router's state keeps one string per service,
+        // where eventSubject would build and flatten a new one for each of the log's many endpoint events.
+        const subject = e.type === 'endpoints.set' || e.type === 'endpoints.delete' ? router.state.endpoints.keyOf(e.namespace, e.service) : eventSubject(e);
+        if (churn && churnInputsDirect) {
+          tally.passInput(engine.nowUs);
+          sink.recordInput!(engine.nowUs, e.type, subject);
+        } else emit({ atUs: engine.nowUs, type: 'input', event: e.type, subject });
+      }
       if (churn) router.onChurn(e);
       else if (cluster !== undefined) cluster.onEvent(e);
       // An event log replayed without a cluster: its node events have nothing to act on, and a user who meant

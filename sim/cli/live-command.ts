@@ -133,8 +133,9 @@ export function registerLiveCommand(program: Command): Command {
         if (opts.out !== undefined) makeDirs(opts.out);
         const traced = opts.trace?.includes('runtime') === true;
         const logFile = opts.out === undefined ? undefined : new JsonlFileSink(join(opts.out, 'output.jsonl'), headerOf(input, opts.trace === undefined ? {} : { trace: opts.trace }));
-        // The router records every command; the compact log counts the successful ones as `run` does.
-        const log = logFile === undefined ? undefined : new CompactSink(logFile, traced ? 'traced' : 'counted');
+        // The router records every command and input; the compact log counts the successful ones and the
+        // endpoint inputs as `run` does.
+        const log = logFile === undefined ? undefined : new CompactSink(logFile, traced ? 'traced' : 'counted', opts.trace?.includes('inputs') === true ? 'traced' : 'counted');
         // report.html's timeline folds the records as they are made, as `run` does.
         const sink = log === undefined ? undefined : teeSink(log, timeline);
         result = await runLive(input, {

@@ -83,6 +83,7 @@ export class RunProgress implements RecordObserver {
 
   add(r: OutputRecord): void {
     if (r.type === 'input') this.events++;
+    else if (r.type === 'input.counts') for (const event in r.events) this.events += r.events[event as keyof typeof r.events]!;
     this.atUs = r.atUs;
     if (++this.records % CHECK_EVERY !== 0) return;
     const t = this.opts.now();

@@ -17,7 +17,7 @@ export function collectList(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-/** `--trace runtime` (repeatable, or comma-separated): what the output log records in full. */
+/** `--trace runtime,inputs` (repeatable, or comma-separated): what the output log records in full. */
 export function collectTrace(value: string, previous: TraceName[] = []): TraceName[] {
   const names = value.split(',').map((s) => s.trim());
   for (const n of names) {
@@ -28,4 +28,4 @@ export function collectTrace(value: string, previous: TraceName[] = []): TraceNa
 
 /** The help text of `--trace`, the same on every command that takes it. */
 export const TRACE_HELP =
-  'record in full in output.jsonl: runtime = every runtime API command with its reply (by default only failed attempts are written; successful ones are counted per verb and simulated second); report.json is the same either way';
+  'record in full in output.jsonl (comma-separated or repeated): runtime = every runtime API command with its reply (by default only failed attempts are written; successful ones are counted per verb and simulated second); inputs = every endpoints.set and endpoints.delete as an input line (by default counted per simulated second; other inputs are always lines); report.json is the same either way';

@@ -7,7 +7,8 @@ import { PropertyMonitor, type Violation } from './properties.ts';
 /** One run of `input` (with `events` instead of its own, if given) judged by the explore properties. */
 export function checkRun(input: RunInput, options: Pick<RunOptions, 'createStrategy'> = {}, events?: readonly InputEvent[]): Violation[] {
   const monitor = new PropertyMonitor(input);
-  runOne(events === undefined ? input : { ...input, events: () => events }, undefined, [monitor], options);
+  // Every input as a line: the liveness properties time the last heal from the last input applied.
+  runOne(events === undefined ? input : { ...input, events: () => events }, undefined, [monitor], { ...options, trace: ['inputs'] });
   return monitor.result();
 }
 

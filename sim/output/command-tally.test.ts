@@ -83,11 +83,75 @@ describe('the compact sink', () => {
     ];
     for (const r of records) sink.record(r);
     expect(inner.records).toEqual([
-      records[0],
       records[2],
+      // The second's counts take its last time, inputs first.
+      { atUs: 12, type: 'input.counts', events: { 'endpoints.set': 1 } },
       { atUs: 12, type: 'runtime.counts', ok: { 'set server': 2 } },
       records[4],
     ]);
+    const traced = new MemorySink();
+    const tracing = new CompactSink(traced, 'counted', 'traced');
+    for (const r of records) tracing.record(r);
+    expect(traced.records[0]).toEqual(records[0]);
+  });
+});
+
+describe('endpoint inputs in the compact log', () => {
+  function through(records: readonly OutputRecord[], inputs: 'counted' | 'traced' = 'counted'): OutputRecord[] {
+    const out: OutputRecord[] = [];
+    const tally = new CompactTally((r) => out.push(r), inputs);
+    for (const r of records) if (!tally.pass(r)) out.push(r);
+    return out;
+  }
+  const set = (atUs: number, subject = 'ns/s'): OutputRecord => ({ atUs, type: 'input', event: 'endpoints.set', subject });
+
+  it('counts endpoint events per simulated second and writes every other input', () => {
+    const route: OutputRecord = { atUs: 300, type: 'input', event: 'route.upsert', subject: 'ns/r' };
+    const fail: OutputRecord = { atUs: 2_000_000, type: 'input', event: 'node.fail', subject: 'n1' };
+    const out = through([
+      set(100),
+      { atUs: 200, type: 'input', event: 'endpoints.delete', subject: 'ns/t' },
+      route,
+      set(999_999, 'ns/u'),
+      set(1_000_000),
+      fail,
+      { atUs: 2_000_001, type: 'run.end', events: 6, simulatedMs: 2000 },
+    ]);
+    expect(out).toEqual([
+      route,
+      // Three endpoint events in [0 s, 1 s), one in [1 s, 2 s), each second's out before a later second's first record.
+      { atUs: 999_999, type: 'input.counts', events: { 'endpoints.delete': 1, 'endpoints.set': 2 } },
+      { atUs: 1_000_000, type: 'input.counts', events: { 'endpoints.set': 1 } },
+      fail,
+      { atUs: 2_000_001, type: 'run.end', events: 6, simulatedMs: 2000 },
+    ]);
+  });
+
+  it('writes every input as a line when inputs are traced', () => {
+    const records = [set(1), set(2), { atUs: 3, type: 'run.end', events: 2, simulatedMs: 0 } as const];
+    expect(through(records, 'traced')).toEqual(records);
+  });
+
+  // report.html's buckets need each second's number of endpoint events, and a reader needs time never to go back.
+  const step = fc.record({
+    dt: fc.nat({ max: 1_500_000 }),
+    event: fc.constantFrom('endpoints.set', 'endpoints.delete', 'route.upsert', 'route.delete'),
+  });
+  test.prop([fc.array(step, { maxLength: 80 })])('counts every endpoint event once, in the second it was applied', (steps) => {
+    let atUs = 0;
+    const records: OutputRecord[] = steps.map((s) => ({ atUs: (atUs += s.dt), type: 'input', event: s.event, subject: 'ns/x' }));
+    const out = through([...records, { atUs, type: 'run.end', events: records.length, simulatedMs: 0 }]);
+    const perSecond = (rs: readonly OutputRecord[]): Map<number, number> => {
+      const m = new Map<number, number>();
+      for (const r of rs) {
+        const n = r.type === 'input.counts' ? Object.values(r.events).reduce((a, b) => a + b, 0) : r.type === 'input' && r.event.startsWith('endpoints.') ? 1 : 0;
+        if (n > 0) m.set(Math.floor(r.atUs / 1_000_000), (m.get(Math.floor(r.atUs / 1_000_000)) ?? 0) + n);
+      }
+      return m;
+    };
+    expect(perSecond(out)).toEqual(perSecond(records));
+    expect(out.filter((r) => r.type === 'input')).toEqual(records.filter((r) => r.type === 'input' && r.event.startsWith('route.')));
+    for (let i = 1; i < out.length; i++) expect(out[i]!.atUs).toBeGreaterThanOrEqual(out[i - 1]!.atUs);
   });
 });
 

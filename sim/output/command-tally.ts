@@ -1,10 +1,15 @@
 import type { ReloadReason } from '../../core/reload-reason.ts';
-import type { OutputRecord } from './records.ts';
+import type { InputEventType } from '../../core/events.ts';
+import type { CountedInputType, OutputRecord } from './records.ts';
 
 const SECOND_US = 1_000_000;
 
 /**
  * What the compact output log counts instead of writing line by line, per simulated second:
+ * - endpoint events (`input.counts`), unless `inputs` is 'traced'. A long log's inputs are nearly all
+ *   endpoint churn, one `input` line each, which made its output log a third of the input's size and
+ *   writing it a sixth of a reload-always replay of the saturated day (docs/performance.md, 3 Dec 2026);
+ *   the report reads them as counts per time bucket or not at all. Route and cluster inputs stay lines.
  * - successful runtime commands, per verb (`runtime.counts`). Under churn a dcm strategy sends several
  *   commands per event, and their lines were most of the log (12× the input's size on a saturated day);
  *   what a reader needs of a successful command is that it happened. Failed attempts are not counted here:
@@ -17,9 +22,12 @@ const SECOND_US = 1_000_000;
  *
  * Every record of the run passes through `pass` before it is written, so the counts go out before the
  * first record of a later second and the log's times never go backwards: a counts record takes the latest
- * time seen so far. In one second the commands' record comes before the requests'.
+ * time seen so far. In one second the inputs' record comes first, then the commands', then the requests'.
  */
 export class CompactTally {
+  /** Endpoint events counted since the last flush: `endpoints.set`, `endpoints.delete`. */
+  private sets = 0;
+  private deletes = 0;
   private commands = new Map<string, number>();
   private requests = new Map<ReloadReason, number>();
   private total = 0;
@@ -29,7 +37,23 @@ export class CompactTally {
   /** A reload request was made since the last reload started: later ones fold into the same reload. */
   private requestWaits = false;
 
-  constructor(private readonly write: (r: OutputRecord) => void) {}
+  constructor(
+    private readonly write: (r: OutputRecord) => void,
+    private readonly inputs: 'counted' | 'traced' = 'counted',
+  ) {}
+
+  /** Whether an input of this type is counted rather than written (the caller then calls countInput). */
+  counts(event: InputEventType): event is CountedInputType {
+    return this.inputs === 'counted' && (event === 'endpoints.set' || event === 'endpoints.delete');
+  }
+
+  /** One endpoint event applied at `atUs` (see `counts`). */
+  countInput(atUs: number, event: CountedInputType): void {
+    this.open(atUs);
+    if (event === 'endpoints.set') this.sets++;
+    else this.deletes++;
+    this.total++;
+  }
 
   /** One successful command at `atUs`, by its verb (`set server`, `show servers`, …). */
   count(atUs: number, verb: string): void {
@@ -39,10 +63,14 @@ export class CompactTally {
   }
 
   /**
-   * Called with every other record before it is written; true when the record was counted instead (a
-   * folded reload request), and must then not be written.
+   * Called with every other record before it is written; true when the record was counted instead (an
+   * endpoint input, or a folded reload request), and must then not be written.
    */
   pass(r: OutputRecord): boolean {
+    if (r.type === 'input' && this.counts(r.event)) {
+      this.countInput(r.atUs, r.event);
+      return true;
+    }
     if (r.type === 'reload.request') {
       if (r.detail === undefined && this.foldRequest(r.atUs, r.reason)) return true;
       this.requestWaits = true;
@@ -54,7 +82,7 @@ export class CompactTally {
     return false;
   }
 
-  /** What `pass` does with an `input` record at `atUs` (never counted), without the record. */
+  /** What `pass` does with an `input` record at `atUs` that is not counted, without the record. */
   passInput(atUs: number): void {
     if (this.total > 0 && atUs >= this.windowEndUs) this.flush();
     if (atUs > this.lastUs) this.lastUs = atUs;
@@ -84,6 +112,14 @@ export class CompactTally {
   private flush(): void {
     if (this.total === 0) return;
     // Keys in a fixed order, so that the same run writes the same bytes.
+    if (this.sets + this.deletes > 0) {
+      const events: Partial<Record<CountedInputType, number>> = {};
+      if (this.deletes > 0) events['endpoints.delete'] = this.deletes;
+      if (this.sets > 0) events['endpoints.set'] = this.sets;
+      this.write({ atUs: this.lastUs, type: 'input.counts', events });
+      this.sets = 0;
+      this.deletes = 0;
+    }
     if (this.commands.size > 0) {
       this.write({ atUs: this.lastUs, type: 'runtime.counts', ok: sortedCounts(this.commands) });
       this.commands = new Map();

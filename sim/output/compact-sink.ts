@@ -4,7 +4,7 @@ import type { OutputRecord } from './records.ts';
 
 /**
  * The compact output log made from a traced stream of records: successful `runtime.command` records are
- * counted unless `commands` is 'traced', and reload requests folded into a pending reload are counted
+ * counted unless `commands` is 'traced', endpoint inputs unless `inputs` is, and reload requests folded into a pending reload are counted
  * (see command-tally.ts); everything else goes through. `live` writes through it, its router recording
  * every command (the socket, not the records, is what costs there); `run` counts commands in the router
  * instead, never making the records it would drop.
@@ -15,8 +15,9 @@ export class CompactSink implements OutputSink {
   constructor(
     private readonly inner: OutputSink,
     private readonly commands: 'counted' | 'traced' = 'counted',
+    inputs: 'counted' | 'traced' = 'counted',
   ) {
-    this.tally = new CompactTally((r) => inner.record(r));
+    this.tally = new CompactTally((r) => inner.record(r), inputs);
   }
 
   record(r: OutputRecord): void {

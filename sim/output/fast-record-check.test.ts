@@ -30,6 +30,7 @@ const VALID: Record<OutputRecordType, fc.Arbitrary<Record<string, unknown>>> = {
   ),
   'runtime.counts': fc.record({ atUs: time, type: fc.constant('runtime.counts'), ok: fc.dictionary(fc.constantFrom('set server', 'show servers', 'add map', 'x'), count, { maxKeys: 4 }) }),
   'reload.counts': fc.record({ atUs: time, type: fc.constant('reload.counts'), requests: fc.dictionary(fc.constantFrom(...RELOAD_REASONS), count, { maxKeys: 4 }) }),
+  'input.counts': fc.record({ atUs: time, type: fc.constant('input.counts'), events: fc.dictionary(fc.constantFrom('endpoints.set', 'endpoints.delete'), count, { maxKeys: 2 }) }),
   'runtime.error': fc.record({ atUs: time, type: fc.constant('runtime.error'), detail: text }),
   note: fc.record({ atUs: time, type: fc.constant('note'), message: text }),
   warning: fc.record({ atUs: time, type: fc.constant('warning'), message: text }),

@@ -50,6 +50,8 @@ export function looksValidRecord(raw: unknown): raw is OutputRecord {
       return typeof r['message'] === 'string' && hasOnly(r, 3) && typed(r, 'note');
     case 'warning':
       return typeof r['message'] === 'string' && hasOnly(r, 3) && typed(r, 'warning');
+    case 'input.counts':
+      return inputCounts(r['events']) && hasOnly(r, 3) && typed(r, 'input.counts');
     case 'runtime.counts':
       return counts(r['ok']) && hasOnly(r, 3) && typed(r, 'runtime.counts');
     case 'reload.counts':
@@ -158,6 +160,13 @@ function counts(v: unknown): boolean {
 function reasonCounts(v: unknown): boolean {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
   for (const k in v) if (!RELOAD_REASON.has(k) || !count((v as Record<string, unknown>)[k])) return false;
+  return true;
+}
+
+/** The schema's `z.partialRecord(z.enum(COUNTED_INPUTS), count)`. */
+function inputCounts(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  for (const k in v) if ((k !== 'endpoints.set' && k !== 'endpoints.delete') || !count((v as Record<string, unknown>)[k])) return false;
   return true;
 }
 

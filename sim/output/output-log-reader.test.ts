@@ -148,10 +148,36 @@ describe('readOutputLog', () => {
     expect(JSON.stringify(judge(projectReport(header, records), header.budgets))).toBe(JSON.stringify(report));
   });
 
+  it('reads a version 3 log (every endpoint event an input line) into the same report', () => {
+    // churn-with-failover has endpoint churn beside its cluster faults: the failover report reads the latter.
+    const scenario = join(import.meta.dirname, '..', '..', 'scenarios', 'churn-with-failover.yaml');
+    const input = loadRunInput(scenario);
+    const path = join(dir, 'v4.jsonl');
+    const v4Sink = new JsonlFileSink(path, headerOf(input));
+    const { report } = runOne(input, v4Sink);
+    v4Sink.commit();
+    const v4 = readFileSync(path, 'utf8').trimEnd().split('\n');
+    expect(v4.some((l) => l.includes('"type":"input.counts"'))).toBe(true);
+    // The same run with every input a line, as version 3 wrote it.
+    const tracedPath = join(dir, 'v3.jsonl');
+    const v3Sink = new JsonlFileSink(tracedPath, headerOf(input, { trace: ['inputs'] }));
+    runOne(input, v3Sink, [], { trace: ['inputs'] });
+    v3Sink.commit();
+    const traced = readFileSync(tracedPath, 'utf8').trimEnd().split('\n');
+    const { trace: _, ...untraced } = JSON.parse(traced[0]!) as Record<string, unknown>;
+    expect(traced.some((l) => l.includes('"event":"endpoints.set"'))).toBe(true);
+    const { header, records } = readOutputLog(log([JSON.stringify({ ...untraced, version: 3 }), ...traced.slice(1)]));
+    expect(header.version).toBe(3);
+    expect(JSON.stringify(judge(projectReport(header, records), header.budgets))).toBe(JSON.stringify(report));
+    // Counting the endpoint events is all that differs between the two logs.
+    const counted = traced.slice(1).filter((l) => !/"event":"endpoints\.(set|delete)"/.test(l));
+    expect(v4.slice(1).filter((l) => !l.includes('"type":"input.counts"'))).toEqual(counted);
+  });
+
   describe('is an input error naming the file, line and field', () => {
     it('for a version it does not know, or a trace it does not know', () => {
-      const v4 = log([JSON.stringify({ ...HEADER, version: 4 }), ...LINES.slice(1)]);
-      expect(at(errorOf(v4))).toEqual({ file: v4, line: 1, field: 'version' });
+      const v5 = log([JSON.stringify({ ...HEADER, version: 5 }), ...LINES.slice(1)]);
+      expect(at(errorOf(v5))).toEqual({ file: v5, line: 1, field: 'version' });
       const trace = log([JSON.stringify({ ...HEADER, trace: ['everything'] }), ...LINES.slice(1)]);
       expect(at(errorOf(trace))).toEqual({ file: trace, line: 1, field: 'trace[0]' });
     });

@@ -8,10 +8,10 @@ import { InputError } from '../eventlog/input-error.ts';
 import { fileLines } from '../eventlog/line-source.ts';
 import { looksValidRecord } from './fast-record-check.ts';
 import { RecordOrder } from './record-order.ts';
-import { TRACE_NAMES, type OutputHeader, type OutputRecord } from './records.ts';
+import { COUNTED_INPUTS, OUTPUT_LOG_VERSION, TRACE_NAMES, type OutputHeader, type OutputRecord } from './records.ts';
 
 /**
- * The output log (versions 1 to 3) as a schema, record by record as sim/output/records.ts declares them. `routerbench report`
+ * The output log (versions 1 to 4) as a schema, record by record as sim/output/records.ts declares them. `routerbench report`
  * trusts what it folds (a string where a number belongs would print `NaN` and still exit 0), so every line
  * is checked here, strictly: a field routerbench never writes is as wrong as a missing one, because the log
  * was edited or comes from something else, and the report rebuilt from it would not be the run's.
@@ -22,6 +22,7 @@ const vrrpState = z.enum(['INIT', 'BACKUP', 'MASTER', 'FAULT']);
 
 export const RecordSchema = z.discriminatedUnion('type', [
   z.strictObject({ atUs: time, type: z.literal('input'), event: z.enum(INPUT_EVENT_TYPES as [string, ...string[]]), subject: z.string() }),
+  z.strictObject({ atUs: time, type: z.literal('input.counts'), events: z.partialRecord(z.enum(COUNTED_INPUTS), count) }),
   z.strictObject({ atUs: time, type: z.literal('reload.request'), reason: z.enum(RELOAD_REASONS), detail: z.string().optional() }),
   z.strictObject({ atUs: time, type: z.literal('reload.start'), n: count }),
   z.strictObject({ atUs: time, type: z.literal('reload.end'), n: count }),
@@ -90,7 +91,7 @@ const RECORD_TYPES: readonly string[] = RecordSchema.options.map((o) => o.shape.
 
 const HeaderSchema = z.strictObject({
   routerbench: z.literal('outputlog'),
-  version: z.union([z.literal(1), z.literal(2), z.literal(3)]),
+  version: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4)]),
   scenario: z.string(),
   seed: z.number().int().nonnegative(),
   strategy: z.string(),
@@ -140,7 +141,7 @@ export function readOutputLog(path: string): { header: OutputHeader; records: It
 
 function parseHeader(raw: unknown, path: string): OutputHeader {
   if (typeof raw !== 'object' || raw === null || (raw as { routerbench?: unknown }).routerbench !== 'outputlog') {
-    throw new InputError(path, 'line 1 is not an output log header {"routerbench":"outputlog","version":3,...}', 1, 'routerbench');
+    throw new InputError(path, `line 1 is not an output log header {"routerbench":"outputlog","version":${OUTPUT_LOG_VERSION},...}`, 1, 'routerbench');
   }
   const parsed = HeaderSchema.safeParse(raw);
   if (!parsed.success) {

@@ -17,10 +17,17 @@ const subject = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.string({
 const atUs = fc.oneof(fc.nat({ max: Number.MAX_SAFE_INTEGER }), fc.constantFrom(0, 9, 10, 99, 100, 1e6, 999_999_999, 1e9, 1e9 + 5, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 1, 14_442_732_000, 86_400_000_000, 1e15 + 7, 1e15 - 1, Number.MAX_SAFE_INTEGER), fc.double({ min: 0, max: 1e9, noNaN: true }));
 const input = fc.record({ atUs, type: fc.constant('input' as const), event: fc.constantFrom(...INPUT_EVENT_TYPES) as fc.Arbitrary<InputEventType>, subject });
 const note = fc.record({ atUs: fc.nat(), type: fc.constant('note' as const), message: fc.string({ unit: 'binary' }) });
+// Count records: the keys and counts a run writes, and what only a hand-made record holds (keys to escape,
+// integer-like keys that an object lists first, counts that are no safe integer), which go to JSON.stringify.
+const key = fc.oneof(fc.constantFrom('endpoints.set', 'endpoints.delete', 'endpoints-change', 'route-change', '7', '10', 'a"b', '\u00e9', ''), fc.string({ maxLength: 4 }));
+const countValue = fc.oneof(fc.nat({ max: 100_000 }), fc.constantFrom(0, -0, 2 ** 31, Number.MAX_SAFE_INTEGER, 1.5, -1, 2 ** 53));
+const counts = fc.dictionary(key, countValue, { maxKeys: 4 });
+const inputCounts = fc.record({ atUs, type: fc.constant('input.counts' as const), events: counts });
+const reloadCounts = fc.record({ atUs, type: fc.constant('reload.counts' as const), requests: counts });
 
 describe('output records as bytes', () => {
-  // Input records are written by hand, byte by byte: they must be exactly JSON.stringify's line.
-  test.prop([fc.array(fc.oneof(input, note) as fc.Arbitrary<OutputRecord>, { maxLength: 40 }), fc.integer({ min: 1, max: 300 })])(
+  // Input and count records are written by hand, byte by byte: they must be exactly JSON.stringify's line.
+  test.prop([fc.array(fc.oneof(input, note, inputCounts, reloadCounts) as fc.Arbitrary<OutputRecord>, { maxLength: 40 }), fc.integer({ min: 1, max: 300 })])(
     'are the UTF-8 of JSON.stringify per line, whatever the starting capacity',
     (records, capacity) => {
       expect(written(records, capacity).equals(expected(records))).toBe(true);

@@ -31,7 +31,46 @@ export class RecordBytes {
 
   append(r: OutputRecord): void {
     if (r.type === 'input') this.appendInput(r.atUs, r.event, r.subject);
+    else if (r.type === 'input.counts') this.appendCounts(r, INPUT_COUNTS_HEAD, r.events);
+    else if (r.type === 'reload.counts') this.appendCounts(r, RELOAD_COUNTS_HEAD, r.requests);
     else this.appendLine(JSON.stringify(r));
+  }
+
+  /**
+   * `{"atUs":…,"type":…,"<field>":{"<key>":n,…}}` and a newline, as JSON.stringify writes it. The compact
+   * log writes up to two such records per simulated second: through JSON.stringify they were 6% of a
+   * reload-always replay of the saturated day (3 Dec 2026). Keys are written as they are, so anything that
+   * would need escaping, and any count that is not a safe integer, goes to JSON.stringify instead.
+   */
+  private appendCounts(r: OutputRecord, head: Buffer, counts: Readonly<Record<string, number | undefined>>): void {
+    let size = 8 + 16 + head.length + 3;
+    for (const key in counts) {
+      const n = counts[key];
+      if (n === undefined || !Number.isSafeInteger(n) || n < 0 || !plainKey(key)) {
+        this.appendLine(JSON.stringify(r));
+        return;
+      }
+      size += key.length + 3 + 17;
+    }
+    if (!Number.isSafeInteger(r.atUs) || r.atUs < 0) {
+      this.appendLine(JSON.stringify(r));
+      return;
+    }
+    this.reserve(size);
+    this.ascii('{"atUs":');
+    this.digits(r.atUs);
+    this.buf.set(head, this.length);
+    this.length += head.length;
+    let first = true;
+    for (const key in counts) {
+      this.buf[this.length++] = first ? 0x22 : 0x2c;
+      if (!first) this.buf[this.length++] = 0x22;
+      first = false;
+      this.ascii(key);
+      this.ascii('":');
+      this.digits(counts[key]!);
+    }
+    this.ascii('}}\n');
   }
 
   /** A line of text: its UTF-8 and a newline (the newline appended apart, which spares a string per line). */
@@ -163,6 +202,18 @@ export class RecordBytes {
     } while (n > 0);
   }
 }
+
+/** A key JSON.stringify writes as it is: printable ASCII but for the quote and the backslash. */
+function plainKey(key: string): boolean {
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || c > 0x7e) return false;
+  }
+  return true;
+}
+
+const INPUT_COUNTS_HEAD = Buffer.from(',"type":"input.counts","events":{', 'utf8');
+const RELOAD_COUNTS_HEAD = Buffer.from(',"type":"reload.counts","requests":{', 'utf8');
 
 /** The largest integer `| 0` keeps. */
 const SMALL_MAX = 0x7fff_ffff;

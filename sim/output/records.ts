@@ -14,9 +14,12 @@ import type { ClusterConfig } from '../cluster/cluster-schema.ts';
  * Version 3 (written since 2026-12-01) adds `reload.counts`: a reload
  * request without a detail made while another one waits (one was made since the last `reload.start`) is
  * counted there instead of written as a `reload.request` line. Nothing else changed.
- * Readers take all three versions; a version 1 log is a version 2 log that has every command traced, and a
- * version 2 log is a version 3 log that folded no request. A reader of version 2 refuses a version 3 log
- * by its header's version, before any record.
+ * Version 4 (written since 2026-12-03) adds `input.counts`: by default the endpoint events (`endpoints.set`,
+ * `endpoints.delete`) are counted there per simulated second instead of written one `input` line each; with
+ * `--trace inputs` every input is a line, as in version 3, and the header's `trace` says `inputs`.
+ * Readers take all four versions; a version 1 log is a version 2 log that has every command traced, a
+ * version 2 log is a version 3 log that folded no request, and a version 3 log is a version 4 log with every
+ * input traced. A reader of version N refuses a later version by its header, before any record.
  */
 export interface OutputHeader {
   routerbench: 'outputlog';
@@ -42,11 +45,21 @@ export interface OutputHeader {
   cluster?: ClusterConfig;
 }
 
-export type OutputLogVersion = 1 | 2 | 3;
-export const OUTPUT_LOG_VERSION = 3;
-/** `--trace` values: `runtime` writes every runtime API command and its reply, not only the failed ones. */
-export const TRACE_NAMES = ['runtime'] as const;
+export type OutputLogVersion = 1 | 2 | 3 | 4;
+export const OUTPUT_LOG_VERSION = 4;
+/**
+ * `--trace` values: `runtime` writes every runtime API command and its reply, not only the failed ones;
+ * `inputs` writes every endpoint event as an `input` line instead of counting them in `input.counts`.
+ */
+export const TRACE_NAMES = ['runtime', 'inputs'] as const;
 export type TraceName = (typeof TRACE_NAMES)[number];
+
+/**
+ * The inputs the compact log counts rather than lists: a long log's endpoint churn, nearly every line of it,
+ * which the report reads as counts per time bucket (report.html) or not at all (report.json).
+ */
+export const COUNTED_INPUTS = ['endpoints.set', 'endpoints.delete'] as const satisfies readonly InputEventType[];
+export type CountedInputType = (typeof COUNTED_INPUTS)[number];
 
 /** What the socket did with one attempt; whether HAProxy's reply means success is the client's call. */
 export type RuntimeOutcome = 'ok' | TransportFault;
@@ -58,6 +71,11 @@ export type VrrpGarpReason = 'master' | 'repeat' | 'lower-prio' | 'reload';
 export type OutputRecord =
   /** An input event was applied (subject: `ns/name`, `ns/service` or the node). */
   | { atUs: number; type: 'input'; event: InputEventType; subject: string }
+  /**
+   * Since version 4, by default: endpoint events applied since the last such record, per event type
+   * (`endpoints.set`: 41); at most one per simulated second. Every other input is still an `input` line.
+   */
+  | { atUs: number; type: 'input.counts'; events: Partial<Record<CountedInputType, number>> }
   /**
    * Since version 3, by default only the first request after each reload start and those with a detail;
    * the rest fold into the reload already asked for and are counted in `reload.counts`.

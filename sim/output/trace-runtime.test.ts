@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { projectReport } from '../../reports/project-report.ts';
+import { projectTimeline } from '../../reports/timeline.ts';
 import { loadRunInput, type InputOverrides } from '../load-input.ts';
 import { headerOf, judge, runOne, type RunOptions } from '../run.ts';
 import { readOutputLog } from './output-log-reader.ts';
@@ -84,5 +85,38 @@ describe('--trace runtime', () => {
     );
     expect(refusals.length).toBeGreaterThan(0);
     expect(refusals.every((r) => r.type === 'runtime.command' && r.reply !== undefined && r.reply.trim() !== '')).toBe(true);
+  });
+});
+
+describe('--trace inputs', () => {
+  const endpointInputs = (rs: readonly OutputRecord[]) => rs.filter((r) => r.type === 'input' && (r.event === 'endpoints.set' || r.event === 'endpoints.delete'));
+  /** Endpoint events per simulated second and type, from input lines or from input.counts. */
+  const perSecond = (rs: readonly OutputRecord[]) => {
+    const m: Record<string, number> = {};
+    const add = (atUs: number, event: string, n: number) => (m[`${Math.floor(atUs / 1_000_000)} ${event}`] = (m[`${Math.floor(atUs / 1_000_000)} ${event}`] ?? 0) + n);
+    for (const r of rs) {
+      if (r.type === 'input.counts') for (const [event, n] of Object.entries(r.events)) add(r.atUs, event, n);
+      else if (r.type === 'input' && r.event.startsWith('endpoints.')) add(r.atUs, r.event, 1);
+    }
+    return m;
+  };
+
+  it.each(CASES)('%s: the same report.json and timeline with and without it, the endpoint events counted per second', (_name, file, overrides) => {
+    const compact = written(file, overrides, {});
+    const traced = written(file, overrides, { trace: ['inputs'] });
+    expect(traced.header.trace).toEqual(['inputs']);
+    expect(traced.report).toBe(compact.report);
+    expect(compact.rebuilt).toBe(compact.report);
+    expect(traced.rebuilt).toBe(traced.report);
+    expect(JSON.stringify(projectTimeline(compact.records))).toBe(JSON.stringify(projectTimeline(traced.records)));
+    // Traced: every endpoint event a line; compact: none, and as many counted in the same seconds.
+    expect(endpointInputs(traced.records).length).toBeGreaterThan(0);
+    expect(endpointInputs(compact.records)).toEqual([]);
+    expect(traced.records.some((r) => r.type === 'input.counts')).toBe(false);
+    expect(perSecond(compact.records)).toEqual(perSecond(traced.records));
+    // Everything else is the same, record for record and in the same order.
+    const others = (rs: OutputRecord[]) => rs.filter((r) => r.type !== 'input.counts' && !endpointInputs([r]).length);
+    expect(others(compact.records)).toEqual(others(traced.records));
+    expect(statSync(compact.path).size).toBeLessThan(statSync(traced.path).size);
   });
 });
