@@ -24,10 +24,11 @@ const countValue = fc.oneof(fc.nat({ max: 100_000 }), fc.constantFrom(0, -0, 2 *
 const counts = fc.dictionary(key, countValue, { maxKeys: 4 });
 const inputCounts = fc.record({ atUs, type: fc.constant('input.counts' as const), events: counts });
 const reloadCounts = fc.record({ atUs, type: fc.constant('reload.counts' as const), requests: counts });
+const runtimeCounts = fc.record({ atUs, type: fc.constant('runtime.counts' as const), ok: fc.dictionary(fc.oneof(key, fc.constantFrom('set server', 'show servers', 'add map')), countValue, { maxKeys: 4 }) });
 
 describe('output records as bytes', () => {
   // Input and count records are written by hand, byte by byte: they must be exactly JSON.stringify's line.
-  test.prop([fc.array(fc.oneof(input, note, inputCounts, reloadCounts) as fc.Arbitrary<OutputRecord>, { maxLength: 40 }), fc.integer({ min: 1, max: 300 })])(
+  test.prop([fc.array(fc.oneof(input, note, inputCounts, reloadCounts, runtimeCounts) as fc.Arbitrary<OutputRecord>, { maxLength: 40 }), fc.integer({ min: 1, max: 300 })])(
     'are the UTF-8 of JSON.stringify per line, whatever the starting capacity',
     (records, capacity) => {
       expect(written(records, capacity).equals(expected(records))).toBe(true);

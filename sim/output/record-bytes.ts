@@ -33,13 +33,14 @@ export class RecordBytes {
     if (r.type === 'input') this.appendInput(r.atUs, r.event, r.subject);
     else if (r.type === 'input.counts') this.appendCounts(r, INPUT_COUNTS_HEAD, r.events);
     else if (r.type === 'reload.counts') this.appendCounts(r, RELOAD_COUNTS_HEAD, r.requests);
+    else if (r.type === 'runtime.counts') this.appendCounts(r, RUNTIME_COUNTS_HEAD, r.ok);
     else this.appendLine(JSON.stringify(r));
   }
 
   /**
    * `{"atUs":…,"type":…,"<field>":{"<key>":n,…}}` and a newline, as JSON.stringify writes it. The compact
-   * log writes up to two such records per simulated second: through JSON.stringify they were 6% of a
-   * reload-always replay of the saturated day (3 Dec 2026). Keys are written as they are, so anything that
+   * log writes up to three such records per simulated second: through JSON.stringify the two of
+   * reload-always were 6% of its replay of the saturated day (3 Dec 2026). Keys are written as they are, so anything that
    * would need escaping, and any count that is not a safe integer, goes to JSON.stringify instead.
    */
   private appendCounts(r: OutputRecord, head: Buffer, counts: Readonly<Record<string, number | undefined>>): void {
@@ -214,6 +215,7 @@ function plainKey(key: string): boolean {
 
 const INPUT_COUNTS_HEAD = Buffer.from(',"type":"input.counts","events":{', 'utf8');
 const RELOAD_COUNTS_HEAD = Buffer.from(',"type":"reload.counts","requests":{', 'utf8');
+const RUNTIME_COUNTS_HEAD = Buffer.from(',"type":"runtime.counts","ok":{', 'utf8');
 
 /** The largest integer `| 0` keeps. */
 const SMALL_MAX = 0x7fff_ffff;
