@@ -94,9 +94,7 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
   // when only the report and the sink see the records, it goes to the sink by its fields, without a record
   // and the type dispatches of the tally, the projection and the sink (reload-always replays of the bench
   // logs 4-5% faster in alternating runs, 2 Dec 2026; docs/performance.md).
-  // Counted, such an input needs neither: nothing but the tally's two counters.
-  const unobserved = observers.length === 0;
-  const churnInputsDirect = unobserved && sink.recordInput !== undefined;
+  const churnInputsDirect = observers.length === 0 && sink.recordInput !== undefined;
   try {
     const { settings } = input;
     const engine = new Engine();
@@ -129,7 +127,9 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
     cluster?.start();
     const onInput = (e: InputEvent): void => {
       const churn = isChurnEvent(e);
-      if (churn && unobserved && tally.counts(e.type)) tally.countInput(engine.nowUs, e.type);
+      // A counted endpoint event is seen by no one one by one (observers too get the second's input.counts):
+      // nothing but the tally's counter.
+      if (churn && tally.counts(e.type)) tally.countInput(engine.nowUs, e.type);
       else {
         // An endpoints event's subject is its service key: the router's state keeps one string per service,
         // where eventSubject would build and flatten a new one for each of the log's many endpoint events.
