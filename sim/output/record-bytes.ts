@@ -39,9 +39,10 @@ export class RecordBytes {
 
   /**
    * `{"atUs":…,"type":…,"<field>":{"<key>":n,…}}` and a newline, as JSON.stringify writes it. The compact
-   * log writes up to three such records per simulated second: through JSON.stringify the two of
-   * reload-always were 6% of its replay of the saturated day (3 Dec 2026). Keys are written as they are, so anything that
-   * would need escaping, and any count that is not a safe integer, goes to JSON.stringify instead.
+   * log writes up to three such records per simulated second: through JSON.stringify, reload-always's two
+   * were 6% of its replay of the saturated day (3 Dec 2026). Keys are written as they are, in the order
+   * JSON.stringify takes them (`for…in`), so a record with a key that would need escaping, or a count that
+   * is not a safe integer, goes to JSON.stringify instead.
    */
   private appendCounts(r: OutputRecord, head: Buffer, counts: Readonly<Record<string, number | undefined>>): void {
     let size = 8 + 16 + head.length + 3;
