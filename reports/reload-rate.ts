@@ -1,4 +1,4 @@
-import type { OutputRecord } from '../sim/output/records.ts';
+import { inputsCounted, type OutputRecord } from '../sim/output/records.ts';
 
 /**
  * Reloads over time by why they happened, for report.html's reload-rate chart: a bounded fold over the
@@ -55,7 +55,7 @@ export function createReloadRateProjection() {
           bump(inputs, indexOf(atMs));
           break;
         case 'input.counts':
-          for (const event in r.events) bump(inputs, indexOf(atMs), r.events[event as keyof typeof r.events]!);
+          bump(inputs, indexOf(atMs), inputsCounted(r));
           break;
         case 'reload.request':
           pending ??= r.reason;

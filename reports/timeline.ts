@@ -1,5 +1,5 @@
 import { INPUT_EVENT_TYPES, isChurnEvent, type InputEvent, type InputEventType } from '../core/events.ts';
-import type { OutputRecord } from '../sim/output/records.ts';
+import { inputsCounted, type OutputRecord } from '../sim/output/records.ts';
 import { createReloadRateProjection, type ReloadRate } from './reload-rate.ts';
 
 /**
@@ -123,7 +123,7 @@ export function createTimelineProjection() {
       switch (r.type) {
         case 'input.counts':
           // Counted per simulated second, and a bucket is a whole number of seconds: the same buckets.
-          for (const event in r.events) inputs.add(atMs, r.events[event as keyof typeof r.events]!);
+          inputs.add(atMs, inputsCounted(r));
           break;
         case 'input':
           inputs.add(atMs);

@@ -1,6 +1,6 @@
 import { SingleBar } from 'cli-progress';
 import { formatDuration } from '../../reports/render/terminal.ts';
-import type { OutputRecord } from '../output/records.ts';
+import { inputsCounted, type OutputRecord } from '../output/records.ts';
 import type { RecordObserver } from '../run.ts';
 import type { RunInput } from '../run-input.ts';
 import type { GenerateSpec } from '../generate/spec.ts';
@@ -83,7 +83,7 @@ export class RunProgress implements RecordObserver {
 
   add(r: OutputRecord): void {
     if (r.type === 'input') this.events++;
-    else if (r.type === 'input.counts') for (const event in r.events) this.events += r.events[event as keyof typeof r.events]!;
+    else if (r.type === 'input.counts') this.events += inputsCounted(r);
     this.atUs = r.atUs;
     if (++this.records % CHECK_EVERY !== 0) return;
     const t = this.opts.now();

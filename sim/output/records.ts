@@ -61,6 +61,11 @@ export type TraceName = (typeof TRACE_NAMES)[number];
 export const COUNTED_INPUTS = ['endpoints.set', 'endpoints.delete'] as const satisfies readonly InputEventType[];
 export type CountedInputType = (typeof COUNTED_INPUTS)[number];
 
+/** How many inputs an `input.counts` record counts, of either type. */
+export function inputsCounted(r: { events: Partial<Record<CountedInputType, number>> }): number {
+  return (r.events['endpoints.set'] ?? 0) + (r.events['endpoints.delete'] ?? 0);
+}
+
 /** What the socket did with one attempt; whether HAProxy's reply means success is the client's call. */
 export type RuntimeOutcome = 'ok' | TransportFault;
 
