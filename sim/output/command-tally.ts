@@ -7,8 +7,8 @@ const SECOND_US = 1_000_000;
 /**
  * What the compact output log counts instead of writing line by line, per simulated second:
  * - endpoint events (`input.counts`), unless `inputs` is 'traced'. A long log's inputs are nearly all
- *   endpoint churn, one `input` line each, which made its output log a third of the input's size and
- *   writing it a sixth of a reload-always replay of the saturated day (docs/performance.md, 3 Dec 2026);
+ *   endpoint churn, one `input` line each, which made its output log over a quarter of the input's size
+ *   and writing it 5–14% of a reload-always replay of the saturated day (docs/performance.md, 3 Dec 2026);
  *   the report reads them as counts per time bucket or not at all. Route and cluster inputs stay lines.
  * - successful runtime commands, per verb (`runtime.counts`). Under churn a dcm strategy sends several
  *   commands per event, and their lines were most of the log (12× the input's size on a saturated day);
