@@ -16,7 +16,7 @@ import { MockHaproxy } from './haproxy/mock-haproxy.ts';
 import { checkInvariants } from './invariants.ts';
 import { CompactTally } from './output/command-tally.ts';
 import { nullSink, type OutputSink } from './output/output-sink.ts';
-import { OUTPUT_LOG_VERSION, type OutputHeader, type OutputRecord, type TraceName } from './output/records.ts';
+import { OUTPUT_LOG_VERSION, type CountedInputType, type OutputHeader, type OutputRecord, type TraceName } from './output/records.ts';
 import { RandomStreams } from './random-streams.ts';
 import { RouterProcess } from './router-process.ts';
 import type { RunInput } from './run-input.ts';
@@ -129,7 +129,7 @@ export function runOne(input: RunInput, sink: OutputSink = nullSink, observers: 
       const churn = isChurnEvent(e);
       // A counted endpoint event is seen by no one one by one (observers too get the second's input.counts):
       // nothing but the tally's counter.
-      if (churn && tally.counts(e.type)) tally.countInput(engine.nowUs, e.type);
+      if (churn && tally.counts(e.type)) tally.countInput(engine.nowUs, e.type as CountedInputType);
       else {
         // An endpoints event's subject is its service key: the router's state keeps one string per service,
         // where eventSubject would build and flatten a new one for each of the log's many endpoint events.

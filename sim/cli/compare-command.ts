@@ -46,7 +46,7 @@ export function registerCompareCommand(program: Command): Command {
     .option('--set <key=value>', 'override a setting by dotted key, or a scenario\'s workload by generate.<path> (repeatable; not router.strategy, which --strategies sets)', collectSet)
     .option('--env <NAME=VALUE>', 'a router environment variable, parsed as the router does, as with run (repeatable)', collectList)
     .option('--router-deployment <file>', 'take router settings from a Deployment manifest, as with run')
-    .option('--trace <what>', 'as with run (runtime: every runtime command recorded one by one); compare writes no output log, and its reports are the same either way', collectTrace)
+    .option('--trace <what>', 'as with run (runtime: every runtime command recorded one by one; inputs: every endpoint event); compare writes no output log, and its reports are the same either way', collectTrace)
     .option('--json', 'print a JSON list of reports, one per strategy in --strategies order, instead of the table')
     .option('--no-progress', 'no progress output on stderr while a long run replays')
     .option('--explain-settings', "print each strategy's settings, their values and sources, as run does, and exit 0 without running")

@@ -72,6 +72,22 @@ describe('RunProgress', () => {
     expect(s.out).toEqual(['x: 8,192 events, 0ms simulated, 819 events/s\n']);
   });
 
+  it('reads the clock as often when endpoint events come counted per second (input.counts)', () => {
+    const s = stream(false);
+    const clock = { t: 0 };
+    const p = new RunProgress('x', { now: () => clock.t, stream: s });
+    p.begin(inputOf(undefined));
+    // 100 events per record, 1 ms of wall time per record: the 16,384 events a reading waits for are 164
+    // records (16,400 events), so the clock is read every 164 records, 164 ms apart. A log waits 10 s: the
+    // first reading past it is the 61st (⌈10,000 / 164⌉), at record 61 × 164 = 10,004 (10.004 s), with
+    // 1,000,400 events: 100,000 events/s.
+    for (let i = 0; i < 10_200; i++) {
+      clock.t += 1;
+      p.add({ atUs: 0, type: 'input.counts', events: { 'endpoints.set': 60, 'endpoints.delete': 40 } } as OutputRecord);
+    }
+    expect(s.out).toEqual(['x: 1,000,400 events, 0ms simulated, 100,000 events/s\n']);
+  });
+
   it("draws cli-progress's bar on a terminal, redrawn in place, and clears it at the end", () => {
     const s = stream(true);
     const clock = { t: 0 };

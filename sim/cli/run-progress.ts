@@ -20,7 +20,10 @@ export interface RunProgressOptions {
   stream: ProgressStream;
 }
 
-/** How often the clock is read, in records: often enough for a steady line, rare enough to cost nothing. */
+/**
+ * How often the clock is read, in records (an `input.counts` weighs as the events it counts, which would
+ * otherwise have been records of their own): often enough for a steady line, rare enough to cost nothing.
+ */
 const CHECK_EVERY = 16_384;
 /** A terminal's bar is redrawn this often; a log (CI) gets a line this often, and none for a short run. */
 const TTY_EVERY_MS = 500;
@@ -60,7 +63,7 @@ export function progressFraction(input: RunInput & { generate?: GenerateSpec }):
  */
 export class RunProgress implements RecordObserver {
   private events = 0;
-  private records = 0;
+  private untilCheck = CHECK_EVERY;
   private atUs = 0;
   private readonly started: number;
   private lastShown: number;
@@ -82,10 +85,17 @@ export class RunProgress implements RecordObserver {
   }
 
   add(r: OutputRecord): void {
+    let weight = 1;
     if (r.type === 'input') this.events++;
-    else if (r.type === 'input.counts') this.events += inputsCounted(r);
+    else if (r.type === 'input.counts') {
+      const n = inputsCounted(r);
+      this.events += n;
+      weight = Math.max(1, n);
+    }
     this.atUs = r.atUs;
-    if (++this.records % CHECK_EVERY !== 0) return;
+    this.untilCheck -= weight;
+    if (this.untilCheck > 0) return;
+    this.untilCheck = CHECK_EVERY;
     const t = this.opts.now();
     if (t - this.lastShown < this.every) return;
     this.lastShown = t;

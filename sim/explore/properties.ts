@@ -76,6 +76,11 @@ export class PropertyMonitor implements RecordObserver {
         this.lastInputUs = r.atUs;
         this.onInput(r.event, r.subject, r.atUs);
         return;
+      case 'input.counts':
+        // checkRun traces every input; an observer of a compact run gets endpoint events per second, at the
+        // second's last record: a last input no earlier than the true one, so liveness is never judged early.
+        this.lastInputUs = r.atUs;
+        return;
       case 'vrrp.node':
         this.live.set(r.node, r.live);
         if (r.live) this.liveSinceUs.set(r.node, r.atUs);

@@ -43,7 +43,7 @@ export class CompactTally {
   ) {}
 
   /** Whether an input of this type is counted rather than written (the caller then calls countInput). */
-  counts(event: InputEventType): event is CountedInputType {
+  counts(event: InputEventType): boolean {
     return this.inputs === 'counted' && (event === 'endpoints.set' || event === 'endpoints.delete');
   }
 
@@ -68,7 +68,7 @@ export class CompactTally {
    */
   pass(r: OutputRecord): boolean {
     if (r.type === 'input' && this.counts(r.event)) {
-      this.countInput(r.atUs, r.event);
+      this.countInput(r.atUs, r.event as CountedInputType);
       return true;
     }
     if (r.type === 'reload.request') {
