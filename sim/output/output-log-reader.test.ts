@@ -7,8 +7,8 @@ import { InputError } from '../eventlog/input-error.ts';
 import { loadRunInput } from '../load-input.ts';
 import { headerOf, judge, runOne } from '../run.ts';
 import { readOutputLog } from './output-log-reader.ts';
-import { JsonlFileSink } from './output-sink.ts';
-import type { OutputRecord } from './records.ts';
+import { JsonlFileSink, nullSink } from './output-sink.ts';
+import type { OutputRecord, TraceName } from './records.ts';
 
 const SCENARIO = join(import.meta.dirname, '..', '..', 'scenarios', 'route-burst.yaml');
 const dir = mkdtempSync(join(tmpdir(), 'rb-outlog-'));
@@ -40,6 +40,26 @@ function errorOf(file: string): InputError {
     throw err;
   }
   throw new Error(`${file} was read without an error`);
+}
+
+/** The lines of `input`'s output log with `trace`, header first. */
+function tracedRun(input: ReturnType<typeof loadRunInput>, trace: TraceName[]): string[] {
+  const path = join(dir, `traced-${n++}.jsonl`);
+  const sink = new JsonlFileSink(path, headerOf(input, { trace }));
+  runOne(input, sink, [], { trace });
+  sink.commit();
+  return readFileSync(path, 'utf8').trimEnd().split('\n');
+}
+
+/** Records as a version before 3 wrote them: each request a `reload.counts` folded, a line of its own at the counts' time. */
+function unfolded(lines: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const line of lines) {
+    const r = JSON.parse(line) as OutputRecord;
+    if (r.type !== 'reload.counts') out.push(line);
+    else for (const [reason, count] of Object.entries(r.requests)) for (let i = 0; i < count; i++) out.push(JSON.stringify({ atUs: r.atUs, type: 'reload.request', reason }));
+  }
+  return out;
 }
 
 const at = (e: InputError) => ({ file: e.file, line: e.line, field: e.field });
@@ -120,29 +140,27 @@ describe('readOutputLog', () => {
     ]);
   });
 
-  it('reads a version 1 log (every command a line, no counts) as it always did', () => {
-    const v1 = log([JSON.stringify({ ...HEADER, version: 1 }), ...LINES.slice(1)]);
-    const { header, records } = readOutputLog(v1);
+  it('reads a version 1 log (every command, input and reload request a line, no counts) as it always did', () => {
+    // The same run traced whole, each folded request put back as a line: what version 1 wrote, header and all.
+    const traced = tracedRun(loadRunInput(SCENARIO), ['runtime', 'inputs']);
+    const { trace: _, ...untraced } = JSON.parse(traced[0]!) as Record<string, unknown>;
+    const lines = unfolded(traced.slice(1));
+    expect(lines.some((l) => /"type":"(runtime|reload|input)\.counts"/.test(l))).toBe(false);
+    const { header, records } = readOutputLog(log([JSON.stringify({ ...untraced, version: 1 }), ...lines]));
     expect(header.version).toBe(1);
     expect(JSON.stringify(judge(projectReport(header, records), header.budgets))).toBe(JSON.stringify(runReport));
   });
 
   it('reads a version 2 log (every reload request a line, none folded) into the same report', () => {
     // route-burst under reload-always asks for a reload per route while one is pending: v3 folds those.
-    const path = join(dir, 'reload-always.jsonl');
     const input = loadRunInput(SCENARIO, { set: { 'router.strategy': 'reload-always' } });
-    const v3Sink = new JsonlFileSink(path, headerOf(input));
-    const { report } = runOne(input, v3Sink);
-    v3Sink.commit();
-    const v3 = readFileSync(path, 'utf8').trimEnd().split('\n');
-    expect(v3.some((l) => l.includes('"type":"reload.counts"'))).toBe(true);
-    // The same run as version 2 wrote it: each folded request a line of its own, at the counts' time.
-    const v2 = [JSON.stringify({ ...(JSON.parse(v3[0]!) as object), version: 2 })];
-    for (const line of v3.slice(1)) {
-      const r = JSON.parse(line) as OutputRecord;
-      if (r.type !== 'reload.counts') v2.push(line);
-      else for (const [reason, count] of Object.entries(r.requests)) for (let i = 0; i < count; i++) v2.push(JSON.stringify({ atUs: r.atUs, type: 'reload.request', reason }));
-    }
+    const { report } = runOne(input, nullSink);
+    // The same run as version 2 wrote it: every input a line (no trace said so then), each folded request
+    // a line of its own, at the counts' time.
+    const traced = tracedRun(input, ['inputs']);
+    expect(traced.some((l) => l.includes('"type":"reload.counts"'))).toBe(true);
+    const { trace: _, ...untraced } = JSON.parse(traced[0]!) as Record<string, unknown>;
+    const v2 = [JSON.stringify({ ...untraced, version: 2 }), ...unfolded(traced.slice(1))];
     const { header, records } = readOutputLog(log(v2));
     expect(header.version).toBe(2);
     expect(JSON.stringify(judge(projectReport(header, records), header.budgets))).toBe(JSON.stringify(report));
@@ -182,6 +200,22 @@ describe('readOutputLog', () => {
       expect(at(errorOf(trace))).toEqual({ file: trace, line: 1, field: 'trace[0]' });
     });
 
+
+    it("for a record the header's version or trace rules out (record-version.ts), or a trace its version did not know", () => {
+      // route-burst's own log is version 4 without a trace: its endpoint events are counted, never lines.
+      expect(LINES.some((l) => l.includes('"type":"input.counts"'))).toBe(true);
+      const counts = LINES.findIndex((l) => l.includes('"type":"input.counts"')) + 1;
+      const v3 = log([JSON.stringify({ ...HEADER, version: 3 }), ...LINES.slice(1)]);
+      const e = errorOf(v3);
+      expect(at(e)).toEqual({ file: v3, line: counts, field: 'type' });
+      expect(e.message).toContain('written since version 4');
+      // An endpoint event as a line beside the counts: the report would count it twice.
+      const line = inserted(counts, JSON.stringify({ atUs: JSON.parse(LINES[counts - 1]!).atUs, type: 'input', event: 'endpoints.set', subject: 'shop/web' }));
+      const twice = log(line);
+      expect(at(errorOf(twice))).toEqual({ file: twice, line: counts, field: 'event' });
+      const inputsInV3 = log([JSON.stringify({ ...HEADER, version: 3, trace: ['inputs'] }), ...LINES.slice(1)]);
+      expect(at(errorOf(inputsInV3))).toEqual({ file: inputsInV3, line: 1, field: 'trace[0]' });
+    });
 
     it('for a header whose budgets are no list of strings, or hold one that cannot be read', () => {
       const five = log([JSON.stringify({ ...HEADER, budgets: 5 }), ...LINES.slice(1)]);

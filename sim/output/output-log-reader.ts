@@ -8,13 +8,15 @@ import { InputError } from '../eventlog/input-error.ts';
 import { fileLines } from '../eventlog/line-source.ts';
 import { looksValidRecord } from './fast-record-check.ts';
 import { RecordOrder } from './record-order.ts';
+import { headerTraceProblem, recordVersionProblem } from './record-version.ts';
 import { COUNTED_INPUTS, OUTPUT_LOG_VERSION, TRACE_NAMES, type OutputHeader, type OutputRecord } from './records.ts';
 
 /**
  * The output log (versions 1 to 4) as a schema, record by record as sim/output/records.ts declares them. `routerbench report`
  * trusts what it folds (a string where a number belongs would print `NaN` and still exit 0), so every line
  * is checked here, strictly: a field routerbench never writes is as wrong as a missing one, because the log
- * was edited or comes from something else, and the report rebuilt from it would not be the run's.
+ * was edited or comes from something else, and the report rebuilt from it would not be the run's. So is a
+ * record the header's version and trace rule out (record-version.ts).
  */
 const time = z.number().int().nonnegative();
 const count = z.number().int().nonnegative();
@@ -127,6 +129,8 @@ export function readOutputLog(path: string): { header: OutputHeader; records: It
           continue;
         }
         const record = parseRecord(parseJson(text, path, no), path, no);
+        const foreign = recordVersionProblem(header, record);
+        if (foreign !== undefined) throw new InputError(path, foreign[1], no, foreign[0]);
         if (endedAt !== 0) throw new InputError(path, `a ${record.type} record after the run.end record of line ${endedAt}; run.end is the last record of a run`, no, 'type');
         const wrong = order.check(record, no);
         if (wrong !== undefined) throw new InputError(path, wrong[1], no, wrong[0]);
@@ -148,6 +152,8 @@ function parseHeader(raw: unknown, path: string): OutputHeader {
     const { field, message } = describeIssue(parsed.error.issues[0]!);
     throw new InputError(path, `not an output log header: ${message}`, 1, field);
   }
+  const trace = headerTraceProblem(parsed.data);
+  if (trace !== undefined) throw new InputError(path, `not an output log header: ${trace[1]}`, 1, trace[0]);
   // The report judges the run by these; one that cannot be read is the log's fault, found before folding.
   parsed.data.budgets.forEach((text, i) => {
     try {
