@@ -244,3 +244,42 @@ describe('MockHaproxy show map rows', () => {
     expect(kept!.value).toBe('be_http:ns:web');
   });
 });
+
+describe('show map of a map that had versions', () => {
+  // One map's commands, versions and all: `@1`..`@3` name versions a prepare may or may not have made.
+  const version = fc.integer({ min: 0, max: 3 });
+  const key = fc.constantFrom('a', 'b', 'c');
+  const step = fc.oneof(
+    fc.constant('prepare map'),
+    version.map((v) => `commit map @${v}`),
+    fc.option(version, { nil: undefined }).map((v) => (v === undefined ? 'clear map' : `clear map @${v}`)),
+    fc.tuple(fc.option(version, { nil: undefined }), key).map(([v, k]) => (v === undefined ? `add map ${k}` : `add map @${v} ${k}`)),
+    key.map((k) => `del map ${k}`),
+    fc.constant('del map #first'),
+    key.map((k) => `set map ${k}`),
+  );
+  /** The step as the CLI takes it: the map after the version, if any; a value after the key. */
+  function line(m: MockHaproxy, s: string): string {
+    const words = s.split(' ');
+    const at = words[2]?.startsWith('@') ? `${words[2]} ` : '';
+    const rest = words.slice(at === '' ? 2 : 3);
+    if (s === 'del map #first') return `del map ${MAP} #${m.map(MAP)!.entries[0]?.ref ?? '0'}`;
+    if (words[0] === 'add' || words[0] === 'set') return `${words[0]} map ${at}${MAP} ${rest[0]} be_x`;
+    return `${words[0]} map ${at}${MAP}${rest.length > 0 ? ` ${rest.join(' ')}` : ''}`;
+  }
+
+  test.prop([fc.array(step, { maxLength: 30 })], { numRuns: 200 })('lists exactly the entries of the version asked for, whatever came before', (steps) => {
+    const m = loaded();
+    for (const s of steps) {
+      m.execute(line(m, s));
+      const map = m.map(MAP)!;
+      // The copy made while every entry is current, and the walk otherwise, list what a filter by version does.
+      for (const v of [map.currVer, map.nextVer]) {
+        const expected = map.entries.filter((e) => e.version === v).map((e) => `${e.ref} ${e.key} ${e.value}\n`).join('');
+        expect(m.execute(`show map @${v} ${MAP}`)).toBe(`${expected}\n`);
+      }
+      expect(m.execute(`show map ${MAP}`)).toBe(m.execute(`show map @${map.currVer} ${MAP}`));
+      expect(map.otherVersions).toBe(map.entries.filter((e) => e.version !== map.currVer).length);
+    }
+  });
+});
