@@ -97,7 +97,6 @@ const listRows = new WeakMap<MapListing, MapListRow>();
 
 /** `show map [@<ver>] <map>`: the entries of one version, in map order. */
 export function showMapEntries(m: MockMap, version: number): RuntimeReply {
-  if (version === m.currVer && m.otherVersions === 0) return { kind: 'entries', entries: m.entries.slice() };
   const entries: MapEntryRow[] = [];
   for (const e of m.entries) if (e.version === version) entries.push(e);
   return { kind: 'entries', entries };
@@ -133,7 +132,6 @@ function addEntry(rt: MapRuntime, m: MockMap, key: string, value: string, versio
     }
   }
   m.entries.push(new MockMapEntry(rt.pointers.next(), key, value, version));
-  if (version !== m.currVer) m.otherVersions++;
   m.rev++;
   m.appends++;
   return undefined;
@@ -233,7 +231,6 @@ function delKey(m: MockMap, target: string): RuntimeReply {
   for (const e of m.entries) if (e.key === target) e.markRemoved();
   m.entries = m.entries.filter((e) => e.key !== target);
   removed(m, before - m.entries.length);
-  recountVersions(m);
   m.rev++;
   return m.entries.length === before ? KEY_NOT_FOUND : OK;
 }
@@ -242,7 +239,6 @@ function delKey(m: MockMap, target: string): RuntimeReply {
 function delEntry(m: MockMap, e: MockMapEntry | undefined): RuntimeReply {
   if (e === undefined) return KEY_NOT_FOUND;
   m.entries.splice(m.entries.indexOf(e), 1);
-  if (e.version !== m.currVer) m.otherVersions--;
   removed(m, 1);
   e.markRemoved();
   m.rev++;
@@ -279,18 +275,6 @@ export function setMap(rt: MapRuntime, w: readonly string[]): string {
   return found ? '\n' : 'entry not found.\n\n';
 }
 
-/**
- * `otherVersions` again after entries were dropped or the current version moved. With none before, none
- * are left: entries only leave, and a commit drops every version before the new one, the old current
- * version included.
- */
-function recountVersions(m: MockMap): void {
-  if (m.otherVersions === 0) return;
-  let n = 0;
-  for (const e of m.entries) if (e.version !== m.currVer) n++;
-  m.otherVersions = n;
-}
-
 /** Entries are handed out as `show map` rows, which stay as they were listed: a new value is a new entry. */
 function replaceValue(m: MockMap, i: number, value: string): void {
   const e = m.entries[i]!;
@@ -313,7 +297,6 @@ export function clearMap(rt: MapRuntime, w: readonly string[]): string {
   const before = m.entries.length;
   m.entries = m.entries.filter((e) => e.version !== v);
   removed(m, before - m.entries.length);
-  recountVersions(m);
   m.rev++;
   m.shape++;
   return '\n';
@@ -342,7 +325,6 @@ export function commitMap(rt: MapRuntime, w: readonly string[]): string {
   const before = m.entries.length;
   m.entries = m.entries.filter((e) => !versionAfter(v, e.version));
   removed(m, before - m.entries.length);
-  recountVersions(m);
   return '\n';
 }
 

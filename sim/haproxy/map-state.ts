@@ -65,12 +65,6 @@ export interface MockMap {
   nextVer: number;
   entries: MockMapEntry[];
   /**
-   * How many of `entries` are of another version than `currVer` (only a `prepare map` makes any): while
-   * none are, `show map` copies the list instead of reading every entry's version, a thousand entries that
-   * have left the cache since the last listing (3% of a dcm-slots replay of the saturated day).
-   */
-  otherVersions: number;
-  /**
    * HAProxy 2.6 decrements its entry counter once more than it increments it when `add map` refuses an
    * entry (a key that does not compile, a value that does not parse), so `entry_cnt` drifts below the real
    * count and wraps around as an unsigned 64-bit number (measured).
@@ -160,7 +154,6 @@ export function mapFromLayout(layout: MapLayout, entries: MockMapEntry[]): MockM
     currVer: 0,
     nextVer: 0,
     entries,
-    otherVersions: 0,
     entryCountSkew: 0,
     rev: 0,
     shape: 0,
