@@ -1,4 +1,5 @@
 import { indexAhead } from '../index-ahead.ts';
+import { lineageOf } from '../list-lineage.ts';
 
 /**
  * The backend names of the last `show backend`, as a set. A reload adds or drops a few backends at most and
@@ -22,19 +23,29 @@ export class BackendNames {
     const old = this.names;
     if (names === old) return;
     this.names = names;
+    // A listing that says how it was made from the one before (the in-process mock's, core/list-lineage.ts).
+    const lineage = lineageOf(names);
+    if (lineage !== undefined && lineage.from === old) {
+      for (const { insert, value } of lineage.edits) {
+        if (insert) this.add(value);
+        else this.drop(value);
+      }
+      return;
+    }
     const changes = listChanges(old, names, CHANGED_NAMES_MAX);
     if (changes === undefined) {
       this.counts.clear();
       for (const n of names) this.add(n);
       return;
     }
-    for (const i of changes.dropped) {
-      const n = old[i]!;
-      const c = this.counts.get(n)!;
-      if (c === 1) this.counts.delete(n);
-      else this.counts.set(n, c - 1);
-    }
+    for (const i of changes.dropped) this.drop(old[i]!);
     for (const j of changes.added) this.add(names[j]!);
+  }
+
+  private drop(name: string): void {
+    const c = this.counts.get(name)!;
+    if (c === 1) this.counts.delete(name);
+    else this.counts.set(name, c - 1);
   }
 
   private add(name: string): void {

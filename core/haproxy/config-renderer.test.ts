@@ -2,6 +2,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import type { ChurnEvent } from '../events.ts';
 import type { Route } from '../route.ts';
+import { lineageOf } from '../list-lineage.ts';
 import { applyChurn, emptyRouterState } from '../router-state.ts';
 import { ConfigRenderer, renderRouterConfig } from './config-renderer.ts';
 import type { HaproxyConfig } from './config-model.ts';
@@ -93,6 +94,19 @@ describe('ConfigRenderer', () => {
         if (!renderNow) continue;
         const incremental = renderer.render(state, pools[pool]);
         expect(plain(incremental)).toEqual(plain(renderRouterConfig(state, { ...opts, extraBackends: pools[pool]! })));
+        // Every list after the first says how it was made from the one before: its edits, applied to that
+        // one's names, give its names.
+        const lineage = lineageOf(incremental.backends);
+        expect(lineage !== undefined).toBe(handedOut.length > 0);
+        if (lineage !== undefined) {
+          expect(lineage.from).toBe(handedOut.at(-1)![0].backends);
+          const names = lineage.from.map((b) => b.name);
+          for (const e of lineage.edits) {
+            if (e.insert) names.splice(e.at, 0, e.value.name);
+            else expect(names.splice(e.at, 1)).toEqual([e.value.name]);
+          }
+          expect(names).toEqual(incremental.backends.map((b) => b.name));
+        }
         for (const r of state.routes.values()) expect(renderer.renderedRoute(`${r.namespace}/${r.name}`)).toBe(r);
         handedOut.push([incremental, plain(incremental)]);
       }
@@ -174,6 +188,19 @@ describe('ConfigRenderer', () => {
         }
         const incremental = renderer.render(state, pools[pool]);
         expect(plain(incremental)).toEqual(plain(renderRouterConfig(state, { ...opts, extraBackends: pools[pool]! })));
+        // Every list after the first says how it was made from the one before: its edits, applied to that
+        // one's names, give its names.
+        const lineage = lineageOf(incremental.backends);
+        expect(lineage !== undefined).toBe(handedOut.length > 0);
+        if (lineage !== undefined) {
+          expect(lineage.from).toBe(handedOut.at(-1)![0].backends);
+          const names = lineage.from.map((b) => b.name);
+          for (const e of lineage.edits) {
+            if (e.insert) names.splice(e.at, 0, e.value.name);
+            else expect(names.splice(e.at, 1)).toEqual([e.value.name]);
+          }
+          expect(names).toEqual(incremental.backends.map((b) => b.name));
+        }
         handedOut.push([incremental, plain(incremental)]);
       }
       for (const [config, asRendered] of handedOut) expect(plain(config)).toEqual(asRendered);

@@ -1,6 +1,7 @@
 import type { Endpoint } from '../endpoint.ts';
 import { routeKey, serviceKey, type Route } from '../route.ts';
 import type { RouterState, StateChange } from '../router-state.ts';
+import { recordLineage, type ListEdit } from '../list-lineage.ts';
 import type { BackendConfig, HaproxyConfig, MapEntry } from './config-model.ts';
 import { compareMapLines, MAP_FILES, MAP_WILDCARD, renderedMapEntries } from './map-entries.ts';
 import { aliasKey, backendNameOf, type ServedSource } from './names.ts';
@@ -79,6 +80,12 @@ export class ConfigRenderer {
   private allServicesDirty = false;
   /** Rows in template order. */
   private sorted: Row[] = [];
+  /**
+   * The backend list last handed out and the rows placed and taken out since, as edits of it (its lineage,
+   * core/list-lineage.ts); `undefined` after a full render, which records no edits.
+   */
+  private handedOut: BackendConfig[] | undefined = undefined;
+  private edits: ListEdit<BackendConfig>[] = [];
   /**
    * Each map file's lines in file order, their entries in the same order (kept in step), and the entry
    * lists last handed out. A reload hands out a copy of a changed file's entries, since the config it
@@ -266,6 +273,9 @@ export class ConfigRenderer {
     const sorted = this.sorted;
     const backends: BackendConfig[] = new Array(sorted.length);
     for (let i = 0; i < sorted.length; i++) backends[i] = sorted[i]!.backend;
+    if (this.handedOut !== undefined) recordLineage(backends, this.handedOut, this.edits);
+    this.handedOut = backends;
+    this.edits = [];
     if (this.dirtyFiles.size > 0) {
       const maps: Record<string, MapEntry[]> = {};
       for (const [file, es] of this.entries) maps[file] = this.dirtyFiles.has(file) ? es.slice() : this.maps[file]!;
@@ -277,6 +287,7 @@ export class ConfigRenderer {
 
   private renderAll(state: RouterState, extra: readonly Route[]): void {
     this.synced = state;
+    this.handedOut = undefined;
     this.rows.clear();
     this.rowsByService.clear();
     const rows: Row[] = [];
@@ -371,7 +382,9 @@ export class ConfigRenderer {
 
   /** Inserts the row's backend and map lines where a full sort would put them. */
   private place(row: Row): void {
-    this.sorted.splice(lowerBound(this.sorted, row.sortKey, (r) => r.sortKey, compareKeys), 0, row);
+    const at = lowerBound(this.sorted, row.sortKey, (r) => r.sortKey, compareKeys);
+    this.sorted.splice(at, 0, row);
+    this.edits.push({ at, insert: true, value: row.backend });
     for (const l of row.mapLines) {
       const ls = this.lines.get(l.file);
       if (ls === undefined) continue;
@@ -384,7 +397,9 @@ export class ConfigRenderer {
   }
 
   private unplace(row: Row): void {
-    this.sorted.splice(this.sorted.indexOf(row, lowerBound(this.sorted, row.sortKey, (r) => r.sortKey, compareKeys)), 1);
+    const at = this.sorted.indexOf(row, lowerBound(this.sorted, row.sortKey, (r) => r.sortKey, compareKeys));
+    this.sorted.splice(at, 1);
+    this.edits.push({ at, insert: false, value: row.backend });
     for (const l of row.mapLines) {
       const ls = this.lines.get(l.file);
       if (ls === undefined) continue;

@@ -1,5 +1,6 @@
 import type { BackendConfig } from '../../core/haproxy/config-model.ts';
 import { indexAhead } from '../../core/index-ahead.ts';
+import { lineageOf, recordLineage, type ListEdit } from '../../core/list-lineage.ts';
 
 /** Above this many dropped and added backends a reload's index is built afresh. */
 const CHANGES_MAX = 64;
@@ -43,6 +44,12 @@ export class BackendIndex {
     if (list === last) return;
     this.list = list;
     if (last === undefined || this.ids.length === 0) return this.rebuild(list);
+    // The renderer's list says how it was made from the one before (core/list-lineage.ts): no walk.
+    const lineage = lineageOf(list);
+    if (lineage !== undefined && lineage.from === last) {
+      if (!this.applyEdits(lineage.edits)) this.rebuild(list);
+      return;
+    }
     const dropped: number[] = [];
     const added: number[] = [];
     if (!this.changes(last, list, dropped, added) || !this.apply(list, dropped, added)) this.rebuild(list);
@@ -84,6 +91,51 @@ export class BackendIndex {
     return dropped.length + added.length <= CHANGES_MAX;
   }
 
+  /**
+   * The renderer's edits applied in order, as the walk's changes are in `apply`: each name taken out or put
+   * in where the renderer did, the backends that stay keeping their place ids. The edits' values are only
+   * read for their names, which a rendered row never changes.
+   */
+  private applyEdits(edits: readonly ListEdit<BackendConfig>[]): boolean {
+    if (edits.length === 0) return true;
+    const old = this.listed;
+    const names = old.slice();
+    const ids = this.ids;
+    const byName = this.byName;
+    const nameEdits: ListEdit<string>[] = new Array(edits.length);
+    let from = names.length;
+    for (let k = 0; k < edits.length; k++) {
+      const { at, insert, value } = edits[k]!;
+      const name = value.name;
+      if (insert) {
+        const id = this.newId(at);
+        names.splice(at, 0, name);
+        ids.splice(at, 0, id);
+        byName.set(name, id);
+      } else {
+        // Names the renderer's edits as this index has them, or they are not of its list: index afresh.
+        if (names[at] !== name) return false;
+        const id = ids[at]!;
+        if (byName.get(name) === id) byName.delete(name);
+        this.freeIds.push(id);
+        names.splice(at, 1);
+        ids.splice(at, 1);
+      }
+      nameEdits[k] = { at, insert, value: name };
+      if (at < from) from = at;
+    }
+    this.renumberFrom(from);
+    this.listed = names;
+    recordLineage(names, old, nameEdits);
+    return byName.size === names.length;
+  }
+
+  private renumberFrom(from: number): void {
+    const positions = this.positions;
+    const ids = this.ids;
+    for (let j = from; j < ids.length; j++) positions[ids[j]!] = j;
+  }
+
   private rebuild(list: readonly BackendConfig[]): void {
     const names: string[] = new Array(list.length);
     const ids: number[] = new Array(list.length);
@@ -120,9 +172,11 @@ export class BackendIndex {
   private apply(list: readonly BackendConfig[], dropped: readonly number[], added: readonly number[]): boolean {
     if (dropped.length === 0 && added.length === 0) return true;
     // The names array was handed out (show backend): a new one. The ids are this index's own.
-    const names = this.listed.slice();
+    const old = this.listed;
+    const names = old.slice();
     const ids = this.ids;
     const byName = this.byName;
+    const nameEdits: ListEdit<string>[] = [];
     for (let k = dropped.length - 1; k >= 0; k--) {
       const i = dropped[k]!;
       const name = names[i]!;
@@ -131,6 +185,7 @@ export class BackendIndex {
       this.freeIds.push(id);
       names.splice(i, 1);
       ids.splice(i, 1);
+      nameEdits.push({ at: i, insert: false, value: name });
     }
     // Ascending, each added backend lands at its final position: those before it are all in place.
     for (const j of added) {
@@ -139,11 +194,11 @@ export class BackendIndex {
       names.splice(j, 0, name);
       ids.splice(j, 0, id);
       byName.set(name, id);
+      nameEdits.push({ at: j, insert: true, value: name });
     }
-    const from = Math.min(dropped.length === 0 ? names.length : dropped[0]!, added.length === 0 ? names.length : added[0]!);
-    const positions = this.positions;
-    for (let j = from; j < ids.length; j++) positions[ids[j]!] = j;
+    this.renumberFrom(Math.min(dropped.length === 0 ? names.length : dropped[0]!, added.length === 0 ? names.length : added[0]!));
     this.listed = names;
+    recordLineage(names, old, nameEdits);
     return byName.size === names.length;
   }
 }
