@@ -67,6 +67,12 @@ const optionsArb: fc.Arbitrary<RenderOptions> = fc.constantFrom<RenderOptions>(
 
 /** The renderer's every-service threshold: from switching at the first note to never within a test. */
 const allDirtyMinArb = fc.constantFrom(0, 1, 3, 4096);
+/**
+ * The renderer's paths, each taken often: the every-service threshold as above; the rows rendered again put in
+ * place one by one (refindCost 0) or the list read from every row (1000); a short edit log (1, 2), so that
+ * rows are found by their sort key, or the default.
+ */
+const tuningArb = fc.record({ allDirtyMin: allDirtyMinArb, refindCost: fc.constantFrom(0, 1, 1000), editLogMax: fc.constantFrom(1, 2, 4096) });
 
 function emptyRouterStateWith(namespace: string, name: string) {
   const state = emptyRouterState();
@@ -76,16 +82,16 @@ function emptyRouterStateWith(namespace: string, name: string) {
 
 describe('ConfigRenderer', () => {
   // Steps are (event, render now?, which pool): renders come at random points, as reloads do under churn.
-  // The every-service threshold is lowered at random, so that renders after a list of noted services and
-  // renders after the switch to every service are both compared.
+  // The renderer's tuning is changed at random (tuningArb), so that renders after a list of noted services and
+  // renders after the switch to every service are both compared, and each way of finding a row's place.
   test.prop(
-    [optionsArb, fc.array(fc.tuple(eventArb, fc.boolean(), fc.integer({ min: 0, max: 1 })), { maxLength: 40 }), allDirtyMinArb],
+    [optionsArb, fc.array(fc.tuple(eventArb, fc.boolean(), fc.integer({ min: 0, max: 1 })), { maxLength: 40 }), tuningArb],
     { numRuns: 300 },
   )(
     'renders after any churn exactly what a fresh full render of the same state gives',
-    (opts, steps, allDirtyMin) => {
+    (opts, steps, tuning) => {
       const state = emptyRouterState();
-      const renderer = new ConfigRenderer(opts, false, allDirtyMin);
+      const renderer = new ConfigRenderer(opts, false, tuning);
       // Every config handed out stays as it was rendered, whatever the renderer does after.
       const handedOut: [HaproxyConfig, unknown][] = [];
       for (const [event, renderNow, pool] of steps) {
@@ -111,6 +117,8 @@ describe('ConfigRenderer', () => {
         handedOut.push([incremental, plain(incremental)]);
       }
       for (const [config, asRendered] of handedOut) expect(plain(config)).toEqual(asRendered);
+      // With every edit kept, each row's place follows from its last one: none is searched for.
+      if (tuning.editLogMax > 40) expect(renderer.searched).toBe(0);
     },
   );
 
@@ -120,12 +128,12 @@ describe('ConfigRenderer', () => {
     [
       optionsArb,
       fc.array(fc.tuple(eventArb, fc.constantFrom('none', 'render', 'read newest', 'read previous'), fc.integer({ min: 0, max: 1 })), { maxLength: 60 }),
-      allDirtyMinArb,
+      tuningArb,
     ],
     { numRuns: 300 },
-  )('deferred: a config read while it may be is what a fresh full render of the state it was asked for gives; later, reading it throws', (opts, steps, allDirtyMin) => {
+  )('deferred: a config read while it may be is what a fresh full render of the state it was asked for gives; later, reading it throws', (opts, steps, tuning) => {
     const state = emptyRouterState();
-    const renderer = new ConfigRenderer(opts, true, allDirtyMin);
+    const renderer = new ConfigRenderer(opts, true, tuning);
     // What each config is: waiting to render, rendered (read, or rendered first because a later one was),
     // or dead (a second config was asked for after it, before it was rendered).
     const asked: { config: HaproxyConfig; expected: unknown; is: 'waiting' | 'rendered' | 'dead' }[] = [];
