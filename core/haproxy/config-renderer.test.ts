@@ -113,6 +113,20 @@ describe('ConfigRenderer', () => {
           }
           expect(names).toEqual(incremental.backends.map((b) => b.name));
         }
+        // So does each map file's list that changed since the last config, made from that config's.
+        const previous = handedOut.at(-1)?.[0];
+        for (const [file, entries] of Object.entries(incremental.maps)) {
+          // An unchanged file's list is the last config's own, with the lineage it was made with.
+          const made = entries === previous?.maps[file] ? undefined : lineageOf(entries);
+          if (made === undefined) continue;
+          expect(made.from).toBe(previous!.maps[file]);
+          const list = made.from.slice();
+          for (const e of made.edits) {
+            if (e.insert) list.splice(e.at, 0, e.value);
+            else expect(list.splice(e.at, 1)).toEqual([e.value]);
+          }
+          expect(list).toEqual(entries);
+        }
         for (const r of state.routes.values()) expect(renderer.renderedRoute(`${r.namespace}/${r.name}`)).toBe(r);
         handedOut.push([incremental, plain(incremental)]);
       }
@@ -208,6 +222,20 @@ describe('ConfigRenderer', () => {
             else expect(names.splice(e.at, 1)).toEqual([e.value.name]);
           }
           expect(names).toEqual(incremental.backends.map((b) => b.name));
+        }
+        // So does each map file's list that changed since the last config, made from that config's.
+        const previous = handedOut.at(-1)?.[0];
+        for (const [file, entries] of Object.entries(incremental.maps)) {
+          // An unchanged file's list is the last config's own, with the lineage it was made with.
+          const made = entries === previous?.maps[file] ? undefined : lineageOf(entries);
+          if (made === undefined) continue;
+          expect(made.from).toBe(previous!.maps[file]);
+          const list = made.from.slice();
+          for (const e of made.edits) {
+            if (e.insert) list.splice(e.at, 0, e.value);
+            else expect(list.splice(e.at, 1)).toEqual([e.value]);
+          }
+          expect(list).toEqual(entries);
         }
         handedOut.push([incremental, plain(incremental)]);
       }

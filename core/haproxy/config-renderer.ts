@@ -112,6 +112,12 @@ export class ConfigRenderer {
   private readonly lines = new Map<string, MapLine[]>();
   private readonly entries = new Map<string, MapEntry[]>();
   private readonly dirtyFiles = new Set<string>();
+  /**
+   * Each map file's lines placed and taken out since its last hand-out, as edits of that list (its lineage,
+   * for the mock's entries at load); none while `mapsWhole`, after a full render.
+   */
+  private readonly mapEdits = new Map<string, ListEdit<MapEntry>[]>();
+  private mapsWhole = true;
   private maps: Record<string, MapEntry[]> = {};
   /** See `deferred` in the constructor. */
   private readonly deferred: boolean;
@@ -311,9 +317,20 @@ export class ConfigRenderer {
     this.edits = [];
     if (this.dirtyFiles.size > 0) {
       const maps: Record<string, MapEntry[]> = {};
-      for (const [file, es] of this.entries) maps[file] = this.dirtyFiles.has(file) ? es.slice() : this.maps[file]!;
+      for (const [file, es] of this.entries) {
+        const last = this.maps[file];
+        if (!this.dirtyFiles.has(file)) {
+          maps[file] = last!;
+          continue;
+        }
+        const copy = es.slice();
+        if (!this.mapsWhole && last !== undefined) recordLineage(copy, last, this.mapEdits.get(file) ?? NO_EDITS);
+        maps[file] = copy;
+      }
       this.maps = maps;
       this.dirtyFiles.clear();
+      this.mapEdits.clear();
+      this.mapsWhole = false;
     }
     return { backends, maps: this.maps };
   }
@@ -321,6 +338,7 @@ export class ConfigRenderer {
   private renderAll(state: RouterState, extra: readonly Route[]): void {
     this.synced = state;
     this.handedOut = undefined;
+    this.mapsWhole = true;
     this.rows.clear();
     this.rowsByService.clear();
     const rows: Row[] = [];
@@ -437,6 +455,7 @@ export class ConfigRenderer {
       const at = upperBound(ls, l.line, (x) => x.line, compareMapLines);
       ls.splice(at, 0, l);
       this.entries.get(l.file)!.splice(at, 0, l.entry);
+      this.mapEditsOf(l.file).push({ at, insert: true, value: l.entry });
       this.dirtyFiles.add(l.file);
     }
   }
@@ -453,6 +472,7 @@ export class ConfigRenderer {
       const at = ls.indexOf(l, lowerBound(ls, l.line, (x) => x.line, compareMapLines));
       ls.splice(at, 1);
       this.entries.get(l.file)!.splice(at, 1);
+      this.mapEditsOf(l.file).push({ at, insert: false, value: l.entry });
       this.dirtyFiles.add(l.file);
     }
   }
@@ -483,6 +503,12 @@ export class ConfigRenderer {
     row.endpoints = endpoints;
     row.backend = backendWithEndpoints(row.shape, endpoints ?? NO_ENDPOINTS, this.served, row.serviceKey);
     this.rerendered.push(row);
+  }
+
+  private mapEditsOf(file: string): ListEdit<MapEntry>[] {
+    let edits = this.mapEdits.get(file);
+    if (edits === undefined) this.mapEdits.set(file, (edits = []));
+    return edits;
   }
 
   private logEdit(edit: number): void {
@@ -529,6 +555,8 @@ export class ConfigRenderer {
     return pos;
   }
 }
+
+const NO_EDITS: readonly ListEdit<MapEntry>[] = [];
 
 /** What tests change to take each of the renderer's paths often; the defaults otherwise. */
 export interface RendererTuning {

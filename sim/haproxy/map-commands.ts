@@ -228,7 +228,7 @@ function delMapTarget(rt: MapRuntime, mapRef: string, word: string): RuntimeRepl
 
 function delKey(m: MockMap, target: string): RuntimeReply {
   const before = m.entries.length;
-  for (const e of m.entries) if (e.key === target) e.markRemoved();
+  for (const e of m.entries) if (e.key === target) takeOut(m, e);
   m.entries = m.entries.filter((e) => e.key !== target);
   removed(m, before - m.entries.length);
   m.rev++;
@@ -240,7 +240,7 @@ function delEntry(m: MockMap, e: MockMapEntry | undefined): RuntimeReply {
   if (e === undefined) return KEY_NOT_FOUND;
   m.entries.splice(m.entries.indexOf(e), 1);
   removed(m, 1);
-  e.markRemoved();
+  takeOut(m, e);
   m.rev++;
   return OK;
 }
@@ -279,7 +279,13 @@ export function setMap(rt: MapRuntime, w: readonly string[]): string {
 function replaceValue(m: MockMap, i: number, value: string): void {
   const e = m.entries[i]!;
   m.entries[i] = e.withValue(value);
+  takeOut(m, e);
+}
+
+/** An entry no longer in the map: marked so (lookups that kept it see it), and listed for the next load. */
+function takeOut(m: MockMap, e: MockMapEntry): void {
   e.markRemoved();
+  m.takenOut.push(e);
 }
 
 /** `clear map [@ver] <map>`: removes the entries of one version (the current one by default). */

@@ -1,6 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import type { MapEntry } from '../../core/haproxy/config-model.ts';
+import { recordLineage, type ListEdit } from '../../core/list-lineage.ts';
 import { MapEntriesAtLoad } from './map-entries-at-load.ts';
 import { PointerSource, type MockMapEntry } from './map-state.ts';
 
@@ -59,7 +60,9 @@ const edit: fc.Arbitrary<Edit> = fc.oneof(
 );
 
 describe('MapEntriesAtLoad (property)', () => {
-  test.prop([fc.array(fc.tuple(edit, fc.array(fc.nat(40), { maxLength: 4 })), { maxLength: 25 }), fc.integer({ min: 0, max: 30 })])(
+  // Each step either tells the builder what it needs to skip the walk (the map's entries taken out, and how
+  // the new lines were made from the last: their lineage, as the renderer records it) or not, at random.
+  test.prop([fc.array(fc.tuple(edit, fc.array(fc.nat(40), { maxLength: 4 }), fc.boolean()), { maxLength: 25 }), fc.integer({ min: 0, max: 30 })])(
     'every load starts with the config lines as entries at version 0, none taken out, pointers distinct; an entry handed on stands for the very same line and was never taken out',
     (edits, initial) => {
       const pointers = new PointerSource();
@@ -69,7 +72,8 @@ describe('MapEntriesAtLoad (property)', () => {
       let lines: MapEntry[] = Array.from({ length: initial }, fresh);
       let last: { lines: readonly MapEntry[]; entries: readonly MockMapEntry[] } | undefined;
       const madeFor = new Map<MockMapEntry, MapEntry>();
-      for (const [e, removals] of edits) {
+      let told = false;
+      for (const [e, removals, tell] of edits) {
         const entries = atLoad.build(lines, pointers);
         expect(entries.map((x) => [x.key, x.value, x.version, x.removed])).toEqual(lines.map((l) => [l.key, l.value, 0, false]));
         expect(new Set(entries.map((x) => x.ref)).size).toBe(entries.length);
@@ -84,30 +88,65 @@ describe('MapEntriesAtLoad (property)', () => {
           // A line kept in place right after the previous match is handed on unless taken out.
           const keptAll = last.lines.length === lines.length && last.lines.every((l, i) => l === lines[i]);
           if (keptAll) last.entries.forEach((x, i) => expect(entries[i] === x).toBe(!x.removed));
+          // Told how the lines were made, the builder hands on every kept line's entry not taken out.
+          if (told) {
+            const before = new Map(last.lines.map((l, i) => [l, last!.entries[i]!]));
+            lines.forEach((l, i) => {
+              const x = before.get(l);
+              if (x !== undefined) expect(entries[i] === x).toBe(!x.removed);
+            });
+          }
         }
         last = { lines, entries };
-        for (const r of removals) if (entries.length > 0) entries[r % entries.length]!.markRemoved();
-        lines = apply(lines, e, fresh);
+        const takenOut: MockMapEntry[] = [];
+        for (const r of removals) {
+          if (entries.length === 0) continue;
+          const x = entries[r % entries.length]!;
+          x.markRemoved();
+          takenOut.push(x);
+        }
+        const next = apply(lines, e, fresh);
+        told = tell && next.edits !== undefined;
+        if (told) {
+          atLoad.builtInto({ takenOut });
+          if (next.lines !== lines) recordLineage(next.lines, lines, next.edits!);
+        }
+        lines = next.lines;
       }
     },
   );
 });
 
-function apply(lines: MapEntry[], e: Edit, fresh: () => MapEntry): MapEntry[] {
+/** The lines after the edit, and the edits as the renderer would record them (none for a whole new file). */
+function apply(lines: MapEntry[], e: Edit, fresh: () => MapEntry): { lines: MapEntry[]; edits: ListEdit<MapEntry>[] | undefined } {
   const out = lines.slice();
+  const edits: ListEdit<MapEntry>[] = [];
   switch (e.kind) {
     case 'same':
-      return out;
+      // The renderer hands an unchanged file's list over again.
+      return { lines, edits };
     case 'fresh':
-      return Array.from({ length: e.size }, fresh);
-    case 'insert':
-      out.splice(Math.min(e.at, out.length), 0, ...Array.from({ length: e.count }, fresh));
-      return out;
-    case 'drop':
-      out.splice(Math.min(e.at, out.length), e.count);
-      return out;
+      return { lines: Array.from({ length: e.size }, fresh), edits: undefined };
+    case 'insert': {
+      const at = Math.min(e.at, out.length);
+      for (let k = 0; k < e.count; k++) {
+        const l = fresh();
+        out.splice(at + k, 0, l);
+        edits.push({ at: at + k, insert: true, value: l });
+      }
+      return { lines: out, edits };
+    }
+    case 'drop': {
+      const at = Math.min(e.at, out.length);
+      for (const l of out.splice(at, e.count)) edits.push({ at, insert: false, value: l });
+      return { lines: out, edits };
+    }
     case 'rerender':
-      for (let i = Math.min(e.at, out.length); i < Math.min(e.at + e.count, out.length); i++) out[i] = { ...out[i]! };
-      return out;
+      for (let i = Math.min(e.at, out.length); i < Math.min(e.at + e.count, out.length); i++) {
+        edits.push({ at: i, insert: false, value: out[i]! });
+        out[i] = { ...out[i]! };
+        edits.push({ at: i, insert: true, value: out[i]! });
+      }
+      return { lines: out, edits };
   }
 }

@@ -64,6 +64,8 @@ export interface MockMap {
   currVer: number;
   nextVer: number;
   entries: MockMapEntry[];
+  /** Entries of its load's start that commands took out (`removed`): MapEntriesAtLoad makes them again. */
+  readonly takenOut: MockMapEntry[];
   /**
    * HAProxy 2.6 decrements its entry counter once more than it increments it when `add map` refuses an
    * entry (a key that does not compile, a value that does not parse), so `entry_cnt` drifts below the real
@@ -154,6 +156,7 @@ export function mapFromLayout(layout: MapLayout, entries: MockMapEntry[]): MockM
     currVer: 0,
     nextVer: 0,
     entries,
+    takenOut: [],
     entryCountSkew: 0,
     rev: 0,
     shape: 0,

@@ -251,6 +251,7 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
     let atLoad = this.entriesAtLoad.get(layout.path);
     if (atLoad === undefined) this.entriesAtLoad.set(layout.path, (atLoad = new MapEntriesAtLoad()));
     m = mapFromLayout(layout, atLoad.build(r.config.maps[layout.file] ?? NO_ENTRIES, this.pointers));
+    atLoad.builtInto(m);
     r.maps.set(path, m);
     return m;
   }
