@@ -91,7 +91,7 @@ describe('BackendIndex', () => {
     expect(index.names).toEqual(['a', 'd', 'c']);
     expect([index.position('a'), index.position('d'), index.position('c'), index.position('b')]).toEqual([0, 1, 2, undefined]);
     // The names array says how it was made from the last one.
-    expect(lineageOf(index.names)).toMatchObject({ from: names, edits: [{ at: 1, insert: false, value: 'b' }, { at: 1, insert: true, value: 'd' }] });
+    expect(lineageOf(index.names)).toEqual({ from: names, edits: [{ at: 1, insert: false, value: 'b' }, { at: 1, insert: true, value: 'd' }] });
     // Edits that take out a name the index has not there are not of its list.
     const wrong = [backend('a'), backend('c')];
     recordLineage(wrong, next, [{ at: 1, insert: false, value: backend('x') }]);
