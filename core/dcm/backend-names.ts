@@ -1,5 +1,5 @@
 import { indexAhead } from '../index-ahead.ts';
-import { editsSince } from '../list-lineage.ts';
+import { lineageOf } from '../list-lineage.ts';
 
 /**
  * The backend names of the last `show backend`, as a set. A reload adds or drops a few backends at most and
@@ -23,10 +23,10 @@ export class BackendNames {
     const old = this.names;
     if (names === old) return;
     this.names = names;
-    // A listing that says how it was made from the ones before (the in-process mock's, core/list-lineage.ts).
-    const edits = editsSince(names, old);
-    if (edits !== undefined) {
-      for (const { insert, value } of edits) {
+    // A listing that says how it was made from the one before (the in-process mock's, core/list-lineage.ts).
+    const lineage = lineageOf(names);
+    if (lineage !== undefined && lineage.from === old) {
+      for (const { insert, value } of lineage.edits) {
         if (insert) this.add(value);
         else this.drop(value);
       }

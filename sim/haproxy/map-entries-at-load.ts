@@ -1,6 +1,6 @@
 import type { MapEntry } from '../../core/haproxy/config-model.ts';
 import { indexAhead } from '../../core/index-ahead.ts';
-import { editsSince, type ListEdit } from '../../core/list-lineage.ts';
+import { lineageOf, type ListEdit } from '../../core/list-lineage.ts';
 import { MockMapEntry, type PointerSource } from './map-state.ts';
 
 /**
@@ -46,9 +46,11 @@ export class MapEntriesAtLoad {
     this.takenOut = undefined;
     // Without the map's list of entries taken out, each kept entry is asked.
     if (takenOut === undefined) return this.walked(entries, pointers);
-    // The same list again is no edit; the renderer's lists made from it since say how.
-    const edits = editsSince(entries, this.source);
-    return edits === undefined ? this.walked(entries, pointers) : this.edited(entries, edits, takenOut, pointers);
+    // The same list again: nothing to edit.
+    if (entries === this.source) return this.edited(entries, NO_EDITS, takenOut, pointers);
+    const lineage = lineageOf(entries);
+    if (lineage !== undefined && lineage.from === this.source) return this.edited(entries, lineage.edits, takenOut, pointers);
+    return this.walked(entries, pointers);
   }
 
   private edited(entries: readonly MapEntry[], edits: readonly ListEdit<MapEntry>[], takenOut: readonly MockMapEntry[], pointers: PointerSource): MockMapEntry[] {
@@ -96,3 +98,4 @@ export class MapEntriesAtLoad {
   }
 }
 
+const NO_EDITS: readonly ListEdit<MapEntry>[] = [];
