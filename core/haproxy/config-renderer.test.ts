@@ -80,6 +80,37 @@ function emptyRouterStateWith(namespace: string, name: string) {
   return state;
 }
 
+/**
+ * Every config after the first says how its lists were made from the last config's (core/list-lineage.ts):
+ * the backend list's edits, applied to the last one's names, give its names; each map file's list that
+ * changed, made from the last config's, is that list with its edits applied.
+ */
+function expectLineage(config: HaproxyConfig, previous: HaproxyConfig | undefined): void {
+  const lineage = lineageOf(config.backends);
+  expect(lineage !== undefined).toBe(previous !== undefined);
+  if (lineage !== undefined) {
+    expect(lineage.from).toBe(previous!.backends);
+    const names = lineage.from.map((b) => b.name);
+    for (const e of lineage.edits) {
+      if (e.insert) names.splice(e.at, 0, e.value.name);
+      else expect(names.splice(e.at, 1)).toEqual([e.value.name]);
+    }
+    expect(names).toEqual(config.backends.map((b) => b.name));
+  }
+  for (const [file, entries] of Object.entries(config.maps)) {
+    // An unchanged file's list is the last config's own, with the lineage it was made with.
+    const made = entries === previous?.maps[file] ? undefined : lineageOf(entries);
+    if (made === undefined) continue;
+    expect(made.from).toBe(previous!.maps[file]);
+    const list = made.from.slice();
+    for (const e of made.edits) {
+      if (e.insert) list.splice(e.at, 0, e.value);
+      else expect(list.splice(e.at, 1)).toEqual([e.value]);
+    }
+    expect(list).toEqual(entries);
+  }
+}
+
 describe('ConfigRenderer', () => {
   // Steps are (event, render now?, which pool): renders come at random points, as reloads do under churn.
   // The renderer's tuning is changed at random (tuningArb), so that renders after a list of noted services and
@@ -100,33 +131,7 @@ describe('ConfigRenderer', () => {
         if (!renderNow) continue;
         const incremental = renderer.render(state, pools[pool]);
         expect(plain(incremental)).toEqual(plain(renderRouterConfig(state, { ...opts, extraBackends: pools[pool]! })));
-        // Every list after the first says how it was made from the one before: its edits, applied to that
-        // one's names, give its names.
-        const lineage = lineageOf(incremental.backends);
-        expect(lineage !== undefined).toBe(handedOut.length > 0);
-        if (lineage !== undefined) {
-          expect(lineage.from).toBe(handedOut.at(-1)![0].backends);
-          const names = lineage.from.map((b) => b.name);
-          for (const e of lineage.edits) {
-            if (e.insert) names.splice(e.at, 0, e.value.name);
-            else expect(names.splice(e.at, 1)).toEqual([e.value.name]);
-          }
-          expect(names).toEqual(incremental.backends.map((b) => b.name));
-        }
-        // So does each map file's list that changed since the last config, made from that config's.
-        const previous = handedOut.at(-1)?.[0];
-        for (const [file, entries] of Object.entries(incremental.maps)) {
-          // An unchanged file's list is the last config's own, with the lineage it was made with.
-          const made = entries === previous?.maps[file] ? undefined : lineageOf(entries);
-          if (made === undefined) continue;
-          expect(made.from).toBe(previous!.maps[file]);
-          const list = made.from.slice();
-          for (const e of made.edits) {
-            if (e.insert) list.splice(e.at, 0, e.value);
-            else expect(list.splice(e.at, 1)).toEqual([e.value]);
-          }
-          expect(list).toEqual(entries);
-        }
+        expectLineage(incremental, handedOut.at(-1)?.[0]);
         for (const r of state.routes.values()) expect(renderer.renderedRoute(`${r.namespace}/${r.name}`)).toBe(r);
         handedOut.push([incremental, plain(incremental)]);
       }
@@ -210,33 +215,7 @@ describe('ConfigRenderer', () => {
         }
         const incremental = renderer.render(state, pools[pool]);
         expect(plain(incremental)).toEqual(plain(renderRouterConfig(state, { ...opts, extraBackends: pools[pool]! })));
-        // Every list after the first says how it was made from the one before: its edits, applied to that
-        // one's names, give its names.
-        const lineage = lineageOf(incremental.backends);
-        expect(lineage !== undefined).toBe(handedOut.length > 0);
-        if (lineage !== undefined) {
-          expect(lineage.from).toBe(handedOut.at(-1)![0].backends);
-          const names = lineage.from.map((b) => b.name);
-          for (const e of lineage.edits) {
-            if (e.insert) names.splice(e.at, 0, e.value.name);
-            else expect(names.splice(e.at, 1)).toEqual([e.value.name]);
-          }
-          expect(names).toEqual(incremental.backends.map((b) => b.name));
-        }
-        // So does each map file's list that changed since the last config, made from that config's.
-        const previous = handedOut.at(-1)?.[0];
-        for (const [file, entries] of Object.entries(incremental.maps)) {
-          // An unchanged file's list is the last config's own, with the lineage it was made with.
-          const made = entries === previous?.maps[file] ? undefined : lineageOf(entries);
-          if (made === undefined) continue;
-          expect(made.from).toBe(previous!.maps[file]);
-          const list = made.from.slice();
-          for (const e of made.edits) {
-            if (e.insert) list.splice(e.at, 0, e.value);
-            else expect(list.splice(e.at, 1)).toEqual([e.value]);
-          }
-          expect(list).toEqual(entries);
-        }
+        expectLineage(incremental, handedOut.at(-1)?.[0]);
         handedOut.push([incremental, plain(incremental)]);
       }
       for (const [config, asRendered] of handedOut) expect(plain(config)).toEqual(asRendered);
