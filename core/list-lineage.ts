@@ -33,3 +33,15 @@ export function recordLineage<T>(list: readonly T[], from: readonly T[], edits: 
 export function lineageOf<T>(list: readonly T[]): ListLineage<T> | undefined {
   return lineages.get(list) as ListLineage<T> | undefined;
 }
+
+/**
+ * The edits that make `list` from `earlier`: none when they are the same list, its recorded edits when it
+ * was made from `earlier`, undefined otherwise (the reader then compares the lists whole).
+ */
+export function editsFrom<T>(list: readonly T[], earlier: readonly T[]): readonly ListEdit<T>[] | undefined {
+  if (list === earlier) return NO_EDITS;
+  const lineage = lineages.get(list) as ListLineage<T> | undefined;
+  return lineage !== undefined && lineage.from === earlier ? lineage.edits : undefined;
+}
+
+const NO_EDITS: readonly ListEdit<never>[] = [];

@@ -1,5 +1,5 @@
 import { indexAhead } from '../index-ahead.ts';
-import { lineageOf } from '../list-lineage.ts';
+import { editsFrom } from '../list-lineage.ts';
 
 /**
  * The backend names of the last `show backend`, as a set. A reload adds or drops a few backends at most and
@@ -24,9 +24,9 @@ export class BackendNames {
     if (names === old) return;
     this.names = names;
     // A listing that says how it was made from the one before (the in-process mock's, core/list-lineage.ts).
-    const lineage = lineageOf(names);
-    if (lineage !== undefined && lineage.from === old) {
-      for (const { insert, value } of lineage.edits) {
+    const edits = editsFrom(names, old);
+    if (edits !== undefined) {
+      for (const { insert, value } of edits) {
         if (insert) this.add(value);
         else this.drop(value);
       }

@@ -1,6 +1,6 @@
 import type { BackendConfig } from '../../core/haproxy/config-model.ts';
 import { indexAhead } from '../../core/index-ahead.ts';
-import { lineageOf, recordLineage, type ListEdit } from '../../core/list-lineage.ts';
+import { editsFrom, recordLineage, type ListEdit } from '../../core/list-lineage.ts';
 
 /** Above this many dropped and added backends a reload's index is built afresh. */
 const CHANGES_MAX = 64;
@@ -45,9 +45,9 @@ export class BackendIndex {
     this.list = list;
     if (last === undefined || this.ids.length === 0) return this.rebuild(list);
     // The renderer's list says how it was made from the one before (core/list-lineage.ts): no walk.
-    const lineage = lineageOf(list);
-    if (lineage !== undefined && lineage.from === last) {
-      if (!this.applyEdits(lineage.edits)) this.rebuild(list);
+    const edits = editsFrom(list, last);
+    if (edits !== undefined) {
+      if (!this.applyEdits(edits)) this.rebuild(list);
       return;
     }
     const dropped: number[] = [];

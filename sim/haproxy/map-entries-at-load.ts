@@ -1,6 +1,6 @@
 import type { MapEntry } from '../../core/haproxy/config-model.ts';
 import { indexAhead } from '../../core/index-ahead.ts';
-import { lineageOf, type ListEdit } from '../../core/list-lineage.ts';
+import { editsFrom, type ListEdit } from '../../core/list-lineage.ts';
 import { MockMapEntry, type PointerSource } from './map-state.ts';
 
 /**
@@ -46,11 +46,9 @@ export class MapEntriesAtLoad {
     this.takenOut = undefined;
     // Without the map's list of entries taken out, each kept entry is asked.
     if (takenOut === undefined) return this.walked(entries, pointers);
-    // The same list again: nothing to edit.
-    if (entries === this.source) return this.edited(entries, NO_EDITS, takenOut, pointers);
-    const lineage = lineageOf(entries);
-    if (lineage !== undefined && lineage.from === this.source) return this.edited(entries, lineage.edits, takenOut, pointers);
-    return this.walked(entries, pointers);
+    // The same list again is no edit; a list made from it says how; any other is walked.
+    const edits = editsFrom(entries, this.source);
+    return edits === undefined ? this.walked(entries, pointers) : this.edited(entries, edits, takenOut, pointers);
   }
 
   private edited(entries: readonly MapEntry[], edits: readonly ListEdit<MapEntry>[], takenOut: readonly MockMapEntry[], pointers: PointerSource): MockMapEntry[] {
@@ -98,4 +96,3 @@ export class MapEntriesAtLoad {
   }
 }
 
-const NO_EDITS: readonly ListEdit<MapEntry>[] = [];
