@@ -18,6 +18,13 @@ export interface ServiceEntry {
    */
   indexOwner: object | null;
   indexRecord: unknown;
+  /**
+   * One of its endpoint lists summed up by a reader that compares the next list with it (sameServedSince):
+   * the list, and its ready endpoints, or -1 when two of them may share an ID. Kept here, where the event
+   * has just looked, because by the service's next event the list itself has left the cache.
+   */
+  summedList: readonly Endpoint[] | null;
+  summedReady: number;
 }
 
 /**
@@ -65,7 +72,7 @@ export class ServiceEndpoints implements Iterable<[string, Endpoint[]]> {
     }
     let entry = services.get(service);
     if (entry === undefined) {
-      entry = { key: serviceKey(namespace, service), endpoints: undefined, indexOwner: null, indexRecord: undefined };
+      entry = { key: serviceKey(namespace, service), endpoints: undefined, indexOwner: null, indexRecord: undefined, summedList: null, summedReady: 0 };
       services.set(service, entry);
       this.byKey.set(entry.key, entry);
     }

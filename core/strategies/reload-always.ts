@@ -2,7 +2,7 @@ import { ConfigRenderer } from '../haproxy/config-renderer.ts';
 import type { HaproxyConfig } from '../haproxy/config-model.ts';
 import type { RouterState, StateChange } from '../router-state.ts';
 import type { RouterStrategy, StrategyContext } from '../strategy.ts';
-import { sameServedEndpoints, ServiceIndex } from './service-index.ts';
+import { sameServedSince, ServiceIndex } from './service-index.ts';
 
 /**
  * The template router without a config manager: every change that alters the rendered config requests a
@@ -44,8 +44,10 @@ export class ReloadAlwaysStrategy implements RouterStrategy {
         return;
       case 'endpoints.changed': {
         if (this.index.recordAt(change.entry) === undefined) return;
+        // Compared even for a delete, so that the entry sums up the service's list as it now is.
+        const same = sameServedSince(change.service, change.entry, change.before, change.after);
         // DeleteEndpoints marks the state changed without comparing: even endpoints that were empty reload.
-        if (!change.deleted && sameServedEndpoints(change.service, change.before, change.after)) return;
+        if (!change.deleted && same) return;
         ctx.requestReload('endpoints-change');
         return;
       }

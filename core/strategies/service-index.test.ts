@@ -1,10 +1,10 @@
 import { fc, test } from '@fast-check/vitest';
-import { describe, expect, it } from 'vitest';
+import { assert, describe, expect, it } from 'vitest';
 import type { Endpoint } from '../endpoint.ts';
 import { servedEndpoints } from '../haproxy/names.ts';
 import { routeKey, serviceKey, type Route } from '../route.ts';
 import { emptyRouterState } from '../router-state.ts';
-import { sameServed, sameServedEndpoints, ServiceIndex } from './service-index.ts';
+import { sameServed, sameServedEndpoints, sameServedSince, ServiceIndex } from './service-index.ts';
 
 // Few distinct values so duplicates, reorders and not-ready twins come up often.
 const endpointArb: fc.Arbitrary<Endpoint> = fc
@@ -32,6 +32,51 @@ describe('sameServedEndpoints', () => {
     expect(sameServedEndpoints('svc', [e, e], [e])).toBe(true);
     expect(sameServedEndpoints('svc', [e, { ...e, ip: '10.0.0.2', ready: false }], [e])).toBe(true);
     expect(sameServedEndpoints('svc', [e], [{ ...e, port: 81 }])).toBe(false);
+  });
+});
+
+describe('sameServedSince', () => {
+  // A service's lists one after the other, each change compared or not (a change no route saw). A list is
+  // new, or made from the one before: the same endpoints as new objects, one of them twice, one more not
+  // ready, or one fewer, which serve alike or differ by one. The entry's summary may be of the list before,
+  // of an older one, or of none, and the answer must be the served lists' comparison whichever it is.
+  type Step = { make: 'new' | 'copy' | 'repeat' | 'not-ready' | 'drop'; list: Endpoint[]; at: number; compared: boolean };
+  const step: fc.Arbitrary<Step> = fc.record({
+    make: fc.constantFrom('new' as const, 'copy' as const, 'repeat' as const, 'not-ready' as const, 'drop' as const),
+    list: fc.array(endpointArb, { maxLength: 10 }),
+    at: fc.nat(),
+    compared: fc.boolean(),
+  });
+  const next = (before: readonly Endpoint[], { make, list, at }: Step): readonly Endpoint[] => {
+    const copy = before.map((e) => ({ ...e }));
+    const i = before.length === 0 ? 0 : at % before.length;
+    if (make === 'new' || before.length === 0) return list;
+    if (make === 'repeat') copy.splice(i, 0, { ...before[i]! });
+    else if (make === 'not-ready') copy.splice(i, 0, { ...list[0], ip: '10.0.0.9', port: 80, ready: false });
+    else if (make === 'drop') copy.splice(i, 1);
+    return copy;
+  };
+  test.prop([fc.array(step, { minLength: 1, maxLength: 30 })], { numRuns: 1000 })('answers as comparing the served lists does, whatever the entry last summed up', (steps) => {
+    const entry = emptyRouterState().endpoints.entryOf('ns', 'svc');
+    let before: readonly Endpoint[] = [];
+    for (const s of steps) {
+      const after = next(before, s);
+      if (s.compared) expect(sameServedSince('svc', entry, before, after)).toBe(sameServed(servedEndpoints('svc', before), servedEndpoints('svc', after)));
+      before = after;
+    }
+  });
+
+  it('tells lists of different ready counts apart from the summary, without reading the old list', () => {
+    const entry = emptyRouterState().endpoints.entryOf('ns', 'svc');
+    const a = [{ ip: '10.0.0.1', port: 80 }];
+    const b = [{ ip: '10.0.0.1', port: 80 }, { ip: '10.0.0.2', port: 80 }];
+    expect(sameServedSince('svc', entry, [], a)).toBe(false);
+    // `a` summed up (one ready endpoint, no repeats): a list that throws when read stands for it.
+    const unreadable = new Proxy(a, { get: (t, k) => (k === 'length' || typeof k === 'symbol' ? Reflect.get(t, k) : assert.fail(`read ${String(k)}`)) });
+    entry.summedList = unreadable;
+    expect(sameServedSince('svc', entry, unreadable, b)).toBe(false);
+    expect(entry.summedList).toBe(b);
+    expect(entry.summedReady).toBe(2);
   });
 });
 

@@ -139,9 +139,10 @@ export function sameServed(a: readonly ServedEndpoint[], b: readonly ServedEndpo
 /**
  * `sameServed(servedEndpoints(service, a), servedEndpoints(service, b))` without building either list: equal
  * ready sequences serve the same, and only when they differ can de-duplication still make them equal.
- * Every endpoint event asks this, so the common answers allocate nothing.
+ * Every endpoint event asks this, so the common answers allocate nothing. `bMayRepeat`, when the caller
+ * knows it, is `mayHaveDuplicates(b)`.
  */
-export function sameServedEndpoints(service: string, a: readonly Endpoint[], b: readonly Endpoint[]): boolean {
+export function sameServedEndpoints(service: string, a: readonly Endpoint[], b: readonly Endpoint[], bMayRepeat?: boolean): boolean {
   let i = 0;
   let j = 0;
   for (;;) {
@@ -158,8 +159,28 @@ export function sameServedEndpoints(service: string, a: readonly Endpoint[], b: 
     j++;
   }
   // Different ready sequences without duplicates serve differently; only duplicates need the full lists.
-  if (!mayHaveDuplicates(a) && !mayHaveDuplicates(b)) return false;
+  if (!mayHaveDuplicates(a) && !(bMayRepeat ?? mayHaveDuplicates(b))) return false;
   return sameServed(servedEndpoints(service, a), servedEndpoints(service, b));
+}
+
+/**
+ * `sameServedEndpoints(service, before, after)` for a change of the service `entry`, which then sums up
+ * `after` (ServiceEntry.summedList). Without an ID twice, a list serves its ready endpoints, so when the
+ * entry sums up `before` and the two ready counts differ, as they do for most changes under churn, the lists
+ * serve differently, and `before` is not read: by the service's next change it has left the cache, and
+ * reading it was the largest part of a reload-always replay's endpoint events after parsing them.
+ */
+export function sameServedSince(service: string, entry: ServiceEntry, before: readonly Endpoint[], after: readonly Endpoint[]): boolean {
+  const mayRepeat = mayHaveDuplicates(after);
+  let ready = -1;
+  if (!mayRepeat) {
+    ready = 0;
+    for (let i = 0; i < after.length; i++) if (isReady(after[i]!)) ready++;
+  }
+  const apart = entry.summedList === before && entry.summedReady >= 0 && ready >= 0 && entry.summedReady !== ready;
+  entry.summedList = after;
+  entry.summedReady = ready;
+  return !apart && sameServedEndpoints(service, before, after, mayRepeat);
 }
 
 const PAIRWISE_MAX = 16;
