@@ -49,35 +49,69 @@ describe('a route update as router.go compares it (configsAreEqual)', () => {
 });
 
 describe('an endpoints.set that changes the list', () => {
-  // Few values, so lists of one length that start alike, repeats and `ready: true` beside no `ready` are common.
+  // Few values, so lists that start alike or share endpoints, repeats, and `ready: true` beside no `ready`
+  // are common; pods and port names so that an endpoint alike in address and port can still differ.
   const endpoint = fc
-    .record({ ip: fc.constantFrom('10.0.0.1', '10.0.0.2', '10.0.0.3'), port: fc.constantFrom(80, 8080), ready: fc.constantFrom(undefined, true, false) })
-    .map(({ ip, port, ready }): Endpoint => (ready === undefined ? { ip, port } : { ip, port, ready }));
-  const list = fc.array(endpoint, { maxLength: 5 });
+    .record({
+      ip: fc.constantFrom('10.0.0.1', '10.0.0.2', '10.0.0.3'),
+      port: fc.constantFrom(80, 8080),
+      ready: fc.constantFrom(undefined, true, false),
+      name: fc.constantFrom(undefined, undefined, 'p1'),
+      portName: fc.constantFrom(undefined, undefined, 'web'),
+    })
+    .map(({ ip, port, ready, name, portName }): Endpoint => ({
+      ip,
+      port,
+      ...(ready !== undefined && { ready }),
+      ...(name !== undefined && { name }),
+      ...(portName !== undefined && { portName }),
+    }));
+  const list = fc.array(endpoint, { maxLength: 6 });
 
-  // The state keeps the objects of the list before for a same-length list's first endpoints alike place by
-  // place; what it keeps must still read as the new list, and the event must be left as it was.
-  test.prop([list, list])('keeps the list as the event gave it, by value, and leaves the event alone', (first, second) => {
+  // The state keeps objects of the list before: a same-length list's first endpoints alike place by place,
+  // or with keepAlike any endpoint alike. What it keeps must still read as the new list, each kept object
+  // with exactly the fields of the new endpoint in its place, and the event must be left as it was.
+  test.prop([list, list, fc.boolean()])('keeps the list as the event gave it, by value, and leaves the event alone', (first, second, keepAlike) => {
     const state = emptyRouterState();
     const set = (endpoints: Endpoint[]) => ({ at: 0, type: 'endpoints.set' as const, namespace: 'ns', service: 's', endpoints });
-    applyChurn(state, set(first.map((e) => ({ ...e }))));
+    applyChurn(state, set(first.map((e) => ({ ...e }))), keepAlike);
     const before = state.endpoints.get('ns/s') ?? [];
     const event = set(second.map((e) => ({ ...e })));
     const given = [...event.endpoints];
-    const change = applyChurn(state, event);
+    const change = applyChurn(state, event, keepAlike);
     // The event's array and its objects are untouched (a sweep replays the same events again).
     expect(event.endpoints).toEqual(given);
     event.endpoints.forEach((e, i) => expect(e).toBe(given[i]));
     if (change === null) return;
     const after = state.endpoints.get('ns/s')!;
     expect(change.kind === 'endpoints.changed' && change.after).toBe(after);
-    expect(after).toEqual(inRouterOrder(second.map((e) => ({ ...e }))));
-    // An object of the list before is kept only in its own place, and only when every field is the same.
+    const expected = inRouterOrder(second.map((e) => ({ ...e })));
+    expect(after).toEqual(expected);
     after.forEach((e, i) => {
       if (!before.includes(e)) return;
-      expect(before[i]).toBe(e);
-      expect(e).toStrictEqual(second[i]);
+      // Without keepAlike, an object of the list before is kept only in its own place.
+      if (!keepAlike) expect(before[i]).toBe(e);
+      expect(e).toStrictEqual(expected[i]);
     });
+    // A kept object is kept once.
+    expect(new Set(after).size).toBe(after.length);
+  });
+
+  // keepingAlike's merge misses an endpoint only when the lists hold repeats or alike addresses that differ
+  // otherwise (pod, ready): with neither, every endpoint the list before has alike is its object.
+  test.prop([list, list])('with keepAlike, keeps every endpoint alike in a list without repeats', (first, second) => {
+    const distinct = (l: Endpoint[]) => l.filter((e, i) => l.findIndex((x) => x.ip === e.ip && x.port === e.port && (x.portName ?? '') === (e.portName ?? '')) === i);
+    const a = distinct(first);
+    const b = distinct(second);
+    const state = emptyRouterState();
+    const set = (endpoints: Endpoint[]) => ({ at: 0, type: 'endpoints.set' as const, namespace: 'ns', service: 's', endpoints });
+    applyChurn(state, set(a.map((e) => ({ ...e }))), true);
+    const before = state.endpoints.get('ns/s') ?? [];
+    if (applyChurn(state, set(b.map((e) => ({ ...e }))), true) === null) return;
+    for (const e of state.endpoints.get('ns/s')!) {
+      const alike = before.find((x) => JSON.stringify(x) === JSON.stringify(e));
+      if (alike !== undefined) expect(e).toBe(alike);
+    }
   });
 
   it('keeps the first endpoints of a same-length list as the objects it had', () => {
@@ -91,5 +125,25 @@ describe('an endpoints.set that changes the list', () => {
     applyChurn(state, { at: 2, type: 'endpoints.set', namespace: 'ns', service: 's', endpoints: [{ ...a, ready: true }, { ip: '10.0.0.2', port: 80 }] });
     expect(state.endpoints.get('ns/s')![0]).not.toBe(a);
     expect(state.endpoints.get('ns/s')![0]).toEqual({ ...a, ready: true });
+  });
+
+  it('with keepAlike, keeps the endpoints that stayed when a service scales, as the objects it had', () => {
+    const state = emptyRouterState();
+    const set = (at: number, endpoints: Endpoint[]) => applyChurn(state, { at, type: 'endpoints.set', namespace: 'ns', service: 's', endpoints }, true);
+    const [p1, p2, p3] = ['10.0.0.1', '10.0.0.2', '10.0.0.3'].map((ip, i) => ({ ip, port: 8080, name: `pod-${i + 1}` }));
+    set(0, [p1!, p3!]);
+    // Scaled up: one pod between the two (router order is by address), the others as they were.
+    set(1, [{ ...p1! }, { ...p2! }, { ...p3! }]);
+    const up = state.endpoints.get('ns/s')!;
+    expect(up[0]).toBe(p1);
+    expect(up[2]).toBe(p3);
+    // Scaled down by the first: the rest keep the objects of the list before, whichever event brought them.
+    set(2, [{ ...p2! }, { ...p3! }]);
+    const down = state.endpoints.get('ns/s')!;
+    expect(down[0]).toBe(up[1]);
+    expect(down[1]).toBe(p3);
+    // The same address for another pod is another endpoint.
+    set(3, [{ ...p2!, name: 'pod-9' }, { ...p3! }]);
+    expect(state.endpoints.get('ns/s')![0]).not.toBe(up[1]);
   });
 });

@@ -1,4 +1,4 @@
-import { inRouterOrder } from './endpoint-order.ts';
+import { compareEndpoints, inRouterOrder } from './endpoint-order.ts';
 import { sameEndpointsAfter, samePrefixLength, type Endpoint } from './endpoint.ts';
 import type { ChurnEvent } from './events.ts';
 import { routeKey, serviceKey, type Route } from './route.ts';
@@ -65,8 +65,44 @@ function keepingPrefix(before: readonly Endpoint[], list: readonly Endpoint[], p
   return out;
 }
 
-/** Applies one churn event in place and says what changed. */
-export function applyChurn(state: RouterState, e: ChurnEvent): StateChange | null {
+/**
+ * `list` with every endpoint that `before` has alike (every field the same, `ready` as written) as the
+ * object `before` has, found by one merge of the two lists, both in the router's order (compareEndpoints);
+ * the same array when none is. keepingPrefix's reach for lists of any length, for a strategy that reads
+ * the old list anyway (RouterStrategy.keepsAlikeEndpoints): the config managers diff the two lists, and
+ * find the endpoints that stayed as the objects they hold, compared by pointer, rather than as fresh
+ * copies compared field by field against the old list's strings. Fewer endpoints copied also leaves the
+ * collector fewer to promote: a service's list lives until its next event.
+ */
+function keepingAlike(before: readonly Endpoint[], list: Endpoint[]): Endpoint[] {
+  let out: Endpoint[] | undefined;
+  let i = 0;
+  for (let j = 0; j < list.length && i < before.length; j++) {
+    const e = list[j]!;
+    let order = 0;
+    while (i < before.length) {
+      const b = before[i]!;
+      order = b.port !== e.port || b.portName !== e.portName || b.ip !== e.ip ? compareEndpoints(b, e) : 0;
+      if (order >= 0) break;
+      i++;
+    }
+    if (i === before.length) break;
+    if (order !== 0) continue;
+    const b = before[i]!;
+    if (b.ip === e.ip && b.name === e.name && b.portName === e.portName && b.ready === e.ready) {
+      (out ??= list.slice())[j] = b;
+      i++;
+    }
+  }
+  return out ?? list;
+}
+
+/**
+ * Applies one churn event in place and says what changed. `keepAlike`: a changed endpoint list keeps every
+ * endpoint alike in the list before as the object it was (keepingAlike), not only its first ones when the
+ * two have one length (keepingPrefix).
+ */
+export function applyChurn(state: RouterState, e: ChurnEvent, keepAlike = false): StateChange | null {
   switch (e.type) {
     case 'route.upsert': {
       const key = routeKey(e.route);
@@ -91,7 +127,7 @@ export function applyChurn(state: RouterState, e: ChurnEvent): StateChange | nul
       if (before.length === listed.length && sameEndpointsAfter(before, listed, prefix)) return null;
       // Kept in the router's order (sorted as its informer sorts them), whatever order the event lists.
       const ordered = e instanceof VouchedEndpointsSet ? listed : inRouterOrder(listed);
-      const after = prefix > 0 && ordered === listed ? keepingPrefix(before, listed, prefix) : ordered;
+      const after = keepAlike ? keepingAlike(before, ordered) : prefix > 0 && ordered === listed ? keepingPrefix(before, listed, prefix) : ordered;
       state.endpoints.put(entry, after);
       return { kind: 'endpoints.changed', namespace: e.namespace, service: e.service, key: entry.key, entry, before, after, deleted: false };
     }

@@ -33,6 +33,13 @@ export interface RouterStrategy {
   readonly name: StrategyName;
   /** The router runs the blueprint plugin (the config managers); without it blueprint events are routes. */
   readonly blueprintPlugin?: boolean;
+  /**
+   * The state hands this strategy's endpoint changes a list whose endpoints alike in the list before are
+   * that list's objects, at the cost of reading it (router-state.ts keepingAlike). Worth it to a manager that
+   * diffs the two lists and reads the old one anyway; the template router tells most changes apart
+   * without reading it (sameServedSince).
+   */
+  readonly keepsAlikeEndpoints?: boolean;
   /** The program's return value, if any, is not used: it lets a manager hand out one of its steps as is. */
   onChange(change: StateChange, state: RouterState, ctx: StrategyContext): RuntimeProgram<unknown> | void;
   /** The full configuration a reload would write for this state (pool backends and slots included). */

@@ -88,6 +88,8 @@ export class RouterProcess {
   private startWhenDone = false;
   private readonly intervalUs: number;
   private readonly ctx: StrategyContext;
+  /** The strategy's RouterStrategy.keepsAlikeEndpoints. */
+  private readonly keepAlike: boolean;
 
   constructor(
     private readonly strategy: RouterStrategy,
@@ -97,6 +99,7 @@ export class RouterProcess {
     private readonly opts: RouterProcessOptions,
   ) {
     this.intervalUs = msToUs(opts.reloadIntervalMs);
+    this.keepAlike = strategy.keepsAlikeEndpoints === true;
     this.admission = new RouteAdmission((message) => this.emit({ atUs: this.scheduler.nowUs, type: 'warning', message }), {
       allowWildcardRoutes: opts.allowWildcardRoutes === true,
       deniedDomains: opts.deniedDomains ?? [],
@@ -154,7 +157,7 @@ export class RouterProcess {
   private restOfInput(): Step {
     const admitted = this.admitted;
     while (this.nextAdmitted < admitted.length) {
-      const change = applyChurn(this.state, admitted[this.nextAdmitted++]!);
+      const change = applyChurn(this.state, admitted[this.nextAdmitted++]!, this.keepAlike);
       if (change === null || !this.synced) continue;
       this.inEvent = true;
       const program = this.strategy.onChange(change, this.state, this.ctx);

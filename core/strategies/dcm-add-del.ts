@@ -49,6 +49,7 @@ const GO_ATOI = /^[+-]?[0-9]+$/;
 export class DcmAddDelStrategy implements RouterStrategy {
   readonly name = 'dcm-add-del' as const;
   readonly blueprintPlugin = true;
+  readonly keepsAlikeEndpoints = true;
   private readonly index = new ServiceIndex<RouteRecord>();
   private readonly backends = new BackendList();
   private loaded = false;
