@@ -54,9 +54,9 @@ export function endpointsOf(state: RouterState, namespace: string, service: stri
  * readers of the change compare the two lists from the start, and find these the same objects, their
  * strings compared by pointer, where they read a cold copy character by character. Only what the check
  * for an unchanged list compared anyway: dcm-slots on the day slice 3,759 → 3,610 ms of wall time, best of
- * four alternating (2 Dec 2026), reload-always and dcm-add-del alike. Looking further (lists of another
- * length, one place ahead) kept more and made dcm-slots 8% faster, but reload-always 8–10% slower:
- * places that differ cost a comparison of both strings in full.
+ * four alternating (2 Dec 2026), reload-always and dcm-add-del alike. Looking further costs reload-always
+ * a read of the old list it does not otherwise make (sameServedSince): keepingAlike, which finds every
+ * endpoint alike, is for the strategies that ask for it.
  */
 function keepingPrefix(before: readonly Endpoint[], list: readonly Endpoint[], prefix: number): Endpoint[] {
   const out = list.slice();

@@ -71,6 +71,7 @@ class Fallback {
 export class DcmSlotsStrategy implements RouterStrategy {
   readonly name = 'dcm-slots' as const;
   readonly blueprintPlugin = true;
+  readonly keepsAlikeEndpoints = true;
   private readonly pool: BlueprintPool;
   private readonly view = new RuntimeView();
   /**
