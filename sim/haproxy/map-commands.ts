@@ -97,6 +97,7 @@ const listRows = new WeakMap<MapListing, MapListRow>();
 
 /** `show map [@<ver>] <map>`: the entries of one version, in map order. */
 export function showMapEntries(m: MockMap, version: number): RuntimeReply {
+  if (!m.versioned && version === m.currVer) return { kind: 'entries', entries: m.entries.slice() };
   const entries: MapEntryRow[] = [];
   for (const e of m.entries) if (e.version === version) entries.push(e);
   return { kind: 'entries', entries };
@@ -132,6 +133,7 @@ function addEntry(rt: MapRuntime, m: MockMap, key: string, value: string, versio
     }
   }
   m.entries.push(new MockMapEntry(rt.pointers.next(), key, value, version));
+  if (version !== m.currVer) m.versioned = true;
   m.rev++;
   m.appends++;
   return undefined;

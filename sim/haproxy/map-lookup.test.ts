@@ -29,7 +29,7 @@ describe('MapLookup', () => {
     'finds the same first entry as walking the map in order',
     ({ match, entries }, inputs) => {
       const map: MockMap = {
-        id: 1, path: '/m.map', file: 'm.map', match, values: 'str', cfgFile: 'h.cfg', line: 1, alsoAt: [], kinds: [{ match, values: 'str' }], currVer: 0, nextVer: 0, takenOut: [], entryCountSkew: 0, rev: 0, shape: 0, appends: 0,
+        id: 1, path: '/m.map', file: 'm.map', match, values: 'str', cfgFile: 'h.cfg', line: 1, alsoAt: [], kinds: [{ match, values: 'str' }], currVer: 0, nextVer: 0, takenOut: [], entryCountSkew: 0, rev: 0, shape: 0, appends: 0, versioned: false,
         entries: entries.map((e, i) => new MockMapEntry(`0x${i}`, e.key, e.value, e.version)),
       };
       const lookup = new MapLookup(map.entries, map.match, map.currVer);
