@@ -10,7 +10,7 @@ const line = (key: string, value = 'be'): MapEntry => ({ key, value });
 describe('MapEntriesAtLoad', () => {
   it('hands on the entries of the lines a reload kept, and makes new ones for the lines it changed', () => {
     const pointers = new PointerSource();
-    const atLoad = new MapEntriesAtLoad();
+    const atLoad = new MapEntriesAtLoad('m.map');
     const [a, b, c, d] = [line('^a'), line('^b'), line('^c'), line('^d')];
     const first = atLoad.build([a, b, c], pointers);
     // b re-rendered (a new object with the same text), d added after c.
@@ -31,7 +31,7 @@ describe('MapEntriesAtLoad', () => {
 
   it('does not hand on an entry a command took out, and gives the map a list of its own', () => {
     const pointers = new PointerSource();
-    const atLoad = new MapEntriesAtLoad();
+    const atLoad = new MapEntriesAtLoad('m.map');
     const lines = [line('^a'), line('^b')];
     const first = atLoad.build(lines, pointers);
     const [takenOut, stayed] = first;
@@ -60,61 +60,91 @@ const edit: fc.Arbitrary<Edit> = fc.oneof(
 );
 
 describe('MapEntriesAtLoad (property)', () => {
-  // Each step either tells the builder what it needs to skip the walk (the map's entries taken out, and how
-  // the new lines were made from the last: their lineage, as the renderer records it) or not, at random.
-  test.prop([fc.array(fc.tuple(edit, fc.array(fc.nat(40), { maxLength: 4 }), fc.boolean()), { maxLength: 25 }), fc.integer({ min: 0, max: 30 })])(
+  // Each step is a load (passOver), which builds the map or not (no command reached it), and then tells the
+  // builder what it needs to skip the walk (the map's entries taken out, and how the next lines were made
+  // from these: their lineage, as the renderer records it) or not, at random.
+  test.prop([fc.array(fc.tuple(edit, fc.array(fc.nat(40), { maxLength: 4 }), fc.boolean(), fc.boolean()), { maxLength: 25 }), fc.integer({ min: 0, max: 30 })])(
     'every load starts with the config lines as entries at version 0, none taken out, pointers distinct; an entry handed on stands for the very same line and was never taken out',
     (edits, initial) => {
       const pointers = new PointerSource();
-      const atLoad = new MapEntriesAtLoad();
+      const atLoad = new MapEntriesAtLoad('m.map');
       let n = 0;
       const fresh = (): MapEntry => line(`^k${n++}`, `v${n}`);
       let lines: MapEntry[] = Array.from({ length: initial }, fresh);
+      /** The last build's lines and entries. */
       let last: { lines: readonly MapEntry[]; entries: readonly MockMapEntry[] } | undefined;
       const madeFor = new Map<MockMapEntry, MapEntry>();
+      /** The builder was told everything since the last build: its entries taken out and every lineage. */
       let told = false;
-      for (const [e, removals, tell] of edits) {
-        const entries = atLoad.build(lines, pointers);
-        expect(entries.map((x) => [x.key, x.value, x.version, x.removed])).toEqual(lines.map((l) => [l.key, l.value, 0, false]));
-        expect(new Set(entries.map((x) => x.ref)).size).toBe(entries.length);
-        for (let i = 0; i < entries.length; i++) {
-          const x = entries[i]!;
-          const before = madeFor.get(x);
-          // A handed-on entry was made for this very line object; a new one is recorded as made for it.
-          if (before !== undefined) expect(before).toBe(lines[i]);
-          else madeFor.set(x, lines[i]!);
-        }
-        if (last !== undefined) {
-          // A line kept in place right after the previous match is handed on unless taken out.
-          const keptAll = last.lines.length === lines.length && last.lines.every((l, i) => l === lines[i]);
-          if (keptAll) last.entries.forEach((x, i) => expect(entries[i] === x).toBe(!x.removed));
-          // Told how the lines were made, the builder hands on every kept line's entry not taken out.
-          if (told) {
-            const before = new Map(last.lines.map((l, i) => [l, last!.entries[i]!]));
-            lines.forEach((l, i) => {
-              const x = before.get(l);
-              if (x !== undefined) expect(entries[i] === x).toBe(!x.removed);
-            });
+      for (const [e, removals, tell, builds] of edits) {
+        atLoad.passOver(lines);
+        if (builds || last === undefined) {
+          const entries = atLoad.build(lines, pointers);
+          expect(entries.map((x) => [x.key, x.value, x.version, x.removed])).toEqual(lines.map((l) => [l.key, l.value, 0, false]));
+          expect(new Set(entries.map((x) => x.ref)).size).toBe(entries.length);
+          for (let i = 0; i < entries.length; i++) {
+            const x = entries[i]!;
+            const before = madeFor.get(x);
+            // A handed-on entry was made for this very line object; a new one is recorded as made for it.
+            if (before !== undefined) expect(before).toBe(lines[i]);
+            else madeFor.set(x, lines[i]!);
           }
-        }
-        last = { lines, entries };
-        const takenOut: MockMapEntry[] = [];
-        for (const r of removals) {
-          if (entries.length === 0) continue;
-          const x = entries[r % entries.length]!;
-          x.markRemoved();
-          takenOut.push(x);
+          if (last !== undefined) {
+            // A line kept in place right after the previous match is handed on unless taken out.
+            const keptAll = last.lines.length === lines.length && last.lines.every((l, i) => l === lines[i]);
+            if (keptAll) last.entries.forEach((x, i) => expect(entries[i] === x).toBe(!x.removed));
+            // Told how the lines were made, load after load, the builder hands on every kept line's entry
+            // not taken out.
+            if (told) {
+              const before = new Map(last.lines.map((l, i) => [l, last!.entries[i]!]));
+              lines.forEach((l, i) => {
+                const x = before.get(l);
+                if (x !== undefined) expect(entries[i] === x).toBe(!x.removed);
+              });
+            }
+          }
+          last = { lines, entries };
+          const takenOut: MockMapEntry[] = [];
+          for (const r of removals) {
+            if (entries.length === 0) continue;
+            const x = entries[r % entries.length]!;
+            x.markRemoved();
+            takenOut.push(x);
+          }
+          told = tell;
+          if (tell) atLoad.builtInto({ takenOut });
         }
         const next = apply(lines, e, fresh);
-        told = tell && next.edits !== undefined;
-        if (told) {
-          atLoad.builtInto({ takenOut });
-          if (next.lines !== lines) recordLineage(next.lines, lines, next.edits!);
-        }
+        told &&= tell && next.edits !== undefined;
+        if (tell && next.edits !== undefined && next.lines !== lines) recordLineage(next.lines, lines, next.edits);
         lines = next.lines;
       }
     },
   );
+
+  it('a load that builds nothing still takes in the lines, so that a later build hands on what stayed', () => {
+    const pointers = new PointerSource();
+    const atLoad = new MapEntriesAtLoad('m.map');
+    // Ten lines before b: more than a walk looks ahead (LOOK_AHEAD), so only lineage finds b again.
+    const dropped = Array.from({ length: 10 }, (_, i) => line(`^d${i}`));
+    const b = line('^b');
+    const c = line('^c');
+    const first = [...dropped, b];
+    atLoad.passOver(first);
+    const built = atLoad.build(first, pointers);
+    atLoad.builtInto({ takenOut: [] });
+    // Two loads without a build: the ten lines dropped, then c added.
+    const second = [b];
+    recordLineage(second, first, dropped.map((value) => ({ at: 0, insert: false, value })));
+    atLoad.passOver(second);
+    const third = [b, c];
+    recordLineage(third, second, [{ at: 1, insert: true, value: c }]);
+    atLoad.passOver(third);
+    const entries = atLoad.build(third, pointers);
+    expect(entries[0]).toBe(built[10]);
+    expect(entries[1]!.key).toBe('^c');
+    expect(new Set([...built, ...entries].map((x) => x.ref)).size).toBe(12);
+  });
 });
 
 /** The lines after the edit, and the edits as the renderer would record them (none for a whole new file). */

@@ -18,10 +18,16 @@ import { MockMapEntry, type PointerSource } from './map-state.ts';
  * Entries are immutable but for `removed`, which only ever becomes true, so one handed on is the entry a
  * fresh build would make; the map's own list is a copy (commands add to it and take from it).
  */
+const NONE_TAKEN_OUT: readonly MockMapEntry[] = [];
+
 export class MapEntriesAtLoad {
+  /** `file`: the map's file, its key in a config's maps. */
+  constructor(readonly file: string) {}
+
   /** The config entries of the last build, and the entries made for them, place by place. */
   private source: readonly MapEntry[] = [];
-  private built: readonly MockMapEntry[] = [];
+  /** Undefined where a load added a line no build has made an entry for yet (see passOver). Never handed out. */
+  private built: (MockMapEntry | undefined)[] = [];
   /** The entries commands took out of the map the last build started (see builtInto); undefined: not known. */
   private takenOut: readonly MockMapEntry[] | undefined = undefined;
 
@@ -48,11 +54,38 @@ export class MapEntriesAtLoad {
     if (takenOut === undefined) return this.walked(entries, pointers);
     // The same list again is no edit; a list made from it says how; any other is walked.
     const edits = editsFrom(entries, this.source);
-    return edits === undefined ? this.walked(entries, pointers) : this.edited(entries, edits, takenOut, pointers);
+    if (edits === undefined) return this.walked(entries, pointers);
+    this.edit(entries, edits, takenOut);
+    const out = this.built;
+    // New entries in file order, as the walk makes them: the pointers come out in the same order.
+    for (let j = 0; j < out.length; j++) {
+      if (out[j] !== undefined) continue;
+      const e = entries[j]!;
+      out[j] = new MockMapEntry(pointers.next(), e.key, e.value, 0);
+    }
+    return out.slice() as MockMapEntry[];
   }
 
-  private edited(entries: readonly MapEntry[], edits: readonly ListEdit<MapEntry>[], takenOut: readonly MockMapEntry[], pointers: PointerSource): MockMapEntry[] {
-    const out: (MockMapEntry | undefined)[] = this.built.slice();
+  /**
+   * A load of these config entries, before any build: the last build's entries take the edits that made
+   * them, so that a build is told its edits by the list just before, and a load that does not build the map
+   * (no command reaches it) leaves none to walk. Lineage says how a list was made from the one just before
+   * (core/list-lineage.ts), and under dcm-slots most loads build no map: a replay of the day walked a
+   * thousand-line file at a quarter of its builds. A line added here has no entry until a build makes it.
+   */
+  passOver(entries: readonly MapEntry[]): void {
+    const takenOut = this.takenOut;
+    if (takenOut === undefined) return;
+    const edits = editsFrom(entries, this.source);
+    if (edits === undefined) return;
+    this.edit(entries, edits, takenOut);
+    // What the last build's map had taken out is out of the list, and no command reaches that map again.
+    this.takenOut = NONE_TAKEN_OUT;
+  }
+
+  /** The last build's entries, in place, with `edits` applied and `takenOut` left out: a new line's place is undefined. */
+  private edit(entries: readonly MapEntry[], edits: readonly ListEdit<MapEntry>[], takenOut: readonly MockMapEntry[]): void {
+    const out = this.built;
     for (const { at, insert } of edits) {
       if (insert) out.splice(at, 0, undefined);
       else out.splice(at, 1);
@@ -61,21 +94,13 @@ export class MapEntriesAtLoad {
       const i = out.indexOf(e);
       if (i >= 0) out[i] = undefined;
     }
-    // New entries in file order, as the walk makes them: the pointers come out in the same order.
-    for (let j = 0; j < out.length; j++) {
-      if (out[j] !== undefined) continue;
-      const e = entries[j]!;
-      out[j] = new MockMapEntry(pointers.next(), e.key, e.value, 0);
-    }
     this.source = entries;
-    this.built = out as MockMapEntry[];
-    return out.slice() as MockMapEntry[];
   }
 
   private walked(entries: readonly MapEntry[], pointers: PointerSource): MockMapEntry[] {
     const source = this.source;
     const built = this.built;
-    const out: MockMapEntry[] = new Array(entries.length);
+    const out: MockMapEntry[] = new Array<MockMapEntry>(entries.length);
     let i = 0;
     for (let j = 0; j < entries.length; j++) {
       const e = entries[j]!;
@@ -85,8 +110,9 @@ export class MapEntriesAtLoad {
       let entry: MockMapEntry | undefined;
       if (found >= 0) {
         i = found + 1;
-        const kept = built[found]!;
-        if (!kept.removed) entry = kept;
+        // A place a load passed over without a build has no entry yet.
+        const kept = built[found];
+        if (kept !== undefined && !kept.removed) entry = kept;
       }
       out[j] = entry ?? new MockMapEntry(pointers.next(), e.key, e.value, 0);
     }

@@ -170,6 +170,7 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
   load(config: HaproxyConfig, layout?: CfgLayout, opts: { trusted?: boolean } = {}): void {
     if (opts.trusted !== true) checkConfig(config, layout ?? this.layoutOf(config));
     this.running = emptyRunning(config, this.clockS(), layout);
+    for (const atLoad of this.entriesAtLoad.values()) atLoad.passOver(config.maps[atLoad.file] ?? NO_ENTRIES);
     this.served = 0;
     this.bytesOut = 0;
     this.loads++;
@@ -249,7 +250,7 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
     const layout = this.mapLayouts().find((l) => l.path === path);
     if (layout === undefined) return undefined;
     let atLoad = this.entriesAtLoad.get(layout.path);
-    if (atLoad === undefined) this.entriesAtLoad.set(layout.path, (atLoad = new MapEntriesAtLoad()));
+    if (atLoad === undefined) this.entriesAtLoad.set(layout.path, (atLoad = new MapEntriesAtLoad(layout.file)));
     m = mapFromLayout(layout, atLoad.build(r.config.maps[layout.file] ?? NO_ENTRIES, this.pointers));
     atLoad.builtInto(m);
     r.maps.set(path, m);
