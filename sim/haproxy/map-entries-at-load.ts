@@ -3,6 +3,8 @@ import { indexAhead } from '../../core/index-ahead.ts';
 import { editsFrom, type ListEdit } from '../../core/list-lineage.ts';
 import { MockMapEntry, type PointerSource } from './map-state.ts';
 
+const NONE_TAKEN_OUT: readonly MockMapEntry[] = [];
+
 /**
  * The entries one map file starts each load with, handed on from load to load where nothing changed them.
  *
@@ -18,8 +20,6 @@ import { MockMapEntry, type PointerSource } from './map-state.ts';
  * Entries are immutable but for `removed`, which only ever becomes true, so one handed on is the entry a
  * fresh build would make; the map's own list is a copy (commands add to it and take from it).
  */
-const NONE_TAKEN_OUT: readonly MockMapEntry[] = [];
-
 export class MapEntriesAtLoad {
   /** `file`: the map's file, its key in a config's maps. */
   constructor(readonly file: string) {}
