@@ -38,6 +38,36 @@ describe('Engine', () => {
     expect(r.endUs).toBe(15_000);
   });
 
+  it('fires a timer scheduled late in the place reserved for it, and tells a step its place', () => {
+    const e = new Engine();
+    const seen: string[] = [];
+    const places: Record<string, number> = {};
+    let reserved = -1;
+    e.at(0, () => {
+      reserved = e.reserve();
+      // Pushed after the reservation: without it, 'early' would fire second at 5 ms.
+      e.at(5000, () => {
+        places.other = e.nowSeq;
+        seen.push('other');
+      });
+    });
+    e.at(1000, () => {
+      e.atReserved(5000, reserved, () => {
+        places.early = e.nowSeq;
+        seen.push('early');
+      });
+    });
+    e.run([heal(5)], () => {
+      places.input = e.nowSeq;
+      seen.push('input');
+    }, { settleUs: 0 });
+    expect(seen).toEqual(['input', 'early', 'other']);
+    // An input comes before every timer of its instant; timers compare by their places.
+    expect(places.input).toBe(-1);
+    expect(places.early).toBe(reserved);
+    expect(places.early!).toBeLessThan(places.other!);
+  });
+
   it('refuses timers in the past', () => {
     const e = new Engine();
     e.run([heal(10)], () => {

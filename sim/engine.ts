@@ -48,6 +48,7 @@ const END = 2;
  */
 export class Engine implements Scheduler {
   private now = 0;
+  private seqNow = -1;
   private readonly queue = new EventQueue();
   private cursor: Cursor | undefined;
 
@@ -58,6 +59,19 @@ export class Engine implements Scheduler {
   at(atUs: number, fn: () => Step): TimerHandle {
     if (!(atUs >= this.now)) throw new Error(`timer scheduled in the past: ${atUs} µs < now ${this.now} µs`);
     return this.queue.push(atUs, fn);
+  }
+
+  get nowSeq(): number {
+    return this.seqNow;
+  }
+
+  reserve(): number {
+    return this.queue.reserve();
+  }
+
+  atReserved(atUs: number, seq: number, fn: () => Step): TimerHandle {
+    if (!(atUs >= this.now)) throw new Error(`timer scheduled in the past: ${atUs} µs < now ${this.now} µs`);
+    return this.queue.push(atUs, fn, seq);
   }
 
   after(delayUs: number, fn: () => Step): TimerHandle {
@@ -138,6 +152,7 @@ export class Engine implements Scheduler {
     const e = c.pending.value as InputEvent;
     const atUs = msToUs(e.at);
     this.now = atUs;
+    this.seqNow = -1;
     c.lastInputUs = atUs;
     c.events++;
     return onInput(e);
@@ -146,6 +161,7 @@ export class Engine implements Scheduler {
   private fireTimer(): Step {
     const entry = this.queue.pop()!;
     this.now = entry.atUs;
+    this.seqNow = entry.seq;
     return entry.fire();
   }
 

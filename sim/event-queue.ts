@@ -19,8 +19,8 @@ export class EventQueue {
     return this.heap.length;
   }
 
-  push(atUs: number, fire: () => Step): QueueEntry {
-    const entry: QueueEntry = { atUs, seq: this.nextSeq++, fire, cancelled: false };
+  push(atUs: number, fire: () => Step, seq = this.nextSeq++): QueueEntry {
+    const entry: QueueEntry = { atUs, seq, fire, cancelled: false };
     const h = this.heap;
     h.push(entry);
     let i = h.length - 1;
@@ -33,6 +33,14 @@ export class EventQueue {
     }
     h[i] = entry;
     return entry;
+  }
+
+  /**
+   * A place in the scheduling order, taken now for an entry pushed later (`push(at, fire, seq)`): it fires
+   * among same-time entries as if it had been pushed now.
+   */
+  reserve(): number {
+    return this.nextSeq++;
   }
 
   /** The earliest live entry's time, dropping cancelled entries from the top. */

@@ -19,6 +19,16 @@ export interface Scheduler {
   /** Fire `fn` after `delayUs` microseconds. */
   after(delayUs: number, fn: () => Step): TimerHandle;
   cancel(handle: TimerHandle): void;
+  /**
+   * The running step's place among the steps due at `nowUs`: -1 for an input (inputs come first), else the
+   * timer's place in the scheduling order. With `reserve`, a component that keeps an arrival to itself
+   * (a fast-path advert) can tell whether it would already have fired.
+   */
+  readonly nowSeq: number;
+  /** Take a place in the scheduling order now, for a timer that `atReserved` may schedule later. */
+  reserve(): number;
+  /** `at`, firing among same-time timers in the place `reserve` took. */
+  atReserved(atUs: number, seq: number, fn: () => Step): TimerHandle;
 }
 
 export const US_PER_MS = 1000;

@@ -89,6 +89,8 @@ export interface InstanceRt {
   onAdvertTimer: () => void;
   /** A fast-path advert in flight (arrival time), −1 when none; applied or re-routed at the next event. */
   pendAtUs: number;
+  /** The pending advert's place among events due at pendAtUs (Scheduler.reserve), as a delivery event would have had. */
+  pendSeq: number;
   /** The pending advert (shared by all its receivers). */
   pendAdvert: Advert;
   /**
@@ -173,11 +175,12 @@ function newInstanceRt(node: NodeRt, vi: number, spec: VrrpInstanceSpec, cluster
     advertEpoch: 0,
     onAdvertTimer: NO_HANDLER,
     pendAtUs: -1,
+    pendSeq: -1,
     pendAdvert: NO_ADVERT,
     fastMinPriority: Infinity,
     fastIntervalUs: -1,
   };
-  primeDoubleFields(inst, ['pendAtUs']);
+  primeDoubleFields(inst, ['pendAtUs', 'pendSeq']);
   primeDoubleFields(inst.ctx, ['downDeadlineUs', 'preemptAtUs', 'downTimerUs']);
   return inst;
 }

@@ -33,7 +33,9 @@ export interface VrrpCounters {
  *
  * Fast-path adverts are not queued as events: the receiver keeps the arrival in `pendAtUs` and applies it at
  * its next event of any kind (or re-routes it through a real delivery event if that next event comes first).
- * Since nothing else touches the instance in between, the result is the same as delivering it on time.
+ * Since nothing else touches the instance in between, the result is the same as delivering it on time. It
+ * keeps the place in the order of same-microsecond events that its delivery event would have had
+ * (Scheduler.reserve), so that two adverts arriving together are read in the order they were sent.
  */
 export class VrrpWorld {
   readonly nodes: NodeRt[] = [];
@@ -426,7 +428,7 @@ export class VrrpWorld {
       if (inst === undefined || inst.state !== 'BACKUP') continue;
       // Apply an advert that has arrived; one still in flight stays pending (it can only move the deadline
       // later, and nothing else touches the instance unless it expires now, when step() settles it).
-      if (inst.pendAtUs >= 0 && inst.pendAtUs <= now) this.applyPending(inst);
+      if (inst.pendAtUs >= 0 && this.arrived(inst, now)) this.applyPending(inst);
       const due = Math.max(inst.ctx.downDeadlineUs, inst.node.stalledUntilUs);
       if (due <= now) {
         this.step(inst, { type: 'DOWN_TIMER', nowUs: now }, 'master-down');
@@ -534,13 +536,14 @@ export class VrrpWorld {
       // = rcv.state === 'BACKUP' && fastPathEligible(rcv.ctx, priority, intervalUs), precomputed
       if (fast && priority !== 0 && priority >= rcv.fastMinPriority && intervalUs === rcv.fastIntervalUs) {
         if (rcv.pendAtUs >= 0) {
-          if (rcv.pendAtUs <= now) this.applyPending(rcv);
+          if (this.arrived(rcv, now)) this.applyPending(rcv);
           else {
             this.slowDelivery(rcv, arrival, priority, fromIp, intervalUs);
             continue;
           }
         }
         rcv.pendAtUs = arrival;
+        rcv.pendSeq = this.sched.reserve();
         rcv.pendAdvert = advert;
         fastAdverts++;
       } else {
@@ -552,10 +555,11 @@ export class VrrpWorld {
     c.fastAdverts += fastAdverts;
   }
 
-  private slowDelivery(rcv: InstanceRt, atUs: number, priority: number, srcIp: number, intervalUs: number): void {
+  /** An advert's delivery event; `seq`, a place reserved when it was sent (see settle), else it takes one now. */
+  private slowDelivery(rcv: InstanceRt, atUs: number, priority: number, srcIp: number, intervalUs: number, seq = this.sched.reserve()): void {
     const node = rcv.node;
     const epoch = node.epoch;
-    this.sched.at(atUs, () => {
+    this.sched.atReserved(atUs, seq, () => {
       if (node.epoch !== epoch || !node.alive) return;
       if (node.stalledUntilUs > this.sched.nowUs) {
         // Counted as delivered when sent; a full socket loses it after all.
@@ -592,16 +596,28 @@ export class VrrpWorld {
     rcv.pendAtUs = -1;
   }
 
-  /** Bring the instance up to `nowUs`: apply a fast-path advert that has arrived, re-route one still in flight. */
+  /**
+   * Whether the pending advert's delivery event would have fired by now: before now, or at now but earlier in
+   * the order of same-time events (an input runs before every timer due at its instant).
+   */
+  private arrived(inst: InstanceRt, nowUs: number): boolean {
+    return inst.pendAtUs < nowUs || (inst.pendAtUs === nowUs && inst.pendSeq < this.sched.nowSeq);
+  }
+
+  /**
+   * Bring the instance up to `nowUs`: apply a fast-path advert that has arrived, re-route one still in flight.
+   * The re-routed delivery keeps the place it took when sent: another advert may be due at the same
+   * microsecond, and the two must be read in the order they would have been without the fast path.
+   */
   settle(inst: InstanceRt, nowUs: number): void {
     if (inst.pendAtUs < 0) return;
-    if (inst.pendAtUs <= nowUs) {
+    if (this.arrived(inst, nowUs)) {
       this.applyPending(inst);
       return;
     }
     const at = inst.pendAtUs;
     inst.pendAtUs = -1;
     const a = inst.pendAdvert;
-    this.slowDelivery(inst, at, a.priority, a.srcIp, a.intervalUs);
+    this.slowDelivery(inst, at, a.priority, a.srcIp, a.intervalUs, inst.pendSeq);
   }
 }
