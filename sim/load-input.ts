@@ -9,8 +9,9 @@ import { loadScenario, reproduceCommand } from './scenario/load-scenario.ts';
 import { assignmentsOf, inputSettings, type SettingsOverrides } from './settings-layers.ts';
 import { noGenerateSection, splitGenerateOverrides } from './scenario/generate-overrides.ts';
 import { scenarioName } from './scenario/scenario-name.ts';
-import { estimateSize, overLimit, type SizeEstimate } from './scenario/size-estimate.ts';
+import { estimateSize, overLimit, type SizeEstimate, type Written } from './scenario/size-estimate.ts';
 import type { GenerateSpec } from './generate/spec.ts';
+import type { TraceName } from './output/records.ts';
 import { parseBudget } from '../reports/budgets.ts';
 
 /** What the command line lays over every input: seed, dotted settings, extra budgets. */
@@ -23,6 +24,8 @@ export interface InputOverrides extends SettingsOverrides {
   warnings?: string[];
   /** `--allow-large`: run a scenario whose size estimate is past the limits (docs/limits.md). */
   allowLarge?: boolean;
+  /** The output log the run writes (`--out`), with its `--trace`: its estimated size is held to the limit too. */
+  outputLog?: { trace: readonly TraceName[] };
 }
 
 const SCENARIO_EXTS = new Set(['.yaml', '.yml']);
@@ -57,7 +60,7 @@ export function loadRunInput(file: string, overrides: InputOverrides = {}): RunI
   const ext = extname(file);
   const input = SCENARIO_EXTS.has(ext) ? loadScenario(file, overrides) : LOG_EXTS.has(ext) ? loadEventLogInput(file, overrides) : undefined;
   if (input === undefined) throw new InputError(file, `unknown input kind '${ext}': give a scenario (.yaml) or an event log v1 (.jsonl)`);
-  if (overrides.allowLarge !== true) checkSize(file, input);
+  if (overrides.allowLarge !== true) checkSize(file, input, overrides.outputLog === undefined ? undefined : { kind: 'output log', trace: overrides.outputLog.trace });
   if (overrides.warnings !== undefined && overrides.warnings.length > 0) input.warnings = [...(input.warnings ?? []), ...overrides.warnings];
   return input;
 }
@@ -138,8 +141,8 @@ function loadEventLogInput(file: string, overrides: InputOverrides): RunInput {
 }
 
 /** The size estimate of a loaded input (docs/limits.md): a scenario's generators and durations, a log's cluster. */
-export function sizeOf(input: RunInput & { generate?: GenerateSpec }): SizeEstimate {
-  return estimateSize(input.generate, input.cluster, input.settings.sim.durationMs);
+export function sizeOf(input: RunInput & { generate?: GenerateSpec }, written?: Written): SizeEstimate {
+  return estimateSize(input.generate, input.cluster, input.settings.sim.durationMs, written);
 }
 
 /**
@@ -151,9 +154,12 @@ export function progressLabel(input: RunInput): string {
   return events >= 1 ? `${input.name} (about ${Math.round(events).toLocaleString('en-US')} events expected)` : input.name;
 }
 
-/** Refuses an input whose generators or durations ask for more than the limits (SIZE_LIMITS), before it runs. */
-export function checkSize(file: string, input: RunInput): void {
-  const estimate = sizeOf(input);
+/**
+ * Refuses an input whose generators or durations ask for more than the limits (SIZE_LIMITS), before it runs;
+ * `written`, the file the command writes that grows with the events, if any.
+ */
+export function checkSize(file: string, input: RunInput, written?: Written): void {
+  const estimate = sizeOf(input, written);
   const over = overLimit(estimate);
   if (over === undefined) return;
   const [field, what] = estimate.largest;

@@ -34,7 +34,7 @@ export function registerExpandCommand(program: Command): Command {
       if (extname(scenario) === '.jsonl') throw new InputError(scenario, 'is an event log already; expand turns a scenario file (.yaml) into one');
       const input = loadScenario(scenario, overrides);
       // The log holds what a run would replay: the same estimate, the same limits.
-      if (opts.allowLarge !== true) checkSize(scenario, input);
+      if (opts.allowLarge !== true) checkSize(scenario, input, { kind: 'event log' });
       // Everything a run of the log needs besides the events, so `routerbench run expanded.jsonl` can match the scenario.
       const header = eventLogHeader({
         source: scenario,

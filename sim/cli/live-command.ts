@@ -102,7 +102,7 @@ export function registerLiveCommand(program: Command): Command {
         process.exitCode = EXIT.input;
         return;
       }
-      const loaded = loadRunInput(file, { ...(opts.seed !== undefined && { seed: opts.seed }), set: opts.set ?? {} });
+      const loaded = loadRunInput(file, { ...(opts.seed !== undefined && { seed: opts.seed }), set: opts.set ?? {}, ...(opts.out !== undefined && { outputLog: { trace: opts.trace ?? [] } }) });
       // A reused --out, as run takes it: an earlier run's outputs are replaced (the stale ones removed once
       // these are written), anything else in it refused now, before HAProxy starts.
       const earlier = opts.out === undefined ? undefined : earlierOutputs(opts.out);

@@ -334,6 +334,7 @@ export function buildOverrides(opts: RunOptions): InputOverrides {
   if (opts.seed !== undefined) o.seed = opts.seed;
   if (opts.budget !== undefined) o.budgets = opts.budget;
   if (opts.allowLarge === true) o.allowLarge = true;
+  if (opts.out !== undefined) o.outputLog = { trace: opts.trace ?? [] };
   return o;
 }
 

@@ -1,6 +1,7 @@
 import type { ClusterConfig } from '../cluster/cluster-schema.ts';
 import { expandVirtualIps } from '../../core/vrrp/ipfailover.ts';
 import type { GenerateSpec } from '../generate/spec.ts';
+import type { TraceName } from '../output/records.ts';
 
 /**
  * How much a scenario asks for, estimated from its generator knobs and durations before anything runs
@@ -17,8 +18,10 @@ export interface SizeEstimate {
   events: number;
   /** Live simulation state at its largest: endpoints and routes held by the router, HAProxy and the generators. */
   memoryBytes: number;
-  /** The output log. */
+  /** What the run writes that grows with its events (see Written); 0 when it writes none. */
   outputBytes: number;
+  /** Which file that is, to name in a refusal. */
+  written: 'output log' | 'event log';
   /** Scheduled steps of the keepalived cluster (adverts sent and received), when it has a known duration. */
   clusterSteps: number;
   /** The knob that contributes most, to name in a refusal: [field, what it asks for]. */
@@ -40,16 +43,39 @@ export const SIZE_LIMITS: Readonly<SizeLimits> = {
   clusterSteps: 1_000_000_000,
 };
 
+/**
+ * What a command writes whose size follows the events: a run's output log (with `--out`, compact unless
+ * traced), or `expand`'s event log. Nothing else a run writes grows with its events.
+ */
+export type Written = { kind: 'output log'; trace: readonly TraceName[] } | { kind: 'event log' } | undefined;
+
 /** Per live endpoint (router state, HAProxy server, generator pod) and per route (router, maps, backends). */
 const ENDPOINT_BYTES = 600;
 const ROUTE_BYTES = 4096;
-/** Per event: its output records (input, reload and runtime command lines) and per endpoint an event lists. */
-const EVENT_OUTPUT_BYTES = 300;
-const ENDPOINT_OUTPUT_BYTES = 100;
+/**
+ * Per event of the compact output log: route inputs, reload windows, every refusal and error in full, VRRP
+ * changes. Measured on the bench's saturated day (first 50,000 events, 4.08 endpoints each, 3 Dec 2026):
+ * 19, 38 and 128 bytes per event under reload-always, dcm-slots and dcm-add-del.
+ */
+const COMPACT_OUTPUT_BYTES = 300;
+/** `--trace inputs`: an `input` line per endpoint event (measured: 74 more bytes per event). */
+const TRACED_INPUT_BYTES = 100;
+/**
+ * `--trace runtime`: a line per runtime command (its reply cut at 200 characters), a few per event and one
+ * or two per endpoint that changes. Measured: 665 and 548 more bytes per event under dcm-slots and
+ * dcm-add-del; 400 + 4.08 × 200 = 1,216 covers both.
+ */
+const TRACED_COMMAND_BYTES = 400;
+const TRACED_COMMAND_ENDPOINT_BYTES = 200;
+/** The event log `expand` writes: per event, and per endpoint it lists (that log: 324 bytes per event). */
+const EVENT_LOG_BYTES = 300;
+const EVENT_LOG_ENDPOINT_BYTES = 100;
+/** How much an event weighs when naming the knob that contributes most: one event log line. */
+const EVENT_WEIGHT = EVENT_LOG_BYTES;
 
 const HOUR_MS = 3_600_000;
 
-export function estimateSize(generate: GenerateSpec | undefined, cluster: ClusterConfig | undefined, simDurationMs: number | undefined): SizeEstimate {
+export function estimateSize(generate: GenerateSpec | undefined, cluster: ClusterConfig | undefined, simDurationMs: number | undefined, written?: Written): SizeEstimate {
   let events = 0;
   let endpointsPerEvent = 1;
   let memoryBytes = 0;
@@ -90,7 +116,7 @@ export function estimateSize(generate: GenerateSpec | undefined, cluster: Cluste
 
     const add = (field: string, n: number): void => {
       events += n;
-      weigh(field, `${fmt(n)} events over ${fmt(hours)} simulated hours`, n * EVENT_OUTPUT_BYTES);
+      weigh(field, `${fmt(n)} events over ${fmt(hours)} simulated hours`, n * EVENT_WEIGHT);
     };
     add('generate.world.services', w.services);
     add('generate.routes.initial', initialRoutes);
@@ -119,10 +145,18 @@ export function estimateSize(generate: GenerateSpec | undefined, cluster: Cluste
     const shortest = Math.min(k.advertIntervalMs, ...Object.values(k.advertIntervalMsByNode));
     // Each master's advert reaches every other node: nodes steps per instance per interval.
     clusterSteps = (durationMs / shortest) * instances * nodes;
-    weigh('sim.durationMs', `${fmt(clusterSteps)} keepalived steps over ${fmt(durationMs / HOUR_MS)} simulated hours`, (clusterSteps * EVENT_OUTPUT_BYTES) / 100);
+    weigh('sim.durationMs', `${fmt(clusterSteps)} keepalived steps over ${fmt(durationMs / HOUR_MS)} simulated hours`, (clusterSteps * EVENT_WEIGHT) / 100);
   }
-  const outputBytes = events * (EVENT_OUTPUT_BYTES + Math.min(endpointsPerEvent, 1000) * ENDPOINT_OUTPUT_BYTES);
-  return { events, memoryBytes, outputBytes, clusterSteps, largest: [largest[0], largest[1]] };
+  const listed = Math.min(endpointsPerEvent, 1000);
+  let perEvent = 0;
+  if (written?.kind === 'event log') perEvent = EVENT_LOG_BYTES + listed * EVENT_LOG_ENDPOINT_BYTES;
+  else if (written?.kind === 'output log') {
+    perEvent = COMPACT_OUTPUT_BYTES;
+    if (written.trace.includes('inputs')) perEvent += TRACED_INPUT_BYTES;
+    if (written.trace.includes('runtime')) perEvent += TRACED_COMMAND_BYTES + listed * TRACED_COMMAND_ENDPOINT_BYTES;
+  }
+  const outputBytes = events * perEvent;
+  return { events, memoryBytes, outputBytes, written: written?.kind ?? 'output log', clusterSteps, largest: [largest[0], largest[1]] };
 }
 
 function instanceCount(cluster: ClusterConfig): number {
@@ -136,7 +170,7 @@ export function overLimit(e: SizeEstimate, limits: SizeLimits = SIZE_LIMITS): st
   const over: string[] = [];
   if (e.events > limits.events) over.push(`${fmt(e.events)} events (limit ${fmt(limits.events)})`);
   if (e.memoryBytes > limits.memoryBytes) over.push(`${gib(e.memoryBytes)} of memory (limit ${gib(limits.memoryBytes)})`);
-  if (e.outputBytes > limits.outputBytes) over.push(`${gib(e.outputBytes)} of output log (limit ${gib(limits.outputBytes)})`);
+  if (e.outputBytes > limits.outputBytes) over.push(`${gib(e.outputBytes)} of ${e.written} (limit ${gib(limits.outputBytes)})`);
   if (e.clusterSteps > limits.clusterSteps) over.push(`${fmt(e.clusterSteps)} keepalived steps (limit ${fmt(limits.clusterSteps)})`);
   return over.length === 0 ? undefined : over.join(', ');
 }
