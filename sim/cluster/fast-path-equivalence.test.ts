@@ -47,7 +47,7 @@ const sameMicrosecond: [ClusterCase, InputEvent[], number] = [
 ];
 
 describe('fast paths leave the output log unchanged', () => {
-  test.prop([clusterArb, fc.array(eventArb, { maxLength: 8 }), fc.integer({ min: 1, max: 1000 })], { numRuns: 25, examples: [sameMicrosecond] })(
+  test.prop([clusterArb, fc.array(eventArb, { maxLength: 8 }), fc.integer({ min: 1, max: 1000 })], { numRuns: 100, examples: [sameMicrosecond] })(
     'random clusters and faults',
     (c, events, seed) => {
       const cluster = {
