@@ -90,6 +90,8 @@ export async function runCommand(paths: string[], opts: RunOptions): Promise<num
     }
   });
   const overrides = buildOverrides(opts);
+  // run's --out holds output logs (shrink's is an event log): their size is held to the limit.
+  if (opts.out !== undefined) overrides.outputLog = { trace: opts.trace ?? [] };
   // Load and validate every input before running anything: a bad file fails fast and writes nothing.
   const files = expandInputPaths(paths);
   const inputs = files.map((p) => loadRunInput(p, overrides));
@@ -334,7 +336,6 @@ export function buildOverrides(opts: RunOptions): InputOverrides {
   if (opts.seed !== undefined) o.seed = opts.seed;
   if (opts.budget !== undefined) o.budgets = opts.budget;
   if (opts.allowLarge === true) o.allowLarge = true;
-  if (opts.out !== undefined) o.outputLog = { trace: opts.trace ?? [] };
   return o;
 }
 
