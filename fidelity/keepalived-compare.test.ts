@@ -54,7 +54,7 @@ if (unavailable !== null && process.env.CI !== 'true') {
       const pairs = real.incidents.map(
         (r, k) => `${r.kind} #${r.index} ${r.vip}: real ${r.latencyMs} ms, simulated ${sim[k]!.latencyMs} ms (fault ${r.sinceAdvertMs} ms after the last advert${r.altSinceAdvertMs !== null ? ` or ${r.altSinceAdvertMs}` : ''})`,
       );
-      console.log(`${real.keepalivedVersion}, ${real.realSeconds.toFixed(1)} s of real time\n${renderFidelityTable(rows)}\n${pairs.join('\n')}`);
+      console.log(`${real.keepalivedVersion}, ${real.realSeconds.toFixed(1)} s of real time\n${renderFidelityTable(rows)}\n${[...pairs, ...real.remeasured].join('\n')}`);
     }, 240_000);
 
     test('every planned fault made the expected node master in both worlds, and nothing else moved', () => {

@@ -24,12 +24,22 @@ export const DEFAULT_PLAN: FidelityPlan = { crash: 3, 'host-loss': 2, shutdown: 
 const PHASES = [0.2, 0.5, 0.8];
 const BASELINE_TIMEOUT_MS = 15_000;
 const TAKEOVER_TIMEOUT_MS = 8_000;
+/**
+ * A fault that took longer than this to act is measured again (up to FAULT_ATTEMPTS in all). Only a
+ * partition acts after its stamp: its `bridge` command takes 2-5 ms, but once, with the machine loaded,
+ * 1.2 s, so that an advert sent after the stamp still crossed and the takeover came an interval late.
+ * That measures the machine, not keepalived.
+ */
+const FAULT_LATE_US = 100_000;
+const FAULT_ATTEMPTS = 3;
 
 export interface RealRun {
   keepalivedVersion: string;
   incidents: MeasuredIncident[];
   /** Anything that moved that the plan did not expect. */
   notes: string[];
+  /** Incidents measured again because their fault acted late (FAULT_LATE_US), a line each. */
+  remeasured: string[];
   /** The masters' advert periods as the observer saw them (ms); empty without python3. */
   advertPeriodsMs: number[];
   realSeconds: number;
@@ -66,6 +76,7 @@ export async function measureRealKeepalived(plan: FidelityPlan = DEFAULT_PLAN, l
   });
   const incidents: MeasuredIncident[] = [];
   const notes: string[] = [];
+  const remeasured: string[] = [];
   let periods: number[] = [];
   const atBaseline = () => VIPS.every((v) => sameList(cluster.holders(v), [BASELINE[v]!]));
   const waitBaseline = async (what: string) => {
@@ -80,19 +91,34 @@ export async function measureRealKeepalived(plan: FidelityPlan = DEFAULT_PLAN, l
     for (const kind of planOrder(plan)) {
       const index = counts.get(kind) ?? 0;
       counts.set(kind, index + 1);
-      await sleep(500);
-      // Aim the fault at a chosen phase of the master's advert interval (we measure where it really lands).
-      const A = FIDELITY_ADVERT_MS * 1000;
-      const acq = lastAdd(cluster.events, FAULTED_NODE, VIPS[0]!, Infinity)!;
-      const target = acq + Math.ceil((wallUs() + 300_000 - acq) / A) * A + PHASES[k++ % PHASES.length]! * A;
-      await sleep(Math.max(0, (target - wallUs()) / 1000));
-      const holdersAtFault = new Map(VIPS.map((v) => [v, cluster.holders(v)]));
-      const faultUs = await applyFault(cluster, kind);
+      const phase = PHASES[k++ % PHASES.length]!;
+      let holdersAtFault: Map<string, string[]>;
+      let faultUs: number;
       const moved = kind === 'partition' ? VIPS : [VIPS[0]!];
-      const takenOver = () => moved.every((v) => firstTakeover(cluster.events, v, faultUs, holdersAtFault.get(v)!) !== null);
-      await cluster.waitFor(takenOver, TAKEOVER_TIMEOUT_MS);
-      if (kind === 'partition') await sleep(Math.max(0, (faultUs + PARTITION_HOLD_MS * 1000 - wallUs()) / 1000));
-      else await sleep(300);
+      for (let attempt = 1; ; attempt++) {
+        await sleep(500);
+        // Aim the fault at a chosen phase of the master's advert interval (we measure where it really lands).
+        const A = FIDELITY_ADVERT_MS * 1000;
+        const acq = lastAdd(cluster.events, FAULTED_NODE, VIPS[0]!, Infinity)!;
+        const target = acq + Math.ceil((wallUs() + 300_000 - acq) / A) * A + phase * A;
+        await sleep(Math.max(0, (target - wallUs()) / 1000));
+        const holders = new Map(VIPS.map((v) => [v, cluster.holders(v)]));
+        const at = await applyFault(cluster, kind);
+        const takenOver = () => moved.every((v) => firstTakeover(cluster.events, v, at, holders.get(v)!) !== null);
+        await cluster.waitFor(takenOver, TAKEOVER_TIMEOUT_MS);
+        if (kind === 'partition') await sleep(Math.max(0, (at + PARTITION_HOLD_MS * 1000 - wallUs()) / 1000));
+        else await sleep(300);
+        const lateUs = cluster.lastFaultEndUs - at;
+        if (lateUs <= FAULT_LATE_US || attempt === FAULT_ATTEMPTS) {
+          holdersAtFault = holders;
+          faultUs = at;
+          break;
+        }
+        remeasured.push(`${kind} #${index}: the fault took ${(lateUs / 1000).toFixed(1)} ms to act; measured again`);
+        log(remeasured[remeasured.length - 1]!);
+        await restore(cluster, kind);
+        await waitBaseline(`after ${kind} #${index}, to measure it again`);
+      }
       for (const vip of moved) {
         const oldMaster = holdersAtFault.get(vip)![0]!;
         const take = firstTakeover(cluster.events, vip, faultUs, holdersAtFault.get(vip)!);
@@ -124,7 +150,7 @@ export async function measureRealKeepalived(plan: FidelityPlan = DEFAULT_PLAN, l
   } finally {
     await cluster.destroy();
   }
-  return { keepalivedVersion: keepalivedVersion(), incidents, notes, advertPeriodsMs: periods, realSeconds: (Date.now() - started) / 1000 };
+  return { keepalivedVersion: keepalivedVersion(), incidents, notes, remeasured, advertPeriodsMs: periods, realSeconds: (Date.now() - started) / 1000 };
 }
 
 async function applyFault(c: NetnsCluster, kind: FaultKind): Promise<number> {
