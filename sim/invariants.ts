@@ -3,12 +3,16 @@ import { backendNameOf, preferPortOf, servedEndpoints, servedForRoute } from '..
 import { POOL_NAMESPACE } from '../core/dcm/blueprints.ts';
 import { routeKey, type Route } from '../core/route.ts';
 import type { Endpoint } from '../core/endpoint.ts';
-import { endpointsOf, type RouterState } from '../core/router-state.ts';
+import type { RouterState } from '../core/router-state.ts';
+import type { ServiceEntry } from '../core/service-endpoints.ts';
 import type { MockHaproxy, PristineMap } from './haproxy/mock-haproxy.ts';
 import type { BackendConfig, MapEntry, ServerConfig } from '../core/haproxy/config-model.ts';
 import { addressAtLoad, isReady, isReadyAtLoad, MockBackend, type MockServer } from './haproxy/backend-state.ts';
 import type { MockMap, MockMapEntry } from './haproxy/map-state.ts';
 import { isPristine, mapsConsulted, MapSnapshot, probeRequests, readyServers, resolveTarget, type RouteProbe } from './haproxy/route-resolver.ts';
+import { MapLookup } from './haproxy/map-lookup.ts';
+import type { MapMatch } from './haproxy/haproxy-cfg.ts';
+import { editsFrom } from '../core/list-lineage.ts';
 
 /**
  * What a request would see, compared with the desired state (issue 3's invariants):
@@ -27,47 +31,53 @@ export function checkInvariants(state: RouterState, haproxy: MockHaproxy, opts: 
   const reuse = opts.reuse !== false;
   const wildcards = opts.allowWildcardRoutes === true;
   const violations: string[] = [];
-  const { claims, liveKeys, owners } = routeSetFacts(state, wildcards);
+  const { rows, liveKeys, owners, clean } = routeSetFacts(state, wildcards);
   // Owners are stamped per check instead of a map built per check: a backend whose stamp is old has no owner yet.
   const stamp = ++checks;
 
   const maps = new MapSnapshot(haproxy);
-  for (const r of state.routes.values()) {
-    const f = facts(r, wildcards);
-    if (r.host.length === 0) continue;
-    if ((claims.get(f.claim) ?? 0) > 1) continue;
-
-    const expected = expectedServers(r.service, endpointsOf(state, r.namespace, r.service), preferPortOf(r));
-    for (const probe of f.probes) {
+  for (const row of rows) {
+    if (row.skipped) continue;
+    const f = row.facts;
+    const expected = expectationOf(row, state);
+    for (let i = 0; i < f.probes.length; i++) {
+      const probe = f.probes[i]!;
       // A probe that passed stays passed while nothing it read moved: its maps, its backend's servers, the
       // expected servers. Only the sharing of backends between routes is decided anew.
-      const kept = reuse ? passedProbes.get(probe) : undefined;
-      if (kept !== undefined && kept.expected === expected && stillHolds(kept, haproxy)) {
-        if (kept.backend !== undefined) claimBackend(owners, stamp, kept.backend, f.key, violations);
-        continue;
+      const kept = reuse ? f.passed[i] : undefined;
+      if (kept !== undefined && mapsHold(kept, probe.key, haproxy)) {
+        // The maps answer as they did: the same redirect, or the same backend by name, read again only when
+        // it or the servers expected of it changed.
+        if (kept.backend === undefined) continue;
+        const be = haproxy.peekBackend(kept.backend);
+        if (be !== undefined) {
+          if (be !== kept.be || (be instanceof MockBackend && be.rev !== kept.beRev) || kept.expected !== expected) {
+            const before = violations.length;
+            if (!servesExactly(be, expected)) violations.push(servesOtherwise(haproxy, f.key, probe, kept.backend, expected));
+            // A record that fails stays as it was: the backend is read again at every check until it serves.
+            if (violations.length === before) rememberBackend(kept, expected, be);
+          }
+          claimBackend(owners, stamp, kept.backend, f.key, violations);
+          continue;
+        }
       }
       const before = violations.length;
       // From scratch (tests compare both): walk the built maps and read the built backend, as a command would.
       const res = resolveTarget(haproxy, probe.request.scheme, probe.key, reuse ? maps : undefined);
       if (probe.expect === 'redirect') {
         if (res.kind !== 'redirect') violations.push(`${whereOf(f.key, probe.request)}: expected a redirect to https, got ${res.kind}`);
-        else if (reuse) remember(probe, expected, haproxy, maps);
+        else if (reuse) remember(f, i, expected, haproxy, maps);
         continue;
       }
       if (res.kind !== 'backend') {
         violations.push(`${whereOf(f.key, probe.request)}: ${res.kind === 'unknown-backend' ? `map names unknown backend ${res.backend}` : res.kind}`);
         continue;
       }
-      if (!servesExactly(reuse ? res.be : haproxy.backend(res.backend)!, expected)) {
-        const actual = readyServers(haproxy, res.backend)
-          .map((s) => `${s.address}:${s.port}`)
-          .sort();
-        violations.push(`${whereOf(f.key, probe.request)}: backend ${res.backend} serves [${actual.join(', ')}], expected [${expected.list.join(', ')}]`);
-      }
+      if (!servesExactly(reuse ? res.be : haproxy.backend(res.backend)!, expected)) violations.push(servesOtherwise(haproxy, f.key, probe, res.backend, expected));
       if (res.backend !== f.backend && !res.backend.includes(`:${POOL_NAMESPACE}:`)) {
         violations.push(`${whereOf(f.key, probe.request)}: resolves to ${res.backend}, another route's backend`);
       }
-      if (reuse && violations.length === before) remember(probe, expected, haproxy, maps, res.be, res.backend);
+      if (reuse && violations.length === before) remember(f, i, expected, haproxy, maps, res.be, res.backend);
       claimBackend(owners, stamp, res.backend, f.key, violations);
     }
   }
@@ -75,14 +85,45 @@ export function checkInvariants(state: RouterState, haproxy: MockHaproxy, opts: 
   for (const [file, keys] of liveKeys) {
     const m = reuse ? haproxy.peekMap(file) : haproxy.mapByFile(file);
     if (m === undefined) continue;
+    if (reuse && stillClean(clean, file, m, keys)) continue;
+    const before = violations.length;
     // A map not built is its config entries, all current.
     const currVer = isPristine(m) ? undefined : m.currVer;
     for (const e of m.entries as ReadonlyArray<MapEntry & { version?: number }>) {
       if ((currVer !== undefined && e.version !== currVer) || keys.has(e.key)) continue;
       violations.push(`${file}: entry ${e.key} → ${e.value} belongs to no live route`);
     }
+    if (reuse && violations.length === before) markClean(clean, file, m);
   }
   return violations;
+}
+
+/**
+ * Whether the map is as it was when its every entry last belonged to a live route of this route set: the
+ * same config entries, or the same built map at the same `rev` (commands that change entries or versions
+ * move it; a changed value changes no key). Config entries a reload changed are as clean when the entries
+ * put in since belong to live routes: taking entries out cannot make one that belongs to none.
+ */
+function stillClean(clean: RouteSetFacts['clean'], file: string, m: MockMap | PristineMap, keys: Set<string>): boolean {
+  const known = clean.get(file);
+  if (known === undefined) return false;
+  if (!isPristine(m)) return known.source === m && known.rev === m.rev;
+  if (known.source === m.entries) return true;
+  if (!Array.isArray(known.source)) return false;
+  for (const e of entryChanges(file, m.entries, known.source as readonly MapEntry[]).inserted) if (!keys.has(e.key)) return false;
+  known.source = m.entries;
+  return true;
+}
+
+function markClean(clean: RouteSetFacts['clean'], file: string, m: MockMap | PristineMap): void {
+  const source = isPristine(m) ? m.entries : m;
+  const rev = isPristine(m) ? -1 : m.rev;
+  const known = clean.get(file);
+  if (known === undefined) clean.set(file, { source, rev });
+  else {
+    known.source = source;
+    known.rev = rev;
+  }
 }
 
 let checks = 0;
@@ -94,10 +135,31 @@ let checks = 0;
  */
 interface RouteSetFacts {
   routes: Route[];
-  claims: Map<string, number>;
+  /**
+   * One per route, in `routes` order, made together when the set changes: a check walks these in order
+   * rather than looking each route's facts, claim, service and expectation up in a table each (with
+   * thousands of routes, a cache miss each: the larger part of a check's time; docs/performance.md).
+   */
+  rows: RouteRow[];
   liveKeys: Map<string, Set<string>>;
   /** Backend → the route that resolved to it in check `stamp`. */
   owners: Map<string, { stamp: number; key: string }>;
+  /** Per map file, what it was when every entry last belonged to a live route of this set (stillClean). */
+  clean: Map<string, { source: MockMap | readonly MapEntry[]; rev: number }>;
+}
+
+/** What a check reads of one live route. */
+interface RouteRow {
+  readonly route: Route;
+  readonly facts: RouteFacts;
+  /** Not checked for (1): no host, or another live route claims its host and path. */
+  readonly skipped: boolean;
+  readonly preferPort: string | undefined;
+  /** Its service's entry in the state, once found: the entry outlives the service's endpoint lists. */
+  service: ServiceEntry | undefined;
+  /** The endpoint list `expected` was made from. */
+  endpoints: readonly Endpoint[] | undefined;
+  expected: ExpectedServers | undefined;
 }
 
 const routeSets = new WeakMap<RouterState, RouteSetFacts>();
@@ -117,10 +179,42 @@ function routeSetFacts(state: RouterState, wildcards: boolean): RouteSetFacts {
     claims.set(f.claim, (claims.get(f.claim) ?? 0) + 1);
     for (const e of f.mapKeys) liveKeys.get(e.map)?.add(e.key);
   }
-  const made = { routes, claims, liveKeys, owners: kept?.owners ?? new Map() };
+  // A row kept from the last set keeps its service entry and expectation; whether its claim is contested is
+  // decided anew.
+  const before = new Map<Route, RouteRow>();
+  for (const row of kept?.rows ?? []) before.set(row.route, row);
+  const rows = routes.map((r): RouteRow => {
+    const f = facts(r, wildcards);
+    const skipped = r.host.length === 0 || (claims.get(f.claim) ?? 0) > 1;
+    const row = before.get(r);
+    if (row === undefined) return { route: r, facts: f, skipped, preferPort: preferPortOf(r), service: undefined, endpoints: undefined, expected: undefined };
+    return row.skipped === skipped ? row : { ...row, skipped };
+  });
+  const made = { routes, rows, liveKeys, owners: kept?.owners ?? new Map(), clean: new Map() };
   sets.set(state, made);
   return made;
 }
+
+/**
+ * The servers the row's route should be served by, made again only when its service's endpoint list is
+ * another object. A forgotten service's entry has no endpoints and is never given any again (a new entry
+ * is made), so an entry without endpoints is looked up afresh.
+ */
+function expectationOf(row: RouteRow, state: RouterState): ExpectedServers {
+  let service = row.service;
+  if (service === undefined || service.endpoints === undefined) {
+    service = state.endpoints.entryOf(row.route.namespace, row.route.service);
+    row.service = service;
+  }
+  const endpoints = service.endpoints ?? NO_ENDPOINTS;
+  if (row.endpoints !== endpoints || row.expected === undefined) {
+    row.expected = expectedServers(row.route.service, endpoints, row.preferPort);
+    row.endpoints = endpoints;
+  }
+  return row.expected;
+}
+
+const NO_ENDPOINTS: readonly Endpoint[] = [];
 
 function sameRoutes(kept: readonly Route[], live: Map<string, Route>): boolean {
   if (kept.length !== live.size) return false;
@@ -164,24 +258,27 @@ interface MapRead {
   source: MockMap | readonly MapEntry[] | undefined;
   shape: number;
   appends: number;
+  /** How a map not built was matched (its layout's), for a lookup carried across a reload (sameFirstMatch). */
+  match: MapMatch | undefined;
   hit: MockMapEntry | MapEntry | undefined;
   value: string | undefined;
 }
 
-const passedProbes = new WeakMap<RouteProbe, PassedProbe>();
 
 function sourceOf(m: MockMap | PristineMap | undefined): MapRead['source'] {
   return m === undefined ? undefined : isPristine(m) ? m.entries : m;
 }
 
-function remember(probe: RouteProbe, expected: ExpectedServers, haproxy: MockHaproxy, maps: MapSnapshot, be?: MockBackend | BackendConfig, backend?: string): void {
+/** Records that the route's i-th probe passed, and what it read. */
+function remember(f: RouteFacts, i: number, expected: ExpectedServers, haproxy: MockHaproxy, maps: MapSnapshot, be?: MockBackend | BackendConfig, backend?: string): void {
+  const probe = f.probes[i]!;
   const files = mapsConsulted(probe.request.scheme);
   // A probe is re-remembered after every change that moved what it read: its record is refilled in place
   // rather than made again (this was the largest allocation of a sweep run).
-  let p = passedProbes.get(probe);
+  let p = f.passed[i];
   if (p === undefined) {
     p = { expected, reads: files.map(newMapRead), be, beRev: -1, backend };
-    passedProbes.set(probe, p);
+    f.passed[i] = p;
   }
   for (let i = 0; i < files.length; i++) {
     const read = p.reads[i]!;
@@ -189,39 +286,149 @@ function remember(probe: RouteProbe, expected: ExpectedServers, haproxy: MockHap
     const built = m !== undefined && !isPristine(m) ? m : undefined;
     const hit = m === undefined ? undefined : maps.first(read.file, probe.key);
     read.source = sourceOf(m);
+    read.match = m !== undefined && isPristine(m) ? m.match : undefined;
     read.shape = built?.shape ?? -1;
     read.appends = built?.appends ?? -1;
     read.hit = hit;
     read.value = hit?.value;
   }
-  p.expected = expected;
-  p.be = be;
-  p.beRev = be instanceof MockBackend ? be.rev : -1;
+  rememberBackend(p, expected, be);
   p.backend = backend;
 }
 
 function newMapRead(file: string): MapRead {
-  return { file, source: undefined, shape: -1, appends: -1, hit: undefined, value: undefined };
+  return { file, source: undefined, shape: -1, appends: -1, match: undefined, hit: undefined, value: undefined };
 }
 
 /**
- * Whether every lookup would answer as it did: the same source, and for a built map the same shape and
- * then either the same entry, still there with the same value (entries appended since come after it), or,
- * for a miss, nothing appended since (a deletion cannot make a miss match). The backend must be the same
- * object, and a built one unchanged.
+ * Whether every lookup of `key` would answer as it did: the same source, and for a built map the same shape
+ * and then either the same entry, still there with the same value (entries appended since come after it),
+ * or, for a miss, nothing appended since (a deletion cannot make a miss match). A map not built whose file
+ * a reload has changed answers as it did when the entries put in or taken out since do not touch the lookup
+ * (sameFirstMatch). The backend the answer names is the caller's to read again.
  */
-function stillHolds(p: PassedProbe, haproxy: MockHaproxy): boolean {
+function mapsHold(p: PassedProbe, key: string, haproxy: MockHaproxy): boolean {
   for (const read of p.reads) {
     const m = haproxy.peekMap(read.file);
-    if (sourceOf(m) !== read.source) return false;
+    const source = sourceOf(m);
+    if (source !== read.source) {
+      if (!Array.isArray(source) || !Array.isArray(read.source) || (m as PristineMap).match !== read.match) return false;
+      if (!sameFirstMatch(read.file, source as readonly MapEntry[], read.source as readonly MapEntry[], read.match!, key, read.hit as MapEntry | undefined)) return false;
+      // The config's entries for the file now: the next reload's lineage starts from them.
+      read.source = source;
+      continue;
+    }
     if (m === undefined || isPristine(m)) continue;
     if (m.shape !== read.shape) return false;
     const hit = read.hit as MockMapEntry | undefined;
     if (hit === undefined ? m.appends !== read.appends : hit.removed === true || hit.value !== read.value) return false;
   }
-  if (p.backend === undefined) return true;
-  const be = haproxy.peekBackend(p.backend);
-  return be === p.be && (!(be instanceof MockBackend) || be.rev === p.beRev);
+  return true;
+}
+
+/** A passed probe's backend read again and found serving what is expected. */
+function rememberBackend(p: PassedProbe, expected: ExpectedServers, be: MockBackend | BackendConfig | undefined): void {
+  p.expected = expected;
+  p.be = be;
+  p.beRev = be instanceof MockBackend ? be.rev : -1;
+}
+
+function servesOtherwise(haproxy: MockHaproxy, key: string, probe: RouteProbe, backend: string, expected: ExpectedServers): string {
+  const actual = readyServers(haproxy, backend)
+    .map((s) => `${s.address}:${s.port}`)
+    .sort();
+  return `${whereOf(key, probe.request)}: backend ${backend} serves [${actual.join(', ')}], expected [${expected.list.join(', ')}]`;
+}
+
+/**
+ * Whether the first entry matching `key` in `entries` is `hit` (undefined: none), as it was in `before`,
+ * an earlier list of the same file: it is unless `hit` is gone or an entry put in since matches, since the
+ * entries left keep their order (a file's lines are sorted, and the renderer hands an unchanged line on as
+ * the same entry). A reload that adds or deletes a route changes the map files it writes to; without this,
+ * every route those files serve is looked up again at the next check.
+ */
+function sameFirstMatch(file: string, entries: readonly MapEntry[], before: readonly MapEntry[], match: MapMatch, key: string, hit: MapEntry | undefined): boolean {
+  const changes = entryChanges(file, entries, before);
+  if (hit !== undefined && !changes.kept(hit)) return false;
+  return changes.inserted.length === 0 || changes.insertedLookup(match).first(key) === undefined;
+}
+
+/** How a map file's entries changed from one list to a later one (entryChanges). */
+interface EntryChanges {
+  readonly entries: readonly MapEntry[];
+  readonly before: readonly MapEntry[];
+  /** Entries of the later list that `before` lacks. */
+  readonly inserted: readonly MapEntry[];
+  /** Whether an entry of `before` is still in the later list. */
+  kept(e: MapEntry): boolean;
+  /** A lookup among the inserted entries alone: each route asks whether one of them matches its requests. */
+  insertedLookup(match: MapMatch): MapLookup<MapEntry>;
+}
+
+/**
+ * The last changes found per map file. Only the last: a cache keyed by the later list would keep the one
+ * before alive, and through it every list before that.
+ */
+const lastChanges = new Map<string, EntryChanges>();
+
+/**
+ * The changes from `before` to `entries`: from the lineage the renderer recorded when they are one reload
+ * apart, else found by comparing the lists as sets; once per pair, for every route's lookup.
+ */
+function entryChanges(file: string, entries: readonly MapEntry[], before: readonly MapEntry[]): EntryChanges {
+  const known = lastChanges.get(file);
+  if (known !== undefined && known.entries === entries && known.before === before) return known;
+  const changes = editedEntries(entries, before) ?? comparedEntries(entries, before);
+  lastChanges.set(file, changes);
+  return changes;
+}
+
+function changesOf(entries: readonly MapEntry[], before: readonly MapEntry[], inserted: readonly MapEntry[], kept: (e: MapEntry) => boolean): EntryChanges {
+  let lookup: MapLookup<MapEntry> | undefined;
+  return {
+    entries,
+    before,
+    inserted,
+    kept,
+    insertedLookup: (match) => (lookup !== undefined && lookup.match === match ? lookup : (lookup = new MapLookup(inserted, match))),
+  };
+}
+
+/**
+ * The changes as the recorded edits say. Splices keep the order of the entries they do not touch; an entry
+ * taken out and put back in counts as both gone and new.
+ */
+function editedEntries(entries: readonly MapEntry[], before: readonly MapEntry[]): EntryChanges | undefined {
+  const edits = editsFrom(entries, before);
+  if (edits === undefined) return undefined;
+  const removed = new Set<MapEntry>();
+  const inserted: MapEntry[] = [];
+  for (const edit of edits) {
+    if (edit.insert) inserted.push(edit.value);
+    else removed.add(edit.value);
+  }
+  return changesOf(entries, before, inserted, (e) => !removed.has(e) && !inserted.includes(e));
+}
+
+/**
+ * The changes found by comparing the lists: entries in both must keep their order (they do in a file the
+ * renderer sorts); when they do not, every entry counts as new.
+ */
+function comparedEntries(entries: readonly MapEntry[], before: readonly MapEntry[]): EntryChanges {
+  const was = new Set(before);
+  const now = new Set(entries);
+  const inserted: MapEntry[] = [];
+  let j = 0;
+  for (const e of entries) {
+    if (!was.has(e)) {
+      inserted.push(e);
+      continue;
+    }
+    while (j < before.length && !now.has(before[j]!)) j++;
+    if (before[j] !== e) return changesOf(entries, before, entries, () => false);
+    j++;
+  }
+  return changesOf(entries, before, inserted, (e) => now.has(e));
 }
 
 function whereOf(key: string, req: RouteProbe['request']): string {
@@ -240,6 +447,8 @@ interface RouteFacts {
   /** Every (map, key) the route may own, at reload or at runtime. */
   mapKeys: readonly { map: string; key: string }[];
   probes: ReturnType<typeof probeRequests>;
+  /** The last passed record of each probe, by its index (see remember). */
+  passed: (PassedProbe | undefined)[];
 }
 
 const factsByRoute = new WeakMap<Route, RouteFacts>();
@@ -257,6 +466,7 @@ function facts(r: Route, wildcards: boolean): RouteFacts {
       claim: `${r.host}\u0000${r.path ?? ''}`,
       mapKeys: [...renderedMapEntries(r, '', opts), ...dynamicMapEntries(r, '', opts)].map((e) => ({ map: e.map, key: e.key })),
       probes: probeRequests(r, wildcards && r.wildcardPolicy === 'Subdomain'),
+      passed: [],
     };
     byRoute.set(r, f);
   }

@@ -21,7 +21,7 @@ export class MapLookup<E extends LookupEntry = MockMapEntry> {
   /** Entries whose `version` (0 when absent) is not `currVer` are not live. */
   constructor(
     entries: readonly E[],
-    private readonly match: MapMatch,
+    readonly match: MapMatch,
     currVer = 0,
   ) {
     const lengths = new Set<number>();
