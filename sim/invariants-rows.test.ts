@@ -19,8 +19,8 @@ import { RouterSettingsSchema } from './settings.ts';
  * deleted and listed again), a check of the state the router keeps must say what a check of a copy of it
  * says, whose rows are all new.
  */
-const NAMES = ['a', 'b', 'c'];
-const HOSTS = ['one.example.com', 'two.example.com', ''];
+const NAMES = ['a', 'b', 'c', 'd', 'e'];
+const HOSTS = ['one.example.com', 'two.example.com', 'three.example.com', ''];
 const SERVICES = ['s1', 's2'];
 
 const eventArb: fc.Arbitrary<ChurnEvent> = fc.oneof(
@@ -52,15 +52,17 @@ function copyOf(state: RouterState): RouterState {
 }
 
 describe('checkInvariants, with rows kept through churn', () => {
-  test.prop([fc.constantFrom('reload-always', 'dcm-slots', 'dcm-add-del'), fc.array(eventArb, { minLength: 1, maxLength: 25 }), fc.boolean()], { numRuns: 200 })(
-    'agrees with a check of a fresh copy of the state after every change',
-    (strategy, events, sabotage) => {
+  test.prop([fc.constantFrom('reload-always', 'dcm-slots', 'dcm-add-del'), fc.array(fc.tuple(eventArb, fc.nat(3).map((n) => n === 0)), { minLength: 1, maxLength: 30 }), fc.boolean()], { numRuns: 200 })(
+    'agrees with a check of a fresh copy of the state, checked after any of the changes',
+    (strategy, steps, sabotage) => {
       const mock = new MockHaproxy();
       const h = new Harness(createStrategy(RouterSettingsSchema.parse({ strategy })), { load: (c) => mock.load(c), send: (command) => mock.send(command) });
       h.sync([]);
-      for (const e of events) {
+      for (const [e, check] of steps) {
         h.apply(e);
         h.settle();
+        // Checks skipped now and then: several reloads' changes then lie between two checks.
+        if (!check) continue;
         // Now and then a server is knocked out, so that the checks also agree on a violation.
         const names = mock.backendNames().filter((b) => (mock.backend(b)?.servers.length ?? 0) > 0);
         if (sabotage && names.length > 0) mock.execute(`set server ${names[0]}/${mock.backend(names[0]!)!.servers[0]!.name} state maint`);
