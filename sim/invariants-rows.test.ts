@@ -177,6 +177,25 @@ describe('checkInvariants, a lookup carried across a reload by the map file line
     expect(v).toContain('ns/a via http://a.example.com/: no-match');
   });
 
+  it("a route's own entry taken out without a record of the edits", () => {
+    const { mock, state, config } = served();
+    reloadWith(
+      mock,
+      config,
+      (entries) => {
+        entries.splice(
+          entries.findIndex((e) => e.value === 'be_http:ns:a'),
+          1,
+        );
+        return [];
+      },
+      false,
+    );
+    const v = checkInvariants(state, mock);
+    expect(v).toEqual(checkInvariants(state, mock, { reuse: false }));
+    expect(v).toContain('ns/a via http://a.example.com/: no-match');
+  });
+
   it('an entry put in for a host no route has is reported, though every lookup holds', () => {
     const { mock, state, config } = served();
     reloadWith(mock, config, (entries) => {

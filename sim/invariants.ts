@@ -13,6 +13,7 @@ import { isPristine, mapsConsulted, MapSnapshot, probeRequests, readyServers, re
 import { MapLookup } from './haproxy/map-lookup.ts';
 import type { MapMatch } from './haproxy/haproxy-cfg.ts';
 import { editsFrom } from '../core/list-lineage.ts';
+import { listChanges } from '../core/dcm/backend-names.ts';
 
 /**
  * What a request would see, compared with the desired state (issue 3's invariants):
@@ -411,25 +412,24 @@ function editedEntries(entries: readonly MapEntry[], before: readonly MapEntry[]
 }
 
 /**
- * The changes found by comparing the lists: entries in both must keep their order (they do in a file the
- * renderer sorts); when they do not, every entry counts as new.
+ * The changes found by walking the lists together (listChanges, as the client reads a new backend listing):
+ * entries paired in order are kept, any other is taken out or put in, so an entry that moved counts as both.
+ * Past COMPARED_MAX changes every entry counts as new.
  */
 function comparedEntries(entries: readonly MapEntry[], before: readonly MapEntry[]): EntryChanges {
-  const was = new Set(before);
-  const now = new Set(entries);
-  const inserted: MapEntry[] = [];
-  let j = 0;
-  for (const e of entries) {
-    if (!was.has(e)) {
-      inserted.push(e);
-      continue;
-    }
-    while (j < before.length && !now.has(before[j]!)) j++;
-    if (before[j] !== e) return changesOf(entries, before, entries, () => false);
-    j++;
-  }
-  return changesOf(entries, before, inserted, (e) => now.has(e));
+  const changes = listChanges(before, entries, COMPARED_MAX);
+  if (changes === undefined) return changesOf(entries, before, entries, () => false);
+  const dropped = new Set(changes.dropped.map((i) => before[i]!));
+  return changesOf(
+    entries,
+    before,
+    changes.added.map((j) => entries[j]!),
+    (e) => !dropped.has(e),
+  );
 }
+
+/** A walk that finds more changes than this gives up: looking each route up again costs less then. */
+const COMPARED_MAX = 256;
 
 function whereOf(key: string, req: RouteProbe['request']): string {
   return `${key} via ${req.scheme}://${req.host}${req.path ?? ''}`;

@@ -68,7 +68,7 @@ export interface ListChanges {
  * either paired with an equal one or listed, so applying the changes to a count of the elements is exact
  * however the walk pairs them; undefined when more than `max` positions change.
  */
-export function listChanges(old: readonly string[], next: readonly string[], max: number): ListChanges | undefined {
+export function listChanges<T>(old: readonly T[], next: readonly T[], max: number): ListChanges | undefined {
   const dropped: number[] = [];
   const added: number[] = [];
   let first = -1;
