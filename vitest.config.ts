@@ -8,5 +8,7 @@ export default defineConfig({
     testTimeout: 60_000,
     // The CLI the tests spawn (bin/routerbench.js) runs the sources under test, not a possibly stale dist/.
     env: { ROUTERBENCH_FROM_SOURCES: '1' },
+    // ROUTERBENCH_PROPERTY_SEED, when set, seeds the property tests (test/property-seed.ts).
+    setupFiles: ['test/property-seed-setup.ts'],
   },
 });
