@@ -108,6 +108,18 @@ describe('renderRouterConfig', () => {
     expect({ ...cfg.backends[0], servers: cfg.backends[0]!.servers }).toEqual({ name: 'be_tcp:db:pg', mode: 'tcp', balance: 'source', hashType: 'consistent', servers: [] });
   });
 
+  it('builds a backend\'s server list at each read until the second, and keeps it from then on', () => {
+    // The mock reads a backend once per load: a list kept in the (by then old) backend would outlive the
+    // young generation through it (see RenderedBackend.servers). A reader that comes back has it kept.
+    const webBe = renderRouterConfig(state, { maxDynamicServers: 0 }).backends[2]!;
+    const first = webBe.servers;
+    const second = webBe.servers;
+    expect(second).not.toBe(first);
+    expect(second).toEqual(first);
+    expect(webBe.servers).toBe(second);
+    expect(webBe.servers).toBe(second);
+  });
+
   it('adds N disabled _dynamic-pod slots and pool backends for dcm-slots', () => {
     const pool: Route = { namespace: '_hapcm_blueprint_pool', name: '_blueprint-http-route-1', host: '', service: '_hapcm_blueprint_pool.svc', tls: { termination: '' as never } };
     const cfg = renderRouterConfig(state, { maxDynamicServers: 2, extraBackends: [{ ...pool, tls: undefined }] });
