@@ -1,4 +1,5 @@
 import { rmSync, statSync } from 'node:fs';
+import { Option } from 'commander';
 import { limitHeapGrowth } from '../sim/cli/heap-growth.ts';
 import { collectTrace, TRACE_HELP } from '../sim/cli/scenario-options.ts';
 import type { TraceName } from '../sim/output/records.ts';
@@ -14,7 +15,7 @@ const cli = parseBenchArgs(
   benchCommand(
     'replay.ts',
     'replays an event log under one strategy, invariants checked at the end only; with --out the output log is written as `run --out` writes it (compact unless --trace says otherwise), the time includes writing it, and it is removed afterwards unless --keep',
-    'one JSON line: events, wall time, events/s, CPU time (all threads) and events per CPU second, simulated/wall, peak RSS, reloads, reload requests by reason, runtime API commands; with --out the output log\'s size and the input\'s. With --breakdown, first a table on stderr: the replay\'s wall time by what it was doing (reading, each input event type, each runtime command kind, reloads, the output log), each as self time, with calls, µs per call and share. With --allocations N, first a table on stderr: the N functions that allocated the most, garbage included, in bytes per event and share of all allocation',
+    'one JSON line: events, wall time, events/s, CPU time (all threads) and events per CPU second, simulated/wall, peak RSS, reloads, reload requests by reason, runtime API commands; with --out the output log\'s size and the input\'s. With --breakdown, first a table on stderr: the replay\'s wall time by what it was doing (reading, each input event type, each runtime command kind, reloads, the output log), each as self time, with calls, µs per call and share. With --allocations N, first a table on stderr: the N functions that allocated the most, garbage included, in bytes per event and share of all allocation; with --survivors N, the same of the objects no scavenge freed',
   )
     .argument('<log>', 'an event log (.jsonl) or a scenario')
     .argument('<strategy>', 'reload-always, dcm-slots or dcm-add-del')
@@ -22,13 +23,19 @@ const cli = parseBenchArgs(
     .option('--trace <what>', `as on \`run\`: ${TRACE_HELP}`, collectTrace)
     .option('--keep', 'keep the output log')
     .option('--breakdown', 'time each kind of work apart (bench/lib/breakdown.ts); timing every call slows the replay, so compare shares, not totals')
-    .option('--allocations <n>', 'sample allocation by function, freed objects included (bench/lib/allocations.ts), and list the n largest; sampling slows the replay', intIn(1, 1000)),
+    .option('--allocations <n>', 'sample allocation by function, freed objects included (bench/lib/allocations.ts), and list the n largest; sampling slows the replay', intIn(1, 1000))
+    .addOption(
+      new Option('--survivors <n>', 'as --allocations, but only the objects that outlived the young generation (promoted, or alive at the end): what the scavenges copy')
+        .argParser(intIn(1, 1000))
+        .conflicts('allocations'),
+    ),
 );
 // The heap grows as under the CLI, so that peak RSS is what a user of `run` sees.
 limitHeapGrowth();
 const [file, strategy] = cli.args as [string, string];
 strategiesOf([strategy], []);
-const { out, trace, keep, breakdown, allocations } = cli.opts<{ out?: string; trace?: TraceName[]; keep?: boolean; breakdown?: boolean; allocations?: number }>();
+const { out, trace, keep, breakdown, allocations: all, survivors } = cli.opts<{ out?: string; trace?: TraceName[]; keep?: boolean; breakdown?: boolean; allocations?: number; survivors?: number }>();
+const allocations = all ?? survivors;
 // Invariants are checked once, at the end: the benchmark measures the simulation, not the checker.
 const loaded = loadRunInput(file, { set: { 'router.strategy': strategy, 'sim.invariants': 'end' } });
 const options = trace === undefined ? {} : { trace };
@@ -36,7 +43,7 @@ const sink = out === undefined ? nullSink : new JsonlFileSink(out, headerOf(load
 const timer = breakdown === true ? new Breakdown() : undefined;
 timer?.install();
 const input = timer?.reading(loaded) ?? loaded;
-const sampler = allocations === undefined ? undefined : new Allocations();
+const sampler = allocations === undefined ? undefined : new Allocations(undefined, survivors !== undefined);
 sampler?.start();
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
@@ -46,7 +53,8 @@ const wallMs = performance.now() - t0;
 if (sampler !== undefined) {
   const sites = sampler.stop();
   const total = sites.reduce((sum, s) => sum + s.bytes, 0);
-  console.error(`${'where the memory was allocated (self, sampled)'.padEnd(60)} ${'bytes/event'.padStart(11)} ${'share'.padStart(6)}`);
+  const title = survivors === undefined ? 'where the memory was allocated (self, sampled)' : 'where what outlived the scavenges was allocated (sampled)';
+  console.error(`${title.padEnd(60)} ${'bytes/event'.padStart(11)} ${'share'.padStart(6)}`);
   console.error(`${'all'.padEnd(60)} ${(total / report.events).toFixed(0).padStart(11)} ${'100.0'.padStart(5)}%`);
   for (const s of sites.slice(0, allocations)) {
     console.error(`${s.site.slice(0, 60).padEnd(60)} ${(s.bytes / report.events).toFixed(0).padStart(11)} ${((s.bytes / total) * 100).toFixed(1).padStart(5)}%`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Allocations, allocationSites, type ProfileNode } from '../bench/lib/allocations.ts';
+import { Allocations, allocationSites, samplingParameters, type ProfileNode } from '../bench/lib/allocations.ts';
 
 const node = (functionName: string, url: string, lineNumber: number, selfSize: number, children: ProfileNode[] = []): ProfileNode => ({
   callFrame: { functionName, url, lineNumber },
@@ -37,6 +37,32 @@ describe('Allocations', () => {
     expect(mine?.bytes ?? 0).toBeGreaterThan(10_000_000);
   });
 });
+
+describe('samplingParameters', () => {
+  it('keeps what scavenges freed in the samples by default, and leaves it out when only survivors are asked for', () => {
+    expect(samplingParameters(4096, false)).toEqual({ samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    expect(samplingParameters(4096, true)).toEqual({ samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: false });
+  });
+});
+
+describe('Allocations, survivors only', () => {
+  it('lists what outlived the scavenges', () => {
+    const sampler = new Allocations(1024, true);
+    sampler.start();
+    // About 4 MB kept alive through the sampling, then 64 MB of garbage: scavenges copy the kept arrays.
+    const kept: number[][] = [];
+    for (let i = 0; i < 4_000; i++) kept.push(allocateKept());
+    let sum = 0;
+    for (let i = 0; i < 64_000; i++) sum += allocateGarbage().length;
+    const sites = sampler.stop();
+    expect(sum + kept.length).toBe(64_000 * 128 + 4_000);
+    expect(sites.find((s) => s.site.startsWith('allocateKept '))?.bytes ?? 0).toBeGreaterThan(2_000_000);
+  });
+});
+
+function allocateKept(): number[] {
+  return new Array<number>(128).fill(2.5);
+}
 
 function allocateGarbage(): number[] {
   return new Array<number>(128).fill(1.5);
