@@ -4,6 +4,15 @@ import type { CachedServer } from './runtime-view.ts';
 /** isDynamicBackendServer: any server whose name starts with the constant prefix `_dynamic`. */
 export const DYNAMIC_SERVER_PREFIX = '_dynamic';
 
+/**
+ * Whoever keeps a backend's `_dynamic-pod-N` → endpoint ID map: null until a slot is first mapped. Most
+ * routes reach a reload period's end without one, and a map made for each route at each period would live
+ * until the route's next change, thousands of events on: copied by the collector, then promoted.
+ */
+export interface SlotHolder {
+  slotMap: Map<string, string> | null;
+}
+
 export interface StagedReplace {
   /** Some server was staged for a change (upstream's configChanged). */
   changed: boolean;
@@ -29,7 +38,7 @@ export interface StagedReplace {
  */
 export function stageEndpointReplace(
   servers: readonly CachedServer[],
-  slotMap: Map<string, string>,
+  slots: SlotHolder,
   oldEndpoints: readonly ServedEndpoint[],
   newEndpoints: readonly ServedEndpoint[],
   weight: string,
@@ -51,13 +60,14 @@ export function stageEndpointReplace(
   if (modified.remaining === 0 && deleted === null) return { changed, remaining: 0 };
   const gone = deleted === null ? null : deleted.length > SMALL ? new Set(deleted) : deleted;
 
+  const slotMap = slots.slotMap;
   const unused = UNUSED;
   let unusedCount = 0;
   for (const s of servers) {
     let related = s.name;
     const dynamic = s.name.startsWith(DYNAMIC_SERVER_PREFIX);
     if (dynamic) {
-      const mapped = slotMap.get(s.name);
+      const mapped = slotMap?.get(s.name);
       if (mapped === undefined) {
         unused[unusedCount++] = s;
         continue;
@@ -67,7 +77,7 @@ export function stageEndpointReplace(
     if (gone !== null && (Array.isArray(gone) ? gone.includes(related) : gone.has(related))) {
       changed = true;
       s.nextState = 'maint';
-      if (dynamic) slotMap.delete(s.name);
+      if (dynamic) slotMap!.delete(s.name);
       continue;
     }
     const i = modified.find(related);
@@ -86,7 +96,7 @@ export function stageEndpointReplace(
     if (i < 0) continue;
     const ep = modified.at(i);
     changed = true;
-    slotMap.set(s.name, ep.id);
+    (slots.slotMap ??= new Map()).set(s.name, ep.id);
     stage(s, ep, weight);
     modified.take(i);
   }

@@ -43,6 +43,9 @@ interface CachedMap {
 }
 
 const NO_ENTRIES: readonly MapEntryRow[] = [];
+const NO_SERVERS: CachedServer[] = [];
+/** More backends than the day bench log's router has (about 2,000 routes and a pool), fewer than a scan would notice. */
+const MAX_NAMED_BACKENDS = 8192;
 
 /** Backend.Commit's check: each `set server` reply must be one the manager accepts. */
 function checkAccepted(command: RuntimeCommand, reply: cmd.RuntimeReply): void {
@@ -52,13 +55,24 @@ function checkAccepted(command: RuntimeCommand, reply: cmd.RuntimeReply): void {
 export class RuntimeView {
   private readonly backends = new BackendList();
   private mapList: CachedMap[] | null = null;
+  /**
+   * Each backend listed since the last clear, with its cached servers (NO_SERVERS when none are cached).
+   * The map is kept across reloads, and an emptied cache keeps its key: a key deleted or the map cleared
+   * makes V8 build a new table, and the table before points to the new one until a full collection, so
+   * each table since the last one would be copied by scavenges and promoted.
+   */
   private readonly servers = new Map<string, CachedServer[]>();
+  /** The backends whose cache holds servers: those `keepServers` filled and no `committed` emptied yet. */
+  private readonly held: string[] = [];
 
   /** client.Reset() after a reload. */
   reset(): void {
     this.backends.forget();
     this.mapList = null;
-    this.servers.clear();
+    // Cleared only once it names more backends than a busy router has: routes come and go.
+    if (this.servers.size > MAX_NAMED_BACKENDS) this.servers.clear();
+    else for (const backend of this.held) this.servers.set(backend, NO_SERVERS);
+    this.held.length = 0;
   }
 
   findBackend(name: string): RuntimeProgram<void> {
@@ -82,6 +96,7 @@ export class RuntimeView {
     const list: CachedServer[] = new Array(rows.length);
     for (let i = 0; i < rows.length; i++) list[i] = newCachedServer(rows[i]!);
     this.servers.set(command.backend, list);
+    this.held.push(command.backend);
     return list;
   }
 
@@ -116,7 +131,9 @@ export class RuntimeView {
 
   /** Every command of the backend's commit was accepted: its server cache is read afresh next time. */
   committed(backend: string): void {
-    this.servers.delete(backend);
+    // Emptied, not deleted: a key deleted makes V8 shrink the map's table now and then, and the table
+    // before points to the new one until a full collection (see SlotHolder for why that costs).
+    this.servers.set(backend, NO_SERVERS);
   }
 
   /** Backend.Commit as a program: the commit's commands in order, each accepted, then `committed`. */

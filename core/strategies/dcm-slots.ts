@@ -43,8 +43,8 @@ interface Entry {
   poolSlot: string | null;
   /** Map entries added for it at runtime (keys matter for deletion). */
   mapEntries: MapAssociation[] | null;
-  /** `_dynamic-pod-N` → endpoint ID. */
-  slotMap: Map<string, string>;
+  /** `_dynamic-pod-N` → endpoint ID; null while no slot is mapped (SlotHolder). */
+  slotMap: Map<string, string> | null;
   /** Why its dynamic add failed, if it did: later failures on its missing backend report the same reason. */
   pendingReason: ReloadReason | null;
   /** The reload period its slot state belongs to: reached in a later one, it starts afresh (see `current`). */
@@ -85,6 +85,12 @@ export class DcmSlotsStrategy implements RouterStrategy {
   private readonly entries = new Map<string, Entry>();
   /** Reload periods ended (the entries' epoch). */
   private epoch = 0;
+  /**
+   * The entries that mapped a slot in this reload period. A reload's end empties every slot map, these at
+   * once: left to the entry's next change, thousands of events on, a map dead since the reload would be
+   * copied by each scavenge until promoted, for it hangs from an entry in the old generation.
+   */
+  private slotted: Entry[] = [];
   /** Route keys removed since the last reload ended: their entries go then, unless the route came back. */
   private readonly removedKeys = new Set<string>();
   private readonly sinceRender = new RoutesSinceRender();
@@ -200,12 +206,14 @@ export class DcmSlotsStrategy implements RouterStrategy {
     // meanwhile keep the reason their backend is missing (a reload is pending for them).
     const kept = this.sinceRender.kept(this.entries, state.routes);
     this.epoch++;
+    for (const e of this.slotted) e.slotMap = null;
+    this.slotted.length = 0;
     for (const [, e] of kept) {
       // Only an entry of the period now ended is kept: an older one was dropped at an earlier reload's end.
       if (e.epoch !== this.epoch - 1) continue;
       e.poolSlot = null;
       e.mapEntries = null;
-      e.slotMap.clear();
+      e.slotMap = null;
       e.epoch = this.epoch;
     }
     // A removal refused during a reload leaves its entry: gone with the route, unless the route came back.
@@ -283,7 +291,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
       preferPort: preferPortOf(route),
       // Passthrough backends take a relative weight: 100% (absolute weights hung the 2018 API).
       weight: route.tls?.termination === 'passthrough' ? '100%' : '1',
-      slotMap: new Map(),
+      slotMap: null,
       pendingReason: null,
       epoch: this.epoch,
       live: true,
@@ -297,9 +305,9 @@ export class DcmSlotsStrategy implements RouterStrategy {
     if (e.epoch !== this.epoch) {
       e.poolSlot = null;
       e.mapEntries = null;
-      // A new map rather than clearing the old one: it has not been read since the last period, and
-      // reading it (its size, or clear) was a cache miss, 1.2% of a dcm-slots replay of the day slice.
-      e.slotMap = new Map();
+      // Dropped rather than cleared: it has not been read since the last period, and reading it (its size,
+      // or clear) was a cache miss, 1.2% of a dcm-slots replay of the day slice.
+      e.slotMap = null;
       e.pendingReason = null;
       e.epoch = this.epoch;
     }
@@ -500,7 +508,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
           servers = this.view.keepServers(command, r !== undefined && r.ok ? r.reply : yield* retryCommand(command, r));
         } catch (e) {
           if (deleting && e instanceof RuntimeApiError) {
-            unmapSlot(entry.slotMap, oldServed[skipped]!.id);
+            if (entry.slotMap !== null) unmapSlot(entry.slotMap, oldServed[skipped]!.id);
             // Every listing failed: Commit finds no cached server, writes nothing and returns no error.
             if (++skipped === oldServed.length) return true;
             continue;
@@ -512,7 +520,9 @@ export class DcmSlotsStrategy implements RouterStrategy {
         }
       }
       // The new list is the route's share of a served list, whose IDs are distinct.
-      const staged = stageEndpointReplace(servers, entry.slotMap, skipped === 0 ? oldServed : oldServed.slice(skipped), newServed, weight, true);
+      const unslotted = entry.slotMap === null;
+      const staged = stageEndpointReplace(servers, entry, skipped === 0 ? oldServed : oldServed.slice(skipped), newServed, weight, true);
+      if (unslotted && entry.slotMap !== null) this.slotted.push(entry);
       // ReplaceRouteEndpoints defers scheduleRouterReload if configChanged, whatever it then returns.
       if (staged.changed) ctx.armCommitTimer();
       if (staged.remaining > 0) {
