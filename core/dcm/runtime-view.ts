@@ -91,13 +91,29 @@ export class RuntimeView {
 
   /** Caches the servers of a `show servers state <backend>` reply; anything but the listing throws. */
   keepServers(command: RuntimeCommand & { kind: 'show servers state' }, reply: cmd.RuntimeReply): CachedServer[] {
+    const list = this.listedServers(command, reply);
+    this.hold(command.backend, list);
+    return list;
+  }
+
+  /**
+   * The servers of a `show servers state <backend>` reply, not cached yet; anything but the listing throws.
+   * A change that stages on them and commits them all need never cache them (the commit would empty the
+   * cache again): the hot path caches them with `hold` only when the change fails before its commit is
+   * through, which spares two map operations per endpoint change.
+   */
+  listedServers(command: RuntimeCommand & { kind: 'show servers state' }, reply: cmd.RuntimeReply): CachedServer[] {
     if (reply.kind !== 'servers') throw unexpectedReply(command, reply);
     const rows = reply.rows;
     const list: CachedServer[] = new Array(rows.length);
     for (let i = 0; i < rows.length; i++) list[i] = newCachedServer(rows[i]!);
-    this.servers.set(command.backend, list);
-    this.held.push(command.backend);
     return list;
+  }
+
+  /** Caches the backend's listed servers, with what is staged on them. */
+  hold(backend: string, list: CachedServer[]): void {
+    this.servers.set(backend, list);
+    this.held.push(backend);
   }
 
   /** The backend's servers, from the cache or freshly read. */
@@ -116,17 +132,7 @@ export class RuntimeView {
    * what had been sent. Made whole before the first is sent: nothing stages while a commit is under way.
    */
   commitCommands(backend: string): RuntimeCommand[] {
-    const out: RuntimeCommand[] = [];
-    const list = this.servers.get(backend);
-    if (list === undefined) return out;
-    for (const s of list) {
-      if (s.nextAddress !== s.address || s.nextPort !== s.port) {
-        out.push(cmd.setServerAddr(backend, s.name, s.nextAddress, s.nextPort !== s.port ? s.nextPort : undefined));
-      }
-      if (s.nextWeight !== s.weightText) out.push(cmd.setServerWeight(backend, s.name, s.nextWeight));
-      if (s.nextState !== null) out.push(cmd.setServerState(backend, s.name, s.nextState));
-    }
-    return out;
+    return commitCommandsOf(backend, this.servers.get(backend) ?? NO_SERVERS);
   }
 
   /** Every command of the backend's commit was accepted: its server cache is read afresh next time. */
@@ -200,4 +206,17 @@ export class RuntimeView {
       m.dirty = true;
     }
   }
+}
+
+/** RuntimeView.commitCommands for servers in hand: those the cache holds, or a listing not cached (listedServers). */
+export function commitCommandsOf(backend: string, list: readonly CachedServer[]): RuntimeCommand[] {
+  const out: RuntimeCommand[] = [];
+  for (const s of list) {
+    if (s.nextAddress !== s.address || s.nextPort !== s.port) {
+      out.push(cmd.setServerAddr(backend, s.name, s.nextAddress, s.nextPort !== s.port ? s.nextPort : undefined));
+    }
+    if (s.nextWeight !== s.weightText) out.push(cmd.setServerWeight(backend, s.name, s.nextWeight));
+    if (s.nextState !== null) out.push(cmd.setServerState(backend, s.name, s.nextState));
+  }
+  return out;
 }

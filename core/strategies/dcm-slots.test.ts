@@ -62,6 +62,29 @@ describe('dcm-slots', () => {
     expect(fake.ready('be_http:shop:a')).toEqual(['10.0.0.1:8080', '10.0.0.2:8080']);
   });
 
+  it('a commit that fails midway leaves what it staged cached: the next change lists nothing and sends it again', () => {
+    // backend.go: the staged servers stay in the client's cache until a Commit goes through (its Reset).
+    const send = fake.send.bind(fake);
+    fake.send = (c) => (c.kind === 'set server state' ? { ok: false, error: 'timeout' } : send(c));
+    h.apply(eps('a', 1, 2)); // a-2 → _dynamic-pod-1: addr sent, then state times out
+    expect(h.reasons()).toEqual(['runtime-api-error']);
+    fake.send = send;
+    fake.commands.length = 0;
+    h.apply(eps('a', 1, 2, 3)); // no reload yet: a-3 → _dynamic-pod-2, staged beside what a-2 left
+    // No listing: the cached servers still carry a-2's staging (the address as listed, so addr again).
+    expect(fake.commands).toEqual([
+      'set server be_http:shop:a/_dynamic-pod-1 addr 10.0.0.2 port 8080',
+      'set server be_http:shop:a/_dynamic-pod-1 state ready',
+      'set server be_http:shop:a/_dynamic-pod-2 addr 10.0.0.3 port 8080',
+      'set server be_http:shop:a/_dynamic-pod-2 state ready',
+    ]);
+    expect(fake.ready('be_http:shop:a')).toEqual(['10.0.0.1:8080', '10.0.0.2:8080', '10.0.0.3:8080']);
+    // That commit went through: the change after it lists the servers afresh.
+    fake.commands.length = 0;
+    h.apply(eps('a', 1, 2));
+    expect(fake.commands[0]).toBe('show servers state be_http:shop:a');
+  });
+
   it('scale-down sets maint; an endpoint coming back reuses its static server; slots freed are reused later', () => {
     h.apply(eps('a', 1, 2)); // a-2 → _dynamic-pod-1
     h.apply(eps('a', 2)); // a-1 deleted → its static server to maint

@@ -3,7 +3,7 @@ import { findMatchingBlueprint, POOL_NAMESPACE } from '../dcm/blueprints.ts';
 import { deletesAny, stageEndpointReplace } from '../dcm/endpoint-diff.ts';
 import { BlueprintPool } from '../dcm/pool.ts';
 import { RoutesSinceRender } from '../dcm/routes-since-render.ts';
-import { RuntimeView, type CachedServer } from '../dcm/runtime-view.ts';
+import { commitCommandsOf, RuntimeView, type CachedServer } from '../dcm/runtime-view.ts';
 import * as cmd from '../haproxy/commands.ts';
 import type { RuntimeCommand } from '../haproxy/commands.ts';
 import type { HaproxyConfig } from '../haproxy/config-model.ts';
@@ -498,6 +498,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
       const backend = entry.poolSlot ?? entry.backendName;
       if (!this.view.knowsBackend(backend)) yield* this.findBackendOf(entry, backend);
       let servers = this.view.cachedServers(backend);
+      const cached = servers !== undefined;
       // RemoveRouteEndpoints (an endpoints.delete) lists the servers for each endpoint it disables and
       // ignores DisableServer's error: the endpoints whose listing failed are unmapped and left as they are.
       let skipped = 0;
@@ -505,7 +506,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
         const command = cmd.showServersState(backend) as RuntimeCommand & { kind: 'show servers state' };
         try {
           const r = yield command;
-          servers = this.view.keepServers(command, r !== undefined && r.ok ? r.reply : yield* retryCommand(command, r));
+          servers = this.view.listedServers(command, r !== undefined && r.ok ? r.reply : yield* retryCommand(command, r));
         } catch (e) {
           if (deleting && e instanceof RuntimeApiError) {
             if (entry.slotMap !== null) unmapSlot(entry.slotMap, oldServed[skipped]!.id);
@@ -519,21 +520,29 @@ export class DcmSlotsStrategy implements RouterStrategy {
           throw e;
         }
       }
-      // The new list is the route's share of a served list, whose IDs are distinct.
-      const unslotted = entry.slotMap === null;
-      const staged = stageEndpointReplace(servers, entry, skipped === 0 ? oldServed : oldServed.slice(skipped), newServed, weight, true);
-      if (unslotted && entry.slotMap !== null) this.slotted.push(entry);
-      // ReplaceRouteEndpoints defers scheduleRouterReload if configChanged, whatever it then returns.
-      if (staged.changed) ctx.armCommitTimer();
-      if (staged.remaining > 0) {
-        throw new Fallback('dynamic-slots-exhausted', `no free dynamic server slots for backend ${backend}, ${staged.remaining} endpoint(s) remaining`);
+      // Servers just listed are cached only if the change fails before its commit is through (listedServers):
+      // what it staged then waits in the cache for the backend's next commit.
+      let through = false;
+      try {
+        // The new list is the route's share of a served list, whose IDs are distinct.
+        const unslotted = entry.slotMap === null;
+        const staged = stageEndpointReplace(servers, entry, skipped === 0 ? oldServed : oldServed.slice(skipped), newServed, weight, true);
+        if (unslotted && entry.slotMap !== null) this.slotted.push(entry);
+        // ReplaceRouteEndpoints defers scheduleRouterReload if configChanged, whatever it then returns.
+        if (staged.changed) ctx.armCommitTimer();
+        if (staged.remaining > 0) {
+          throw new Fallback('dynamic-slots-exhausted', `no free dynamic server slots for backend ${backend}, ${staged.remaining} endpoint(s) remaining`);
+        }
+        for (const command of commitCommandsOf(backend, servers)) {
+          const r = yield command;
+          const reply = r !== undefined && r.ok ? r.reply : yield* retryCommand(command, r);
+          if (reply.kind !== 'ok') throw unexpectedReply(command, reply);
+        }
+        through = true;
+      } finally {
+        if (!through && !cached) this.view.hold(backend, servers);
       }
-      for (const command of this.view.commitCommands(backend)) {
-        const r = yield command;
-        const reply = r !== undefined && r.ok ? r.reply : yield* retryCommand(command, r);
-        if (reply.kind !== 'ok') throw unexpectedReply(command, reply);
-      }
-      this.view.committed(backend);
+      if (cached) this.view.committed(backend);
       return true;
     } catch (e) {
       this.fallBack(ctx, e);

@@ -233,13 +233,17 @@ export class MockHaproxy implements ServerRuntime, MapRuntime {
 
   backend(name: string): MockBackend | undefined {
     const r = this.running;
+    if (name === r.lastName) return r.lastBackend;
     let be = r.backends.get(name);
-    if (be !== undefined) return be;
-    const index = this.indexed().position(name);
-    if (index === undefined) return name.charCodeAt(0) === 0x23 ? this.backendById(atoi(name.slice(1))) : undefined;
-    const id = this.positionalIds() ? renderedBackendId(index) : this.layout().backendIds.get(name)!;
-    be = backendFromConfig(r.config.backends[index]!, id, r.loadedAtS);
-    r.backends.set(name, be);
+    if (be === undefined) {
+      const index = this.indexed().position(name);
+      if (index === undefined) return name.charCodeAt(0) === 0x23 ? this.backendById(atoi(name.slice(1))) : undefined;
+      const id = this.positionalIds() ? renderedBackendId(index) : this.layout().backendIds.get(name)!;
+      be = backendFromConfig(r.config.backends[index]!, id, r.loadedAtS);
+      r.backends.set(name, be);
+    }
+    r.lastName = name;
+    r.lastBackend = be;
     return be;
   }
 
@@ -533,6 +537,12 @@ interface Running {
   layoutGiven: boolean;
   mapLayouts: readonly MapLayout[] | undefined;
   backends: Map<string, MockBackend>;
+  /**
+   * The backend `backend` found last, by the name it was asked for: a dcm change sends its commands to one
+   * backend in a row (a listing, then each server's change), and each had looked the name up again.
+   */
+  lastName: string | undefined;
+  lastBackend: MockBackend | undefined;
   maps: Map<string, MockMap>;
   /** Map layouts by file (`mapByFile`, `peekMap`), and `peekMap`'s views of maps not built yet. */
   layoutByFile: Map<string, MapLayout | undefined>;
@@ -550,6 +560,8 @@ function emptyRunning(config: HaproxyConfig | undefined, loadedAtS: number, layo
     mapLayouts: undefined,
     loadedAtS,
     backends: new Map(),
+    lastName: undefined,
+    lastBackend: undefined,
     maps: new Map(),
     layoutByFile: new Map(),
     pristine: new Map(),

@@ -28,7 +28,12 @@ export class CompactTally {
   /** Endpoint events counted since the last flush: `endpoints.set`, `endpoints.delete`. */
   private sets = 0;
   private deletes = 0;
-  private commands = new Map<string, number>();
+  /**
+   * Successful commands by verb since the last flush, as two lists searched in place: a second sees only a
+   * few verbs, each a constant string found by identity, where a map cost a lookup and a store per command.
+   */
+  private readonly verbs: string[] = [];
+  private readonly verbCounts: number[] = [];
   private requests = new Map<ReloadReason, number>();
   private total = 0;
   /** End of the second the pending counts belong to (exclusive). */
@@ -58,7 +63,12 @@ export class CompactTally {
   /** One successful command at `atUs`, by its verb (`set server`, `show servers`, …). */
   count(atUs: number, verb: string): void {
     this.open(atUs);
-    this.commands.set(verb, (this.commands.get(verb) ?? 0) + 1);
+    const i = this.verbs.indexOf(verb);
+    if (i >= 0) this.verbCounts[i]!++;
+    else {
+      this.verbs.push(verb);
+      this.verbCounts.push(1);
+    }
     this.total++;
   }
 
@@ -120,9 +130,11 @@ export class CompactTally {
       this.sets = 0;
       this.deletes = 0;
     }
-    if (this.commands.size > 0) {
-      this.write({ atUs: this.lastUs, type: 'runtime.counts', ok: sortedCounts(this.commands) });
-      this.commands = new Map();
+    if (this.verbs.length > 0) {
+      const ok = sortedCounts(new Map(this.verbs.map((v, i) => [v, this.verbCounts[i]!])));
+      this.write({ atUs: this.lastUs, type: 'runtime.counts', ok });
+      this.verbs.length = 0;
+      this.verbCounts.length = 0;
     }
     if (this.requests.size > 0) {
       this.write({ atUs: this.lastUs, type: 'reload.counts', requests: sortedCounts(this.requests) });
