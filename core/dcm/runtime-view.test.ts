@@ -29,7 +29,7 @@ describe('RuntimeView server cache', () => {
     expect(view.commitCommands('be_http:ns:a')).toEqual([]);
   });
 
-  test('a reload forgets what a failed commit left staged, and a commit after it sends nothing', () => {
+  test('a reload forgets what was staged and never committed, and a commit after it sends nothing', () => {
     const view = new RuntimeView();
     list(view, 'be_http:ns:a');
     list(view, 'be_http:ns:b');
@@ -43,11 +43,17 @@ describe('RuntimeView server cache', () => {
     expect(view.cachedServers('be_http:ns:a')!.map((s) => s.nextAddress)).toEqual(['10.0.0.1']);
   });
 
-  test('a reload after more backends than the map keeps still forgets every cache', () => {
-    // 10,000 names: past the 8,192 after which a reset clears the map instead of emptying the caches held.
+  test('a reload keeps the names it has seen, up to 8,192, and forgets every cache either way', () => {
     const view = new RuntimeView();
+    for (let i = 0; i < 100; i++) list(view, `be_http:ns:r${i}`);
+    view.reset();
+    // Below the bound the keys stay (their lists emptied), so the map's table is not rebuilt.
+    expect(view.namedBackends).toBe(100);
+    expect(view.cachedServers('be_http:ns:r0')).toBeUndefined();
+    // 10,000 names: past the 8,192 after which a reset clears the map, so routes that come and go cannot grow it.
     for (let i = 0; i < 10_000; i++) list(view, `be_http:ns:r${i}`);
     view.reset();
+    expect(view.namedBackends).toBe(0);
     for (const i of [0, 8191, 9999]) expect(view.cachedServers(`be_http:ns:r${i}`)).toBeUndefined();
   });
 });

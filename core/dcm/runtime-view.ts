@@ -62,7 +62,10 @@ export class RuntimeView {
    * each table since the last one would be copied by scavenges and promoted.
    */
   private readonly servers = new Map<string, CachedServer[]>();
-  /** The backends whose cache holds servers: those `keepServers` filled and no `committed` emptied yet. */
+  /**
+   * The backends whose cache may hold servers: each one `keepServers` or `hold` filled since the last reset
+   * (a name may repeat; a list `committed` emptied since is emptied again, harmlessly).
+   */
   private readonly held: string[] = [];
 
   /** client.Reset() after a reload. */
@@ -73,6 +76,11 @@ export class RuntimeView {
     if (this.servers.size > MAX_NAMED_BACKENDS) this.servers.clear();
     else for (const backend of this.held) this.servers.set(backend, NO_SERVERS);
     this.held.length = 0;
+  }
+
+  /** How many backend names the server cache has keys for: kept across reloads, up to MAX_NAMED_BACKENDS at a reset. */
+  get namedBackends(): number {
+    return this.servers.size;
   }
 
   findBackend(name: string): RuntimeProgram<void> {

@@ -85,6 +85,24 @@ describe('dcm-slots', () => {
     expect(fake.commands[0]).toBe('show servers state be_http:shop:a');
   });
 
+  it('a change that runs out of slots leaves what it staged cached, and the next commit on the backend sends it', () => {
+    h.apply(eps('a', 1, 2)); // a-2 → _dynamic-pod-1
+    fake.commands.length = 0;
+    // a-3 takes _dynamic-pod-2 (staged), a-4 and a-5 find no slot: dynamic-slots-exhausted before any commit.
+    h.apply(eps('a', 1, 2, 3, 4, 5));
+    expect(h.reasons()).toEqual(['dynamic-slots-exhausted']);
+    expect(fake.commands).toEqual(['show servers state be_http:shop:a']);
+    fake.commands.length = 0;
+    // No reload yet. a-4 and a-5 leave (no server stands for them) and a-3 stays as it was in the old list:
+    // nothing new is staged, and the commit sends a-3's staging from the cache, without listing again.
+    h.apply(eps('a', 1, 2, 3));
+    expect(fake.commands).toEqual([
+      'set server be_http:shop:a/_dynamic-pod-2 addr 10.0.0.3 port 8080',
+      'set server be_http:shop:a/_dynamic-pod-2 state ready',
+    ]);
+    expect(fake.ready('be_http:shop:a')).toEqual(['10.0.0.1:8080', '10.0.0.2:8080', '10.0.0.3:8080']);
+  });
+
   it('scale-down sets maint; an endpoint coming back reuses its static server; slots freed are reused later', () => {
     h.apply(eps('a', 1, 2)); // a-2 → _dynamic-pod-1
     h.apply(eps('a', 2)); // a-1 deleted → its static server to maint
