@@ -44,7 +44,7 @@ interface CachedMap {
 
 const NO_ENTRIES: readonly MapEntryRow[] = [];
 const NO_SERVERS: CachedServer[] = [];
-/** More backends than the day bench log's router has (about 2,000 routes and a pool), fewer than a scan would notice. */
+/** More backends than the day bench log's router has (about 2,000 routes and a pool); their keys take well under a MiB. */
 const MAX_NAMED_BACKENDS = 8192;
 
 /** Backend.Commit's check: each `set server` reply must be one the manager accepts. */
