@@ -90,7 +90,7 @@ export class DcmSlotsStrategy implements RouterStrategy {
    * once: left to the entry's next change, thousands of events on, a map dead since the reload would be
    * copied by each scavenge until promoted, for it hangs from an entry in the old generation.
    */
-  private slotted: Entry[] = [];
+  private readonly slotted: Entry[] = [];
   /** Route keys removed since the last reload ended: their entries go then, unless the route came back. */
   private readonly removedKeys = new Set<string>();
   private readonly sinceRender = new RoutesSinceRender();
